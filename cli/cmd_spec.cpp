@@ -1,0 +1,69 @@
+// gpen check SPEC...   validate specs
+// gpen gen SPEC        print the generated CUDA
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/templates.hpp"
+#include "gpen/generator/tunables.hpp"
+
+namespace gpen::cli {
+
+void add_check(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("check", "Validate specs: structure, names, expressions, ghost widths");
+  auto files = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("spec", *files, "Spec files (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->callback([&run, files] {
+    run = [files] {
+      int status = kExitOk;
+      for (const auto& f : *files) {
+        try {
+          const Spec s = load_spec(f);
+          const Footprint fp = s.footprint();
+          std::string reach;
+          for (const auto* in : s.inputs())
+            reach += fmt::format(" {}[{}]", in->name, fmt::join(std::vector<int>(fp[in->slot].begin(), fp[in->slot].begin() + s.dims), ","));
+          fmt::print("ok  {}: {} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}\n", f, s.kind, s.name,
+                     to_string(s.dtype), s.dims, s.inputs().size(), s.output_fields().size(), reach);
+          for (const auto& w : s.warnings) fmt::print(stderr, "{}: warning: {}\n", f, w);
+        } catch (const SpecError& e) {
+          fmt::print(stderr, "{}\n", e.what());
+          status = kExitInvalid;
+        }
+      }
+      return status;
+    };
+  });
+}
+
+void add_gen(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("gen", "Print the CUDA source generated for a spec");
+  struct Opts {
+    std::string spec, out;
+    std::vector<std::string> set;
+    bool standalone = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("spec", o->spec, "Spec file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--set", o->set, "Override a tunable: name=value (repeatable)");
+  cmd->add_option("-o,--output", o->out, "Write to FILE instead of standard output");
+  cmd->add_flag("--standalone", o->standalone, "Inline the templates (with #line directives) so that nvcc compiles the file alone");
+  cmd->callback([&run, o] {
+    run = [o] {
+      const Spec s = load_spec(o->spec);
+      const GeneratedSource g = generate(s, s.choose(o->set));
+      const std::string text = o->standalone ? inline_includes(g.source, g.name) : g.source;
+      if (o->out.empty()) {
+        fmt::print("{}", text);
+      } else {
+        std::ofstream f(o->out, std::ios::binary);
+        if (!(f << text)) throw std::runtime_error("cannot write " + o->out);
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace gpen::cli

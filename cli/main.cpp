@@ -1,0 +1,30 @@
+// gpen: JSON kernel specs -> specialised CUDA kernels.
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpen/generator/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpen: turns kernel specs written in JSON into specialised CUDA kernels"};
+  app.set_version_flag("--version", "gpen " GPEN_VERSION);
+  app.require_subcommand(1);
+  gpen::cli::Runner run;
+  gpen::cli::add_check(app, run);
+  gpen::cli::add_gen(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : gpen::cli::kExitUsage;
+  }
+  try {
+    return run();
+  } catch (const gpen::SpecError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return gpen::cli::kExitInvalid;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpen: error: {}\n", e.what());
+    return gpen::cli::kExitInvalid;
+  }
+}

@@ -1,0 +1,22 @@
+// Spec + tunables -> one CUDA translation unit: a banner, the bindings the
+// templates specialise on, and one extern "C" kernel.
+#pragma once
+
+#include <string>
+
+#include "gpen/generator/spec.hpp"
+#include "gpen/generator/stencil_plan.hpp"
+
+namespace gpen {
+
+struct GeneratedSource {
+  std::string name;         // "<spec>.<strategy>.cu", for messages and golden files
+  std::string kernel_name;  // extern "C" symbol
+  std::string source;       // includes "gpen/*.cuh" (see template_headers())
+  TunableChoice choice;
+  StencilPlan plan;
+};
+
+GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
+
+}  // namespace gpen

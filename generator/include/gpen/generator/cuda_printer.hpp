@@ -1,0 +1,48 @@
+// IR -> CUDA C++ text for the body of a bindings' compute(): exact
+// constants, parentheses from precedence, linear combinations hoisted into
+// named temporaries with equal coefficients grouped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpen/generator/ir.hpp"
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+
+// Shortest round-trip literal of `v` in the spec's precision ("0.2", "2.0",
+// "0.2f"); the same text reads back to the same value.
+std::string real_literal(double v, Dtype dtype);
+
+class CudaPrinter {
+ public:
+  // kernel_axis maps user axes to the kernel's (see StencilPlan).
+  CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis);
+
+  // Appends the statements that compute `e` to the body and returns the
+  // expression that names its value.
+  std::string emit(const IrPtr& e);
+
+  // Declarations of the named coefficients, then the statements, indented.
+  std::string body(const std::string& indent) const;
+
+ private:
+  struct Printed {
+    std::string text;
+    int prec;  // 1: + -, 2: * /, 3: unary -, 4: atom
+  };
+  Printed print(const Ir& e);
+  std::string access(const Access& a) const;
+  std::string linear(const Ir& e);
+  std::string coefficient(const Rational& c);
+
+  const Spec& spec_;
+  std::array<int, 3> kernel_axis_;
+  std::vector<std::pair<Rational, std::string>> coeffs_;  // value -> name
+  std::vector<std::string> statements_;
+  std::vector<std::pair<const Ir*, std::string>> hoisted_;  // shared nodes (lets) print once
+  int temps_ = 0;
+};
+
+}  // namespace gpen

@@ -1,0 +1,49 @@
+// Errors: user mistakes in a spec (SpecError) apart from gpen's own bugs
+// (InternalError). A SpecError names where (file, JSON pointer, line,
+// column), what was found and what was expected.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpen {
+
+// A position in a text file, 1-based; 0 means unknown.
+struct Location {
+  int line = 0;
+  int column = 0;
+};
+
+class SpecError : public std::runtime_error {
+ public:
+  struct Detail {
+    std::string file;      // path of the spec, or "<string>"
+    std::string pointer;   // JSON pointer, e.g. "/outputs/0/expr"
+    Location where;        // line and column in the file
+    std::string message;   // what is wrong
+    std::string expected;  // what would be right (may be empty)
+    std::string excerpt;   // the source line and a caret under the column
+  };
+  explicit SpecError(Detail d);
+
+  const Detail& detail() const { return detail_; }
+  const std::string& pointer() const { return detail_.pointer; }
+  int line() const { return detail_.where.line; }
+  int column() const { return detail_.where.column; }
+
+ private:
+  Detail detail_;
+};
+
+// gpen itself is wrong: carries the source file and line of the check.
+class InternalError : public std::logic_error {
+ public:
+  InternalError(const std::string& what, const char* file, int line);
+};
+
+#define GPEN_INTERNAL_CHECK(cond, msg)                                \
+  do {                                                                \
+    if (!(cond)) throw ::gpen::InternalError((msg), __FILE__, __LINE__); \
+  } while (0)
+
+}  // namespace gpen

@@ -1,0 +1,95 @@
+// Lowered expressions: names resolved to field accesses at fixed offsets,
+// params and math functions; operator applications expanded into exact
+// linear combinations. The generator prints CUDA from this, and the CPU
+// reference evaluates it in double precision, so both read the same meaning
+// from the spec through two independent back ends.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpen/generator/rational.hpp"
+
+namespace gpen {
+
+// A literal: exact when it was written as a finite decimal that fits.
+struct Number {
+  bool exact = true;
+  Rational r;
+  double d = 0;
+  static Number of(Rational q) { return {true, q, q.to_double()}; }
+  double value() const { return exact ? r.to_double() : d; }
+};
+
+// One input field read at an offset from the current point, in user axes
+// (0 = x, 1 = y, 2 = z).
+struct Access {
+  int field = 0;
+  std::array<int, 3> off{0, 0, 0};
+  friend bool operator<(const Access& a, const Access& b) {
+    return a.field != b.field ? a.field < b.field : a.off < b.off;
+  }
+  friend bool operator==(const Access& a, const Access& b) { return a.field == b.field && a.off == b.off; }
+};
+
+struct Term {
+  Rational coeff;
+  Access access;
+};
+
+enum class MathFn { Sqrt, Rsqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Min, Max, Fma };
+
+struct MathFnInfo {
+  MathFn fn;
+  const char* name;   // as written in specs
+  int arity;
+  const char* cuda_f64;
+  const char* cuda_f32;
+};
+const std::vector<MathFnInfo>& math_functions();
+const MathFnInfo* find_math_function(const std::string& name);
+const MathFnInfo& info(MathFn fn);
+
+struct Ir;
+using IrPtr = std::shared_ptr<const Ir>;
+
+struct Ir {
+  enum class Kind { Const, Param, Field, Linear, Add, Sub, Mul, Div, Neg, Call };
+  Kind kind;
+  Number number;             // Const
+  int param = -1;            // Param: index into spec params
+  Access access;             // Field
+  std::vector<Term> terms;   // Linear: sum of coeff * access, sorted, no zero coefficients
+  MathFn fn = MathFn::Sqrt;  // Call
+  std::vector<IrPtr> args;   // Add/Sub/Mul/Div: 2, Neg: 1, Call: arity
+};
+
+IrPtr ir_const(Number n);
+IrPtr ir_param(int index);
+IrPtr ir_field(Access a);
+IrPtr ir_linear(std::vector<Term> terms);  // merges equal accesses, drops zeros
+IrPtr ir_binary(Ir::Kind kind, IrPtr a, IrPtr b);  // folds linear + linear exactly
+IrPtr ir_neg(IrPtr a);
+IrPtr ir_call(MathFn fn, std::vector<IrPtr> args);
+
+// e with every field access moved by `by` along user axis `axis`.
+IrPtr ir_shift(const IrPtr& e, int axis, int by);
+
+// Applies the 1-D stencil sum_k coeffs[k] * e(x + offsets[k]) along `axis`.
+IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets,
+                       const std::vector<Rational>& coeffs);
+
+// Largest |offset| per user axis, per input field (indexed like the spec's inputs).
+using Footprint = std::vector<std::array<int, 3>>;
+void accumulate_footprint(const Ir& e, Footprint& fp);
+
+// Every distinct access in e (for tests and the plan).
+void collect_accesses(const Ir& e, std::vector<Access>& out);
+
+// Evaluates e in double precision. `read` returns an input value at an access.
+double evaluate(const Ir& e, const std::function<double(const Access&)>& read, const std::vector<double>& params);
+
+}  // namespace gpen

@@ -1,0 +1,61 @@
+// A parsed JSON document that remembers where each value came from, so that
+// every later error can name the JSON pointer, line and column.
+// nlohmann::json (3.11) keeps no positions, so a small scanner walks the
+// already-validated text once and records the position of every value and key.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpen/generator/error.hpp"
+
+namespace gpen {
+
+class JsonSource {
+ public:
+  // Throws SpecError (pointer "", with line and column) on malformed JSON.
+  static JsonSource from_file(const std::string& path);
+  static JsonSource from_string(std::string text, std::string name = "<string>");
+
+  const nlohmann::json& root() const { return root_; }
+  const std::string& name() const { return name_; }
+  const std::string& text() const { return text_; }
+
+  // Position of the value at `pointer`; of the key instead with key=true.
+  // Falls back to the nearest located ancestor.
+  Location locate(const std::string& pointer, bool key = false) const;
+  // Position of the character `offset` (0-based, decoded) inside the string
+  // value at `pointer`; used to point into expressions.
+  Location locate_in_string(const std::string& pointer, std::size_t offset) const;
+  // The raw source text of a scalar value (e.g. "0.125" exactly as written).
+  std::string raw_scalar(const std::string& pointer) const;
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message,
+                         const std::string& expected = "", bool at_key = false) const;
+  [[noreturn]] void fail_at(const std::string& pointer, Location where, const std::string& message,
+                            const std::string& expected = "") const;
+
+ private:
+  struct Span {
+    std::size_t begin = 0;  // byte offset of the first character
+    std::size_t end = 0;    // one past the last
+  };
+  JsonSource() = default;
+  void index();
+  Location position_of(std::size_t byte) const;
+  std::string excerpt(Location where) const;
+
+  std::string name_;
+  std::string text_;
+  nlohmann::json root_;
+  std::map<std::string, Span> values_;
+  std::map<std::string, Span> keys_;
+};
+
+// Appends an escaped reference token to a JSON pointer (RFC 6901).
+std::string json_pointer_join(const std::string& base, const std::string& token);
+std::string json_pointer_join(const std::string& base, std::size_t index);
+
+}  // namespace gpen

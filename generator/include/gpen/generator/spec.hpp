@@ -1,0 +1,115 @@
+// A validated spec: what the user wrote, names resolved, expressions lowered.
+// Every member keeps the JSON pointer it came from so later stages (plan,
+// runtime binding) can still report errors against the file.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gpen/generator/expr_ast.hpp"
+#include "gpen/generator/ir.hpp"
+#include "gpen/generator/json_source.hpp"
+
+namespace gpen {
+
+enum class Dtype { Float32, Float64 };
+const char* to_string(Dtype d);
+// "float32" / "float64"; nullopt otherwise.
+std::optional<Dtype> parse_dtype(const std::string& s);
+inline std::size_t size_of(Dtype d) { return d == Dtype::Float32 ? 4 : 8; }
+
+struct FieldDecl {
+  enum class Role { Input, Output };
+  std::string name;
+  Role role = Role::Input;
+  int ghost = 0;  // ghost-zone width on every axis the array has
+  int slot = 0;   // index among the inputs, or among the outputs
+  std::string pointer;
+};
+
+struct ParamDecl {
+  std::string name;
+  double value = 1.0;  // default used by `gpen run` and the tests
+  std::string pointer;
+};
+
+// A named 1-D stencil: sum_k coeffs[k] * f(x + offsets[k]).
+struct OperatorDecl {
+  std::string name;
+  std::vector<int> offsets;
+  std::vector<Rational> coeffs;
+  int derivative = 0;  // when derived by Fornberg's algorithm, else 0
+  int order = 0;
+  std::string pointer;
+};
+
+struct LetDecl {
+  std::string name;
+  std::string text;
+  AstPtr ast;
+  IrPtr ir;
+  std::string pointer;
+};
+
+struct OutputDecl {
+  int field = 0;  // index into Spec::fields
+  std::string text;
+  AstPtr ast;
+  IrPtr ir;
+  std::string pointer;
+};
+
+using TunableValue = std::variant<long long, std::string>;
+std::string to_string(const TunableValue& v);
+
+struct TunableDecl {
+  std::string name;
+  std::vector<TunableValue> values;  // allowed, in the spec's order
+  TunableValue default_value;
+  std::string pointer;
+};
+
+// The chosen value of every tunable (defaults with --set overrides applied).
+using TunableChoice = std::map<std::string, TunableValue>;
+
+struct Spec {
+  std::string name;
+  std::string kind;  // "stencil"
+  std::string description;
+  Dtype dtype = Dtype::Float64;
+  int dims = 3;
+  std::vector<FieldDecl> fields;
+  std::vector<ParamDecl> params;
+  std::vector<OperatorDecl> operators;
+  std::vector<LetDecl> lets;
+  std::vector<OutputDecl> outputs;
+  std::vector<TunableDecl> tunables;
+  std::string hash;                   // sha256 of the canonical JSON, hex
+  std::vector<std::string> warnings;  // things that are legal but likely mistakes
+  std::shared_ptr<const JsonSource> source;
+
+  std::vector<const FieldDecl*> inputs() const;
+  std::vector<const FieldDecl*> output_fields() const;
+  const FieldDecl* find_field(const std::string& n) const;
+  const TunableDecl* find_tunable(const std::string& n) const;
+  Footprint footprint() const;  // per input slot, user axes
+
+  // Defaults, then each "name=value" override; throws SpecError naming the
+  // tunable's JSON pointer when a name or value is not allowed.
+  TunableChoice choose(const std::vector<std::string>& overrides = {}) const;
+};
+
+// `dtype` overrides the spec's dtype (e.g. to benchmark a float64 spec in
+// float32); the hash then covers the override.
+Spec parse_spec(std::shared_ptr<const JsonSource> src, std::optional<Dtype> dtype = std::nullopt);
+Spec load_spec(const std::string& path, std::optional<Dtype> dtype = std::nullopt);
+Spec load_spec_string(const std::string& json, const std::string& name = "<string>");
+
+// Axis names as written in specs.
+const char* axis_name(int axis);
+
+}  // namespace gpen

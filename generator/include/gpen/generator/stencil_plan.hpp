@@ -1,0 +1,47 @@
+// Spec + tunables -> the numbers a stencil kernel is specialised on: kernel
+// axes, ghost widths and radii per input, block and tile sizes, shared
+// memory, and the launch geometry for a problem size. Host-side arithmetic
+// only; the generated source restates it in static_asserts.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+
+enum class StencilStrategy { Direct, March, Tile, Rolling };
+const char* to_string(StencilStrategy s);
+
+struct LaunchDims {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+};
+
+struct StencilPlan {
+  StencilStrategy strategy = StencilStrategy::Rolling;
+  int block_x = 32, block_y = 1, points_per_thread = 1;
+  int dims = 3;
+  std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
+  std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
+  std::vector<std::array<int, 3>> radius;     // per input slot, kernel axes
+  std::vector<std::array<int, 3>> out_ghost;  // per output slot, kernel axes
+  int max_radius_z = 0;
+  std::size_t shared_bytes = 0;  // static shared memory of one block
+  std::string kernel_name;
+
+  int threads() const { return block_x * block_y; }
+  // Interior extent in kernel axes for the user's sizes (x, y, z; unused = 1).
+  std::array<long long, 3> kernel_extent(const std::array<long long, 3>& user) const;
+  LaunchDims launch(const std::array<long long, 3>& user) const;
+};
+
+// Throws SpecError (pointer /tunables/...) when the choice cannot run.
+StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
+
+// Static shared memory a block may declare.
+constexpr std::size_t kMaxStaticShared = 48 * 1024;
+
+}  // namespace gpen

@@ -1,0 +1,36 @@
+// The CUDA templates under templates/, embedded at build time, and the
+// filler that expands ${placeholders} in them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpen {
+
+struct EmbeddedTemplate {
+  const char* path;  // relative to templates/, e.g. "gpen/stencil_rolling.cuh"
+  const char* text;
+};
+
+// Written by cmake/embed_templates.cmake.
+const std::vector<EmbeddedTemplate>& embedded_templates();
+
+// A template's text: from $GPEN_TEMPLATE_DIR/<path> when that file exists
+// (for authors editing templates without rebuilding), else the embedded copy.
+// Throws std::runtime_error for an unknown path.
+std::string template_text(const std::string& path);
+
+// Every header the generated units may include, as (include name, text).
+std::vector<std::pair<std::string, std::string>> template_headers();
+
+// Replaces each ${name} in `text`. Fails loudly: a placeholder without a value
+// and a value that no placeholder uses are both internal errors.
+std::string fill_template(const std::string& name, const std::string& text,
+                          const std::map<std::string, std::string>& values);
+
+// `source` with each #include "gpen/..." replaced by the header's text,
+// bracketed by #line directives so that compiler messages name the template.
+std::string inline_includes(const std::string& source, const std::string& source_name);
+
+}  // namespace gpen

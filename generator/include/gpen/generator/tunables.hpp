@@ -1,0 +1,21 @@
+// Tunables: the knobs of a kind's kernels (strategy, block dims, points per
+// thread), each with built-in allowed values that a spec may narrow under
+// "tunables" and `--set name=value` may pick from.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+
+// Built-in tunables of `spec.kind` merged with the spec's "tunables" object
+// (may be null). Throws SpecError for unknown names or disallowed values.
+std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src);
+
+long long tunable_int(const TunableChoice& c, const std::string& name);
+const std::string& tunable_string(const TunableChoice& c, const std::string& name);
+// "strategy=rolling block_x=32 ..." in declaration order.
+std::string describe(const std::vector<TunableDecl>& decls, const TunableChoice& c);
+
+}  // namespace gpen

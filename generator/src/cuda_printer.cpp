@@ -1,0 +1,145 @@
+#include "gpen/generator/cuda_printer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace gpen {
+
+std::string real_literal(double v, Dtype dtype) {
+  std::string s = dtype == Dtype::Float32 ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos && s.find("inf") == std::string::npos) s += ".0";
+  return dtype == Dtype::Float32 ? s + "f" : s;
+}
+
+CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) {}
+
+std::string CudaPrinter::emit(const IrPtr& e) {
+  Printed p = print(*e);
+  return p.text;
+}
+
+std::string CudaPrinter::body(const std::string& indent) const {
+  std::string s;
+  for (const auto& [value, name] : coeffs_) {
+    const double d = spec_.dtype == Dtype::Float32 ? value.to_float() : value.to_double();
+    s += fmt::format("{}constexpr real {} = {};", indent, name, real_literal(d, spec_.dtype));
+    if (!value.is_integer()) s += fmt::format("  // {}", value.str());
+    s += "\n";
+  }
+  for (const auto& st : statements_) {
+    std::string indented = indent;
+    for (char c : st) indented += c == '\n' ? "\n" + indent : std::string(1, c);
+    s += indented + "\n";
+  }
+  return s;
+}
+
+std::string CudaPrinter::access(const Access& a) const {
+  std::array<int, 3> k{0, 0, 0};
+  for (int ax = 0; ax < 3; ++ax)
+    if (a.off[ax] != 0) k[kernel_axis_[ax]] = a.off[ax];
+  return fmt::format("in.template at<f_{}, {}, {}, {}>()", spec_.inputs()[a.field]->name, k[0], k[1], k[2]);
+}
+
+std::string CudaPrinter::coefficient(const Rational& c) {
+  for (const auto& [v, name] : coeffs_)
+    if (v == c) return name;
+  coeffs_.emplace_back(c, fmt::format("kC{}", coeffs_.size()));
+  return coeffs_.back().second;
+}
+
+// sum_t c_t * a_t, grouped by |c_t|: "kC1 * (a + b - c)". Groups in order of
+// how far their reads reach, so the centre comes first and the rest by ring.
+std::string CudaPrinter::linear(const Ir& e) {
+  for (const auto& [node, name] : hoisted_)
+    if (node == &e) return name;
+  std::map<Rational, std::vector<Term>, bool (*)(const Rational&, const Rational&)> groups(
+      [](const Rational& a, const Rational& b) { return a < b; });
+  for (const auto& t : e.terms) groups[abs(t.coeff)].push_back(t);
+  auto reach = [](const Term& t) { return std::abs(t.access.off[0]) + std::abs(t.access.off[1]) + std::abs(t.access.off[2]); };
+  std::vector<std::vector<Term>> ordered;
+  for (auto& [c, terms] : groups) {
+    std::stable_sort(terms.begin(), terms.end(), [&](const Term& a, const Term& b) {
+      // by field, ring, axis, then offset: x-, x+, y-, y+, ...
+      auto key = [&](const Term& t) {
+        int axis = 0;
+        while (axis < 2 && t.access.off[axis] == 0) ++axis;
+        return std::make_tuple(t.access.field, reach(t), axis, t.access.off);
+      };
+      return key(a) < key(b);
+    });
+    ordered.push_back(terms);
+  }
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto& a, const auto& b) {
+    auto lo = [&](const std::vector<Term>& g) { int m = 1 << 20; for (auto& t : g) m = std::min(m, reach(t)); return m; };
+    return lo(a) < lo(b);
+  });
+
+  const std::string name = fmt::format("t{}", temps_++);
+  std::vector<std::string> lines;
+  for (const auto& g : ordered) {
+    const int negatives = static_cast<int>(std::count_if(g.begin(), g.end(), [](const Term& t) { return t.coeff.num() < 0; }));
+    const bool flip = 2 * negatives > static_cast<int>(g.size());  // factor out the sign most terms share
+    const Rational mag = abs(g.front().coeff);
+    std::string sum;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const bool neg = (g[i].coeff.num() < 0) != flip;
+      if (i == 0) sum += (neg ? "-" : "") + access(g[i].access);
+      else sum += fmt::format("{} {} {}", i % 2 == 0 ? "\n       " : "", neg ? "-" : "+", access(g[i].access));
+    }
+    const std::string sign = flip ? "-" : "";
+    if (mag == Rational(1)) lines.push_back(g.size() == 1 ? sign + sum : fmt::format("{}({})", sign, sum));
+    else lines.push_back(fmt::format("{}{} * {}", sign, coefficient(mag), g.size() == 1 ? sum : "(" + sum + ")"));
+  }
+  std::string st = fmt::format("const real {} =", name);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string l = lines[i];
+    const bool neg = !l.empty() && l[0] == '-';
+    if (i == 0) st += " " + l;
+    else st += fmt::format("\n    {} {}", neg ? "-" : "+", neg ? l.substr(1) : l);
+  }
+  statements_.push_back(st + ";");
+  hoisted_.emplace_back(&e, name);
+  return name;
+}
+
+CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
+  auto wrap = [](const Printed& p, int need) { return p.prec < need ? "(" + p.text + ")" : p.text; };
+  switch (e.kind) {
+    case Ir::Kind::Const: {
+      const double v = e.number.value();
+      std::string s = real_literal(std::fabs(v), spec_.dtype);
+      if (e.number.exact && !e.number.r.is_integer()) {
+        // keep the exact value visible next to its rounding
+        s += fmt::format(" /* {} */", abs(e.number.r).str());
+      }
+      return v < 0 ? Printed{"-" + s, 3} : Printed{s, 4};
+    }
+    case Ir::Kind::Param: return {"p_" + spec_.params[e.param].name, 4};
+    case Ir::Kind::Field: return {access(e.access), 4};
+    case Ir::Kind::Linear: return {linear(e), 4};
+    case Ir::Kind::Neg: return {"-" + wrap(print(*e.args[0]), 3), 3};
+    case Ir::Kind::Call: {
+      std::string s = spec_.dtype == Dtype::Float32 ? info(e.fn).cuda_f32 : info(e.fn).cuda_f64;
+      s += "(";
+      for (std::size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + print(*e.args[i]).text;
+      return {s + ")", 4};
+    }
+    default: {
+      const bool additive = e.kind == Ir::Kind::Add || e.kind == Ir::Kind::Sub;
+      const int prec = additive ? 1 : 2;
+      const char* op = e.kind == Ir::Kind::Add ? "+" : e.kind == Ir::Kind::Sub ? "-" : e.kind == Ir::Kind::Mul ? "*" : "/";
+      const Printed l = print(*e.args[0]);
+      const Printed r = print(*e.args[1]);
+      // The right operand keeps its parentheses at equal precedence: floating
+      // point is not associative, so a + (b + c) stays as written.
+      return {fmt::format("{} {} {}", wrap(l, prec), op, wrap(r, prec + 1)), prec};
+    }
+  }
+}
+
+}  // namespace gpen

@@ -1,0 +1,167 @@
+// Tokenizer and Pratt parser for the expression language:
+//   expr    := term (('+' | '-') term)*          precedence 1
+//   term    := unary (('*' | '/') unary)*         precedence 2
+//   unary   := ('-' | '+') unary | primary        precedence 3
+//   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
+#include <cctype>
+
+#include "gpen/generator/expr_ast.hpp"
+
+namespace gpen {
+namespace {
+
+struct Token {
+  enum class Kind { Number, Name, Op, End } kind;
+  std::string text;
+  std::size_t offset;
+};
+
+std::vector<Token> tokenize(const std::string& s) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = s[i];
+    if (std::isspace(c)) { ++i; continue; }
+    const std::size_t start = i;
+    if (std::isdigit(c) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+      if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        std::size_t j = i + 1;
+        if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+        if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) {
+          i = j;
+          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+        } else {
+          throw ExprSyntaxError{j, "malformed number '" + s.substr(start, j - start) + "'", "digits after the exponent"};
+        }
+      }
+      const std::string num = s.substr(start, i - start);
+      if (num.find('.') != num.rfind('.')) throw ExprSyntaxError{start, "malformed number '" + num + "'", "a number"};
+      if (i < s.size() && (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) {
+        throw ExprSyntaxError{i, "unexpected character '" + std::string(1, s[i]) + "' after a number",
+                              "an operator or ')'"};
+      }
+      out.push_back({Token::Kind::Number, num, start});
+    } else if (std::isalpha(c) || c == '_') {
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+      out.push_back({Token::Kind::Name, s.substr(start, i - start), start});
+    } else if (std::string("+-*/(),").find(static_cast<char>(c)) != std::string::npos) {
+      out.push_back({Token::Kind::Op, std::string(1, static_cast<char>(c)), start});
+      ++i;
+    } else {
+      throw ExprSyntaxError{start, "unexpected character '" + std::string(1, static_cast<char>(c)) + "'",
+                            "a number, a name, an operator (+ - * /), '(' or ')'"};
+    }
+  }
+  out.push_back({Token::Kind::End, "", s.size()});
+  return out;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
+
+  AstPtr parse_all() {
+    AstPtr e = parse(0);
+    if (peek().kind != Token::Kind::End) {
+      throw ExprSyntaxError{peek().offset, "unexpected '" + peek().text + "'", "an operator or the end of the expression"};
+    }
+    return e;
+  }
+
+ private:
+  const Token& peek() const { return t_[pos_]; }
+  const Token& next() { return t_[pos_++]; }
+  bool is_op(const char* op) const { return peek().kind == Token::Kind::Op && peek().text == op; }
+
+  static int binary_precedence(const Token& t) {
+    if (t.kind != Token::Kind::Op) return -1;
+    if (t.text == "+" || t.text == "-") return 1;
+    if (t.text == "*" || t.text == "/") return 2;
+    return -1;
+  }
+
+  AstPtr parse(int min_prec) {
+    AstPtr lhs = parse_unary();
+    for (;;) {
+      const int prec = binary_precedence(peek());
+      if (prec < 0 || prec < min_prec) break;
+      const Token op = next();
+      AstPtr rhs = parse(prec + 1);  // left associative
+      lhs = std::make_shared<Ast>(Ast{Ast::Kind::Binary, op.offset, op.text, {lhs, rhs}});
+    }
+    return lhs;
+  }
+
+  AstPtr parse_unary() {
+    if (is_op("-") || is_op("+")) {
+      const Token op = next();
+      AstPtr operand = parse_unary();
+      return std::make_shared<Ast>(Ast{Ast::Kind::Unary, op.offset, op.text, {operand}});
+    }
+    return parse_primary();
+  }
+
+  AstPtr parse_primary() {
+    const Token& t = peek();
+    if (t.kind == Token::Kind::Number) {
+      next();
+      return std::make_shared<Ast>(Ast{Ast::Kind::Number, t.offset, t.text, {}});
+    }
+    if (t.kind == Token::Kind::Name) {
+      const Token name = next();
+      if (!is_op("(")) return std::make_shared<Ast>(Ast{Ast::Kind::Name, name.offset, name.text, {}});
+      next();
+      std::vector<AstPtr> args;
+      if (!is_op(")")) {
+        for (;;) {
+          args.push_back(parse(0));
+          if (is_op(",")) { next(); continue; }
+          break;
+        }
+      }
+      expect(")", "',' or ')' closing the call of '" + name.text + "'");
+      return std::make_shared<Ast>(Ast{Ast::Kind::Call, name.offset, name.text, std::move(args)});
+    }
+    if (is_op("(")) {
+      next();
+      AstPtr e = parse(0);
+      expect(")", "')'");
+      return e;
+    }
+    if (t.kind == Token::Kind::End) throw ExprSyntaxError{t.offset, "unexpected end of the expression", "a number, a name or '('"};
+    throw ExprSyntaxError{t.offset, "unexpected '" + t.text + "'", "a number, a name or '('"};
+  }
+
+  void expect(const char* op, const std::string& what) {
+    if (!is_op(op)) {
+      const Token& t = peek();
+      throw ExprSyntaxError{t.offset, t.kind == Token::Kind::End ? "unexpected end of the expression" : "unexpected '" + t.text + "'", what};
+    }
+    next();
+  }
+
+  std::vector<Token> t_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+AstPtr parse_expression(const std::string& text) { return Parser(tokenize(text)).parse_all(); }
+
+std::string to_string(const Ast& a) {
+  switch (a.kind) {
+    case Ast::Kind::Number:
+    case Ast::Kind::Name: return a.text;
+    case Ast::Kind::Unary: return "(" + a.text + to_string(*a.args[0]) + ")";
+    case Ast::Kind::Binary: return "(" + to_string(*a.args[0]) + " " + a.text + " " + to_string(*a.args[1]) + ")";
+    case Ast::Kind::Call: {
+      std::string s = a.text + "(";
+      for (std::size_t i = 0; i < a.args.size(); ++i) s += (i ? ", " : "") + to_string(*a.args[i]);
+      return s + ")";
+    }
+  }
+  return {};
+}
+
+}  // namespace gpen

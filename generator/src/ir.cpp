@@ -1,0 +1,207 @@
+#include "gpen/generator/ir.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gpen/generator/error.hpp"
+
+namespace gpen {
+
+const std::vector<MathFnInfo>& math_functions() {
+  static const std::vector<MathFnInfo> all = {
+      {MathFn::Sqrt, "sqrt", 1, "sqrt", "sqrtf"},   {MathFn::Rsqrt, "rsqrt", 1, "rsqrt", "rsqrtf"},
+      {MathFn::Exp, "exp", 1, "exp", "expf"},       {MathFn::Log, "log", 1, "log", "logf"},
+      {MathFn::Sin, "sin", 1, "sin", "sinf"},       {MathFn::Cos, "cos", 1, "cos", "cosf"},
+      {MathFn::Tanh, "tanh", 1, "tanh", "tanhf"},   {MathFn::Pow, "pow", 2, "pow", "powf"},
+      {MathFn::Abs, "abs", 1, "fabs", "fabsf"},     {MathFn::Min, "min", 2, "fmin", "fminf"},
+      {MathFn::Max, "max", 2, "fmax", "fmaxf"},     {MathFn::Fma, "fma", 3, "fma", "fmaf"},
+  };
+  return all;
+}
+
+const MathFnInfo* find_math_function(const std::string& name) {
+  for (const auto& f : math_functions())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+const MathFnInfo& info(MathFn fn) {
+  for (const auto& f : math_functions())
+    if (f.fn == fn) return f;
+  GPEN_INTERNAL_CHECK(false, "unknown math function");
+}
+
+namespace {
+std::shared_ptr<Ir> make(Ir::Kind k) {
+  auto n = std::make_shared<Ir>();
+  n->kind = k;
+  return n;
+}
+bool is_linear(const IrPtr& e) { return e->kind == Ir::Kind::Linear || e->kind == Ir::Kind::Field; }
+std::vector<Term> terms_of(const IrPtr& e) {
+  if (e->kind == Ir::Kind::Field) return {Term{Rational(1), e->access}};
+  return e->terms;
+}
+}  // namespace
+
+IrPtr ir_const(Number n) {
+  auto e = make(Ir::Kind::Const);
+  e->number = n;
+  return e;
+}
+IrPtr ir_param(int index) {
+  auto e = make(Ir::Kind::Param);
+  e->param = index;
+  return e;
+}
+IrPtr ir_field(Access a) {
+  auto e = make(Ir::Kind::Field);
+  e->access = a;
+  return e;
+}
+IrPtr ir_linear(std::vector<Term> terms) {
+  std::map<Access, Rational> sum;
+  for (const auto& t : terms) sum[t.access] += t.coeff;
+  auto e = make(Ir::Kind::Linear);
+  for (const auto& [a, c] : sum)
+    if (!c.is_zero()) e->terms.push_back({c, a});
+  if (e->terms.empty()) return ir_const(Number::of(0));
+  if (e->terms.size() == 1 && e->terms[0].coeff == Rational(1)) return ir_field(e->terms[0].access);
+  return e;
+}
+IrPtr ir_binary(Ir::Kind kind, IrPtr a, IrPtr b) {
+  if ((kind == Ir::Kind::Add || kind == Ir::Kind::Sub) && is_linear(a) && is_linear(b)) {
+    auto t = terms_of(a);
+    for (auto tb : terms_of(b)) {
+      if (kind == Ir::Kind::Sub) tb.coeff = -tb.coeff;
+      t.push_back(tb);
+    }
+    return ir_linear(std::move(t));
+  }
+  // exact constant times a linear combination stays a linear combination
+  if (kind == Ir::Kind::Mul && a->kind == Ir::Kind::Const && a->number.exact && is_linear(b)) std::swap(a, b);
+  if ((kind == Ir::Kind::Mul || kind == Ir::Kind::Div) && is_linear(a) && b->kind == Ir::Kind::Const &&
+      b->number.exact && !b->number.r.is_zero()) {
+    auto t = terms_of(a);
+    for (auto& x : t) x.coeff = kind == Ir::Kind::Mul ? x.coeff * b->number.r : x.coeff / b->number.r;
+    return ir_linear(std::move(t));
+  }
+  auto e = make(kind);
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+IrPtr ir_neg(IrPtr a) {
+  if (is_linear(a)) {
+    auto t = terms_of(a);
+    for (auto& x : t) x.coeff = -x.coeff;
+    return ir_linear(std::move(t));
+  }
+  if (a->kind == Ir::Kind::Const && a->number.exact) return ir_const(Number::of(-a->number.r));
+  auto e = make(Ir::Kind::Neg);
+  e->args = {std::move(a)};
+  return e;
+}
+IrPtr ir_call(MathFn fn, std::vector<IrPtr> args) {
+  auto e = make(Ir::Kind::Call);
+  e->fn = fn;
+  e->args = std::move(args);
+  return e;
+}
+
+IrPtr ir_shift(const IrPtr& e, int axis, int by) {
+  switch (e->kind) {
+    case Ir::Kind::Const:
+    case Ir::Kind::Param: return e;
+    case Ir::Kind::Field: {
+      Access a = e->access;
+      a.off[axis] += by;
+      return ir_field(a);
+    }
+    case Ir::Kind::Linear: {
+      auto t = e->terms;
+      for (auto& x : t) x.access.off[axis] += by;
+      return ir_linear(std::move(t));
+    }
+    case Ir::Kind::Neg: return ir_neg(ir_shift(e->args[0], axis, by));
+    case Ir::Kind::Call: {
+      std::vector<IrPtr> args;
+      for (const auto& a : e->args) args.push_back(ir_shift(a, axis, by));
+      return ir_call(e->fn, std::move(args));
+    }
+    default: return ir_binary(e->kind, ir_shift(e->args[0], axis, by), ir_shift(e->args[1], axis, by));
+  }
+}
+
+IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets, const std::vector<Rational>& coeffs) {
+  if (is_linear(e)) {
+    std::vector<Term> out;
+    for (std::size_t k = 0; k < offsets.size(); ++k)
+      for (auto t : terms_of(e)) {
+        t.coeff = t.coeff * coeffs[k];
+        t.access.off[axis] += offsets[k];
+        out.push_back(t);
+      }
+    return ir_linear(std::move(out));
+  }
+  IrPtr sum;
+  for (std::size_t k = 0; k < offsets.size(); ++k) {
+    if (coeffs[k].is_zero()) continue;
+    IrPtr term = ir_binary(Ir::Kind::Mul, ir_const(Number::of(coeffs[k])), ir_shift(e, axis, offsets[k]));
+    sum = sum ? ir_binary(Ir::Kind::Add, sum, term) : term;
+  }
+  return sum ? sum : ir_const(Number::of(0));
+}
+
+void accumulate_footprint(const Ir& e, Footprint& fp) {
+  std::vector<Access> acc;
+  collect_accesses(e, acc);
+  for (const auto& a : acc)
+    for (int ax = 0; ax < 3; ++ax) fp.at(a.field)[ax] = std::max(fp.at(a.field)[ax], std::abs(a.off[ax]));
+}
+
+void collect_accesses(const Ir& e, std::vector<Access>& out) {
+  auto add = [&](const Access& a) {
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  };
+  if (e.kind == Ir::Kind::Field) add(e.access);
+  for (const auto& t : e.terms) add(t.access);
+  for (const auto& a : e.args) collect_accesses(*a, out);
+}
+
+double evaluate(const Ir& e, const std::function<double(const Access&)>& read, const std::vector<double>& params) {
+  auto arg = [&](int i) { return evaluate(*e.args[i], read, params); };
+  switch (e.kind) {
+    case Ir::Kind::Const: return e.number.value();
+    case Ir::Kind::Param: return params.at(e.param);
+    case Ir::Kind::Field: return read(e.access);
+    case Ir::Kind::Linear: {
+      double s = 0;
+      for (const auto& t : e.terms) s += t.coeff.to_double() * read(t.access);
+      return s;
+    }
+    case Ir::Kind::Add: return arg(0) + arg(1);
+    case Ir::Kind::Sub: return arg(0) - arg(1);
+    case Ir::Kind::Mul: return arg(0) * arg(1);
+    case Ir::Kind::Div: return arg(0) / arg(1);
+    case Ir::Kind::Neg: return -arg(0);
+    case Ir::Kind::Call:
+      switch (e.fn) {
+        case MathFn::Sqrt: return std::sqrt(arg(0));
+        case MathFn::Rsqrt: return 1.0 / std::sqrt(arg(0));
+        case MathFn::Exp: return std::exp(arg(0));
+        case MathFn::Log: return std::log(arg(0));
+        case MathFn::Sin: return std::sin(arg(0));
+        case MathFn::Cos: return std::cos(arg(0));
+        case MathFn::Tanh: return std::tanh(arg(0));
+        case MathFn::Pow: return std::pow(arg(0), arg(1));
+        case MathFn::Abs: return std::fabs(arg(0));
+        case MathFn::Min: return std::fmin(arg(0), arg(1));
+        case MathFn::Max: return std::fmax(arg(0), arg(1));
+        case MathFn::Fma: return std::fma(arg(0), arg(1), arg(2));
+      }
+  }
+  GPEN_INTERNAL_CHECK(false, "unhandled IR node in evaluate");
+}
+
+}  // namespace gpen

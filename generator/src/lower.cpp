@@ -1,0 +1,132 @@
+#include "gpen/generator/lower.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+namespace {
+
+class Lowering {
+ public:
+  Lowering(const Spec& spec, const JsonSource& src, std::string pointer, std::size_t visible_lets)
+      : spec_(spec), src_(src), pointer_(std::move(pointer)), visible_lets_(visible_lets) {}
+
+  IrPtr lower(const Ast& a) {
+    switch (a.kind) {
+      case Ast::Kind::Number: return number(a);
+      case Ast::Kind::Name: return name(a);
+      case Ast::Kind::Unary: {
+        IrPtr x = lower(*a.args[0]);
+        return a.text == "-" ? ir_neg(x) : x;
+      }
+      case Ast::Kind::Binary: {
+        const Ir::Kind k = a.text == "+"   ? Ir::Kind::Add
+                           : a.text == "-" ? Ir::Kind::Sub
+                           : a.text == "*" ? Ir::Kind::Mul
+                                           : Ir::Kind::Div;
+        return ir_binary(k, lower(*a.args[0]), lower(*a.args[1]));
+      }
+      case Ast::Kind::Call: return call(a);
+    }
+    fail(a, "internal: unknown syntax node", "");
+  }
+
+ private:
+  [[noreturn]] void fail(const Ast& at, const std::string& msg, const std::string& expected) const {
+    src_.fail_at(pointer_, src_.locate_in_string(pointer_, at.offset), msg, expected);
+  }
+
+  std::string names_in_scope() const {
+    std::vector<std::string> n;
+    for (const auto* f : spec_.inputs()) n.push_back(f->name);
+    for (const auto& p : spec_.params) n.push_back(p.name);
+    for (std::size_t i = 0; i < visible_lets_; ++i) n.push_back(spec_.lets[i].name);
+    return n.empty() ? "(none declared)" : fmt::format("{}", fmt::join(n, ", "));
+  }
+
+  IrPtr number(const Ast& a) {
+    if (auto r = Rational::parse(a.text)) return ir_const(Number::of(*r));
+    Number n;
+    n.exact = false;
+    n.d = std::stod(a.text);
+    return ir_const(n);
+  }
+
+  IrPtr name(const Ast& a) {
+    for (const auto* f : spec_.inputs())
+      if (f->name == a.text) return ir_field(Access{f->slot, {0, 0, 0}});
+    for (std::size_t i = 0; i < spec_.params.size(); ++i)
+      if (spec_.params[i].name == a.text) return ir_param(static_cast<int>(i));
+    for (std::size_t i = 0; i < spec_.lets.size(); ++i) {
+      if (spec_.lets[i].name != a.text) continue;
+      if (i >= visible_lets_) fail(a, fmt::format("'{}' is used before (or inside) its own let", a.text), "a let declared earlier in /lets");
+      return spec_.lets[i].ir;
+    }
+    if (const FieldDecl* f = spec_.find_field(a.text)) {
+      (void)f;
+      fail(a, fmt::format("output field '{}' cannot be read in an expression", a.text), "an input field, a param or a let: " + names_in_scope());
+    }
+    if (a.text == "x" || a.text == "y" || a.text == "z") {
+      fail(a, fmt::format("axis '{}' can only be the second argument of an operator, as in D(u, {})", a.text, a.text), "a value: " + names_in_scope());
+    }
+    for (const auto& op : spec_.operators)
+      if (op.name == a.text) fail(a, fmt::format("operator '{}' must be applied: {}(field, axis)", a.text, a.text), "a value: " + names_in_scope());
+    if (find_math_function(a.text)) fail(a, fmt::format("function '{}' must be called with arguments", a.text), "a value: " + names_in_scope());
+    fail(a, fmt::format("unknown identifier '{}'", a.text), "a declared input field, param or let: " + names_in_scope());
+  }
+
+  IrPtr call(const Ast& a) {
+    for (const auto& op : spec_.operators) {
+      if (op.name != a.text) continue;
+      if (a.args.size() != 2) fail(a, fmt::format("operator '{}' takes 2 arguments, got {}", a.text, a.args.size()), fmt::format("{}(expression, axis)", a.text));
+      const Ast& axis = *a.args[1];
+      int ax = -1;
+      if (axis.kind == Ast::Kind::Name) ax = axis.text == "x" ? 0 : axis.text == "y" ? 1 : axis.text == "z" ? 2 : -1;
+      if (ax < 0) fail(axis, fmt::format("the second argument of '{}' must be an axis", a.text), axis_list());
+      if (ax >= spec_.dims) fail(axis, fmt::format("axis '{}' is beyond the {}-D arrays of this spec", axis.text, spec_.dims), axis_list());
+      return ir_apply_stencil(lower(*a.args[0]), ax, op.offsets, op.coeffs);
+    }
+    const MathFnInfo* fn = find_math_function(a.text);
+    if (!fn) {
+      std::vector<std::string> known;
+      for (const auto& f : math_functions()) known.push_back(f.name);
+      for (const auto& op : spec_.operators) known.push_back(op.name);
+      fail(a, fmt::format("unknown function '{}'", a.text), fmt::format("a math function or a declared operator: {}", fmt::join(known, ", ")));
+    }
+    if (static_cast<int>(a.args.size()) != fn->arity) {
+      fail(a, fmt::format("'{}' takes {} argument{}, got {}", a.text, fn->arity, fn->arity == 1 ? "" : "s", a.args.size()),
+           fmt::format("{} argument{}", fn->arity, fn->arity == 1 ? "" : "s"));
+    }
+    std::vector<IrPtr> args;
+    for (const auto& x : a.args) args.push_back(lower(*x));
+    return ir_call(fn->fn, std::move(args));
+  }
+
+  std::string axis_list() const {
+    const char* names[] = {"x", "x or y", "x, y or z"};
+    return fmt::format("an axis of the {}-D arrays: {}", spec_.dims, names[spec_.dims - 1]);
+  }
+
+  const Spec& spec_;
+  const JsonSource& src_;
+  std::string pointer_;
+  std::size_t visible_lets_;
+};
+
+}  // namespace
+
+IrPtr lower_expression(const Spec& spec, const Ast& ast, const JsonSource& src, const std::string& pointer,
+                       std::size_t visible_lets) {
+  return Lowering(spec, src, pointer, visible_lets).lower(ast);
+}
+
+AstPtr parse_expression_at(const std::string& text, const JsonSource& src, const std::string& pointer) {
+  try {
+    return parse_expression(text);
+  } catch (const ExprSyntaxError& e) {
+    src.fail_at(pointer, src.locate_in_string(pointer, e.offset), e.message, e.expected);
+  }
+}
+
+}  // namespace gpen

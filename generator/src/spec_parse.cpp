@@ -1,0 +1,358 @@
+// JSON -> Spec: shape checks with exact JSON pointers, then name resolution
+// and lowering of every expression, then the checks that need the lowered
+// form (ghost widths against the footprint).
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/fornberg.hpp"
+#include "gpen/generator/lower.hpp"
+#include "gpen/generator/sha256.hpp"
+#include "gpen/generator/spec.hpp"
+#include "gpen/generator/tunables.hpp"
+
+namespace gpen {
+
+const char* to_string(Dtype d) { return d == Dtype::Float32 ? "float32" : "float64"; }
+std::optional<Dtype> parse_dtype(const std::string& s) {
+  if (s == "float32") return Dtype::Float32;
+  if (s == "float64") return Dtype::Float64;
+  return std::nullopt;
+}
+const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+std::string to_string(const TunableValue& v) {
+  if (const auto* i = std::get_if<long long>(&v)) return std::to_string(*i);
+  return std::get<std::string>(v);
+}
+
+namespace {
+
+using nlohmann::json;
+
+const char* type_name(const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::null: return "null";
+    case json::value_t::number_float: return "a number";
+    default: return "an integer";
+  }
+}
+
+// Typed access to the document with errors that name the pointer.
+class Reader {
+ public:
+  explicit Reader(const JsonSource& src) : src_(src) {}
+
+  const json& at(const std::string& ptr) const { return src_.root().at(json::json_pointer(ptr)); }
+  bool has(const std::string& ptr) const { return src_.root().contains(json::json_pointer(ptr)); }
+
+  void object(const std::string& ptr, const std::vector<std::string>& required,
+              const std::vector<std::string>& optional) const {
+    const json& j = at(ptr);
+    if (!j.is_object()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "an object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const bool known = std::count(required.begin(), required.end(), it.key()) ||
+                         std::count(optional.begin(), optional.end(), it.key());
+      if (!known) {
+        std::vector<std::string> all = required;
+        all.insert(all.end(), optional.begin(), optional.end());
+        src_.fail(json_pointer_join(ptr, it.key()), fmt::format("unknown key '{}'", it.key()),
+                  fmt::format("one of: {}", fmt::join(all, ", ")), true);
+      }
+    }
+    for (const auto& k : required)
+      if (!j.contains(k)) src_.fail(ptr, fmt::format("missing key '{}'", k), fmt::format("an object with '{}'", k));
+  }
+
+  std::size_t array(const std::string& ptr, bool non_empty = false) const {
+    const json& j = at(ptr);
+    if (!j.is_array()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "an array");
+    if (non_empty && j.empty()) src_.fail(ptr, "the array is empty", "at least one entry");
+    return j.size();
+  }
+
+  std::string string(const std::string& ptr) const {
+    const json& j = at(ptr);
+    if (!j.is_string()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "a string");
+    return j.get<std::string>();
+  }
+
+  long long integer(const std::string& ptr, long long lo, long long hi) const {
+    const json& j = at(ptr);
+    if (!j.is_number_integer()) src_.fail(ptr, fmt::format("found {}", type_name(j)), fmt::format("an integer in [{}, {}]", lo, hi));
+    const long long v = j.get<long long>();
+    if (v < lo || v > hi) src_.fail(ptr, fmt::format("{} is out of range", v), fmt::format("an integer in [{}, {}]", lo, hi));
+    return v;
+  }
+
+  double number(const std::string& ptr) const {
+    const json& j = at(ptr);
+    if (!j.is_number()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "a number");
+    return j.get<double>();
+  }
+
+  // A coefficient: an integer, a decimal written in the file, or "p/q".
+  Rational rational(const std::string& ptr) const {
+    const json& j = at(ptr);
+    std::string text;
+    if (j.is_number()) text = src_.raw_scalar(ptr);
+    else if (j.is_string()) text = j.get<std::string>();
+    else src_.fail(ptr, fmt::format("found {}", type_name(j)), "a number or a fraction string such as \"-1/12\"");
+    auto r = Rational::parse(text);
+    if (!r) src_.fail(ptr, fmt::format("'{}' is not an exact rational that fits in 64 bits", text), "a number or a fraction string such as \"-1/12\"");
+    return *r;
+  }
+
+  std::string choice(const std::string& ptr, const std::vector<std::string>& allowed) const {
+    const std::string s = string(ptr);
+    if (!std::count(allowed.begin(), allowed.end(), s)) {
+      src_.fail(ptr, fmt::format("'{}' is not allowed here", s), fmt::format("one of: {}", fmt::join(allowed, ", ")));
+    }
+    return s;
+  }
+
+  std::string identifier(const std::string& ptr) const {
+    const std::string s = string(ptr);
+    const bool ok = !s.empty() && std::isalpha(static_cast<unsigned char>(s[0])) &&
+                    std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+                    s.size() <= 64;
+    if (!ok) src_.fail(ptr, fmt::format("'{}' is not a valid name", s), "a letter followed by letters, digits or '_' (at most 64)");
+    return s;
+  }
+
+  const JsonSource& src() const { return src_; }
+
+ private:
+  const JsonSource& src_;
+};
+
+class SpecParser {
+ public:
+  SpecParser(std::shared_ptr<const JsonSource> src, std::optional<Dtype> dtype)
+      : src_(std::move(src)), r_(*src_), dtype_override_(dtype) {}
+
+  Spec parse() {
+    s_.source = src_;
+    nlohmann::json effective = src_->root();
+    if (dtype_override_ && effective.is_object()) effective["dtype"] = to_string(*dtype_override_);
+    s_.hash = sha256_hex(effective.dump());
+    r_.object("", {"name", "kind", "dtype", "dims", "fields", "outputs"},
+              {"$schema", "description", "params", "operators", "lets", "tunables"});
+    s_.name = r_.identifier("/name");
+    s_.kind = r_.choice("/kind", {"stencil"});
+    if (r_.has("/description")) s_.description = r_.string("/description");
+    s_.dtype = *parse_dtype(r_.choice("/dtype", {"float32", "float64"}));
+    if (dtype_override_) s_.dtype = *dtype_override_;
+    s_.dims = static_cast<int>(r_.integer("/dims", 1, 3));
+    fields();
+    if (r_.has("/params")) params();
+    if (r_.has("/operators")) operators();
+    if (r_.has("/lets")) lets();
+    outputs();
+    s_.tunables = parse_tunables(s_, r_.has("/tunables") ? &r_.at("/tunables") : nullptr, *src_);
+    ghost_widths();
+    unused();
+    return std::move(s_);
+  }
+
+ private:
+  void declare(const std::string& name, const std::string& ptr) {
+    static const std::set<std::string> reserved = {"x", "y", "z"};
+    if (reserved.count(name) || find_math_function(name)) {
+      src_->fail(ptr, fmt::format("'{}' is reserved (an axis or a math function)", name), "another name");
+    }
+    if (!names_.insert(name).second) src_->fail(ptr, fmt::format("'{}' is declared twice", name), "names unique across fields, params, operators and lets");
+  }
+
+  void fields() {
+    const std::size_t n = r_.array("/fields", true);
+    int in = 0, out = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string p = json_pointer_join("/fields", i);
+      r_.object(p, {"name", "role"}, {"ghost", "description"});
+      FieldDecl f;
+      f.pointer = p;
+      f.name = r_.identifier(p + "/name");
+      declare(f.name, p + "/name");
+      f.role = r_.choice(p + "/role", {"input", "output"}) == "input" ? FieldDecl::Role::Input : FieldDecl::Role::Output;
+      f.ghost = r_.has(p + "/ghost") ? static_cast<int>(r_.integer(p + "/ghost", 0, 64)) : 0;
+      f.slot = f.role == FieldDecl::Role::Input ? in++ : out++;
+      s_.fields.push_back(f);
+    }
+    if (out == 0) src_->fail("/fields", "no field has role \"output\"", "at least one output field");
+  }
+
+  void params() {
+    const std::size_t n = r_.array("/params");
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string p = json_pointer_join("/params", i);
+      r_.object(p, {"name"}, {"value", "description"});
+      ParamDecl d;
+      d.pointer = p;
+      d.name = r_.identifier(p + "/name");
+      declare(d.name, p + "/name");
+      if (r_.has(p + "/value")) d.value = r_.number(p + "/value");
+      s_.params.push_back(d);
+    }
+  }
+
+  void operators() {
+    const std::size_t n = r_.array("/operators");
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string p = json_pointer_join("/operators", i);
+      OperatorDecl op;
+      op.pointer = p;
+      const json& j = r_.at(p);
+      if (j.is_object() && j.contains("derivative")) {
+        r_.object(p, {"name", "derivative", "order"}, {"description"});
+        op.derivative = static_cast<int>(r_.integer(p + "/derivative", 1, 6));
+        op.order = static_cast<int>(r_.integer(p + "/order", 2, 16));
+        if (op.order % 2) src_->fail(p + "/order", fmt::format("order {} is odd; central stencils have even order", op.order), "an even order in [2, 16]");
+        op.coeffs = central_weights(op.derivative, op.order);
+        const int rad = central_radius(op.derivative, op.order);
+        for (int k = -rad; k <= rad; ++k) op.offsets.push_back(k);
+      } else {
+        r_.object(p, {"name", "offsets", "coeffs"}, {"description"});
+        const std::size_t no = r_.array(p + "/offsets", true);
+        const std::size_t nc = r_.array(p + "/coeffs", true);
+        if (no != nc) src_->fail(p + "/coeffs", fmt::format("{} coefficients for {} offsets", nc, no), fmt::format("{} coefficients, one per offset", no));
+        for (std::size_t k = 0; k < no; ++k) {
+          const std::string po = json_pointer_join(p + "/offsets", k);
+          const int o = static_cast<int>(r_.integer(po, -32, 32));
+          if (std::count(op.offsets.begin(), op.offsets.end(), o)) src_->fail(po, fmt::format("offset {} appears twice", o), "distinct offsets");
+          op.offsets.push_back(o);
+          op.coeffs.push_back(r_.rational(json_pointer_join(p + "/coeffs", k)));
+        }
+      }
+      op.name = r_.identifier(p + "/name");
+      declare(op.name, p + "/name");
+      s_.operators.push_back(op);
+    }
+  }
+
+  void lets() {
+    const std::size_t n = r_.array("/lets");
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string p = json_pointer_join("/lets", i);
+      r_.object(p, {"name", "expr"}, {"description"});
+      LetDecl d;
+      d.pointer = p + "/expr";
+      d.name = r_.identifier(p + "/name");
+      declare(d.name, p + "/name");
+      d.text = r_.string(p + "/expr");
+      s_.lets.push_back(d);
+    }
+    // Lower after all names exist so that a forward reference gets its own message.
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& d = s_.lets[i];
+      d.ast = parse_expression_at(d.text, *src_, d.pointer);
+      d.ir = lower_expression(s_, *d.ast, *src_, d.pointer, i);
+    }
+  }
+
+  void outputs() {
+    const std::size_t n = r_.array("/outputs", true);
+    std::set<int> seen;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string p = json_pointer_join("/outputs", i);
+      r_.object(p, {"field", "expr"}, {"description"});
+      OutputDecl o;
+      o.pointer = p + "/expr";
+      const std::string name = r_.string(p + "/field");
+      const FieldDecl* f = s_.find_field(name);
+      if (!f || f->role != FieldDecl::Role::Output) {
+        std::vector<std::string> outs;
+        for (const auto* x : s_.output_fields()) outs.push_back(x->name);
+        src_->fail(p + "/field", fmt::format("'{}' is not an output field", name), fmt::format("one of: {}", fmt::join(outs, ", ")));
+      }
+      o.field = static_cast<int>(f - s_.fields.data());
+      if (!seen.insert(o.field).second) src_->fail(p + "/field", fmt::format("output '{}' is computed twice", name), "one expression per output field");
+      o.text = r_.string(p + "/expr");
+      o.ast = parse_expression_at(o.text, *src_, o.pointer);
+      o.ir = lower_expression(s_, *o.ast, *src_, o.pointer, s_.lets.size());
+      s_.outputs.push_back(o);
+    }
+    for (const auto* f : s_.output_fields())
+      if (!seen.count(static_cast<int>(f - s_.fields.data())))
+        src_->fail(f->pointer, fmt::format("output field '{}' has no expression in /outputs", f->name), "an entry in /outputs for every output field");
+    // Outputs are written in the order of their fields, so the kernel's slots match.
+    std::sort(s_.outputs.begin(), s_.outputs.end(), [](const OutputDecl& a, const OutputDecl& b) { return a.field < b.field; });
+  }
+
+  void ghost_widths() {
+    const Footprint fp = s_.footprint();
+    for (const auto* f : s_.inputs()) {
+      for (int ax = 0; ax < s_.dims; ++ax) {
+        const int need = fp[f->slot][ax];
+        if (f->ghost < need) {
+          src_->fail(f->pointer + (r_.has(f->pointer + "/ghost") ? "/ghost" : ""),
+                     fmt::format("ghost width {} of '{}' is smaller than the {} points the outputs reach along {}", f->ghost, f->name, need, axis_name(ax)),
+                     fmt::format("ghost >= {}", need));
+        }
+      }
+    }
+  }
+
+  void unused() {
+    std::vector<Access> acc;
+    for (const auto& o : s_.outputs) collect_accesses(*o.ir, acc);
+    for (const auto* f : s_.inputs()) {
+      const bool used = std::any_of(acc.begin(), acc.end(), [&](const Access& a) { return a.field == f->slot; });
+      if (!used) s_.warnings.push_back(fmt::format("{}: input field '{}' is never read by the outputs", f->pointer, f->name));
+    }
+  }
+
+  std::shared_ptr<const JsonSource> src_;
+  Reader r_;
+  Spec s_;
+  std::set<std::string> names_;
+  std::optional<Dtype> dtype_override_;
+};
+
+}  // namespace
+
+std::vector<const FieldDecl*> Spec::inputs() const {
+  std::vector<const FieldDecl*> v;
+  for (const auto& f : fields)
+    if (f.role == FieldDecl::Role::Input) v.push_back(&f);
+  return v;
+}
+std::vector<const FieldDecl*> Spec::output_fields() const {
+  std::vector<const FieldDecl*> v;
+  for (const auto& f : fields)
+    if (f.role == FieldDecl::Role::Output) v.push_back(&f);
+  return v;
+}
+const FieldDecl* Spec::find_field(const std::string& n) const {
+  for (const auto& f : fields)
+    if (f.name == n) return &f;
+  return nullptr;
+}
+const TunableDecl* Spec::find_tunable(const std::string& n) const {
+  for (const auto& t : tunables)
+    if (t.name == n) return &t;
+  return nullptr;
+}
+Footprint Spec::footprint() const {
+  Footprint fp(inputs().size(), {0, 0, 0});
+  for (const auto& o : outputs) accumulate_footprint(*o.ir, fp);
+  return fp;
+}
+
+Spec parse_spec(std::shared_ptr<const JsonSource> src, std::optional<Dtype> dtype) {
+  return SpecParser(std::move(src), dtype).parse();
+}
+Spec load_spec(const std::string& path, std::optional<Dtype> dtype) {
+  return parse_spec(std::make_shared<JsonSource>(JsonSource::from_file(path)), dtype);
+}
+Spec load_spec_string(const std::string& json, const std::string& name) {
+  return parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(json, name)));
+}
+
+}  // namespace gpen

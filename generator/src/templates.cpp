@@ -1,0 +1,95 @@
+#include "gpen/generator/templates.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/error.hpp"
+
+namespace gpen {
+
+std::string template_text(const std::string& path) {
+  if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) {
+    std::ifstream in(std::string(dir) + "/" + path, std::ios::binary);
+    if (in) {
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    }
+  }
+  for (const auto& t : embedded_templates())
+    if (path == t.path) return t.text;
+  throw std::runtime_error("gpen: no template named '" + path + "'");
+}
+
+std::vector<std::pair<std::string, std::string>> template_headers() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& t : embedded_templates()) {
+    const std::string p = t.path;
+    if (p.size() > 4 && p.compare(p.size() - 4, 4, ".cuh") == 0) out.emplace_back(p, template_text(p));
+  }
+  return out;
+}
+
+std::string fill_template(const std::string& name, const std::string& text,
+                          const std::map<std::string, std::string>& values) {
+  std::string out;
+  std::set<std::string> used;
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t open = text.find("${", pos);
+    if (open == std::string::npos) break;
+    const std::size_t close = text.find('}', open);
+    GPEN_INTERNAL_CHECK(close != std::string::npos, fmt::format("template {}: unterminated placeholder", name));
+    const std::string key = text.substr(open + 2, close - open - 2);
+    auto it = values.find(key);
+    GPEN_INTERNAL_CHECK(it != values.end(), fmt::format("template {}: no value for ${{{}}}", name, key));
+    out += text.substr(pos, open - pos) + it->second;
+    used.insert(key);
+    pos = close + 1;
+  }
+  out += text.substr(pos);
+  for (const auto& [k, v] : values)
+    GPEN_INTERNAL_CHECK(used.count(k), fmt::format("template {}: value for ${{{}}} is never used", name, k));
+  return out;
+}
+
+namespace {
+void inline_into(const std::string& text, const std::string& name, std::set<std::string>& done, std::string& out) {
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const auto inc = line.find("#include \"gpen/");
+    if (inc == 0) {
+      const auto q1 = line.find('"');
+      const std::string path = line.substr(q1 + 1, line.find('"', q1 + 1) - q1 - 1);
+      if (done.insert(path).second) {
+        out += fmt::format("#line 1 \"templates/{}\"\n", path);
+        inline_into(template_text(path), "templates/" + path, done, out);
+        out += fmt::format("#line {} \"{}\"\n", lineno + 1, name);
+      }
+      continue;
+    }
+    if (line == "#pragma once") {
+      out += "\n";  // keep line numbers
+      continue;
+    }
+    out += line + "\n";
+  }
+}
+}  // namespace
+
+std::string inline_includes(const std::string& source, const std::string& source_name) {
+  std::set<std::string> done;
+  std::string out;
+  inline_into(source, source_name, done, out);
+  return out;
+}
+
+}  // namespace gpen

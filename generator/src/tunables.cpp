@@ -1,0 +1,117 @@
+#include "gpen/generator/tunables.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gpen {
+namespace {
+
+struct Builtin {
+  std::string name;
+  bool is_string;
+  std::vector<TunableValue> values;  // defaults offered when the spec says nothing
+  TunableValue default_value;
+  long long lo = 1, hi = 1;          // the range a spec may choose ints from
+  std::vector<std::string> strings;  // the set a spec may choose strings from
+};
+
+std::vector<Builtin> stencil_builtins(int dims) {
+  const bool three = dims == 3;
+  std::vector<Builtin> b;
+  b.push_back({"strategy", true, {std::string("direct"), std::string("march"), std::string("tile"), std::string("rolling")},
+               std::string("rolling"), 0, 0, {"direct", "march", "tile", "rolling"}});
+  b.push_back({"block_x", false, {16LL, 32LL, 64LL, 128LL, 256LL}, 32LL, 1, 1024, {}});
+  // y is marched (internally z) for 2-D arrays, so only 3-D kernels have a y block.
+  if (three) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, 8LL, 1, 1024, {}});
+  else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
+  if (dims > 1) b.push_back({"points_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, 16LL, 1, 4096, {}});
+  else b.push_back({"points_per_thread", false, {1LL}, 1LL, 1, 1, {}});
+  return b;
+}
+
+TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::string& ptr, const JsonSource& src) {
+  if (b.is_string) {
+    if (!j.is_string() || !std::count(b.strings.begin(), b.strings.end(), j.get<std::string>()))
+      src.fail(ptr, fmt::format("{} is not a {}", j.dump(), b.name), fmt::format("one of: {}", fmt::join(b.strings, ", ")));
+    return j.get<std::string>();
+  }
+  if (!j.is_number_integer() || j.get<long long>() < b.lo || j.get<long long>() > b.hi)
+    src.fail(ptr, fmt::format("{} is not a valid {}", j.dump(), b.name), fmt::format("an integer in [{}, {}]", b.lo, b.hi));
+  return j.get<long long>();
+}
+
+}  // namespace
+
+std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
+  const auto builtins = stencil_builtins(spec.dims);
+  std::vector<TunableDecl> out;
+  for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables"});
+  if (!node) return out;
+  if (!node->is_object()) src.fail("/tunables", "found a non-object", "an object of tunable names");
+  for (auto it = node->begin(); it != node->end(); ++it) {
+    const std::string ptr = json_pointer_join("/tunables", it.key());
+    auto bi = std::find_if(builtins.begin(), builtins.end(), [&](const Builtin& b) { return b.name == it.key(); });
+    if (bi == builtins.end()) {
+      std::vector<std::string> names;
+      for (const auto& b : builtins) names.push_back(b.name);
+      src.fail(ptr, fmt::format("unknown tunable '{}' for kind '{}'", it.key(), spec.kind), fmt::format("one of: {}", fmt::join(names, ", ")), true);
+    }
+    TunableDecl& d = out[bi - builtins.begin()];
+    d.pointer = ptr;
+    const auto& j = it.value();
+    if (!j.is_object()) src.fail(ptr, "found a non-object", "an object with \"values\" and/or \"default\"");
+    for (auto k = j.begin(); k != j.end(); ++k)
+      if (k.key() != "values" && k.key() != "default")
+        src.fail(json_pointer_join(ptr, k.key()), fmt::format("unknown key '{}'", k.key()), "one of: values, default", true);
+    if (j.contains("values")) {
+      const auto& v = j["values"];
+      if (!v.is_array() || v.empty()) src.fail(ptr + "/values", "not a non-empty array", "an array of allowed values");
+      d.values.clear();
+      for (std::size_t i = 0; i < v.size(); ++i) d.values.push_back(read_value(*bi, v[i], json_pointer_join(ptr + "/values", i), src));
+      if (!j.contains("default") && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
+    }
+    if (j.contains("default")) {
+      d.default_value = read_value(*bi, j["default"], ptr + "/default", src);
+      if (!std::count(d.values.begin(), d.values.end(), d.default_value))
+        src.fail(ptr + "/default", fmt::format("default {} is not among the allowed values", to_string(d.default_value)),
+                 "a default listed in \"values\"");
+    }
+  }
+  return out;
+}
+
+TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
+  TunableChoice c;
+  for (const auto& t : tunables) c[t.name] = t.default_value;
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    const std::string name = o.substr(0, eq);
+    const TunableDecl* t = find_tunable(name);
+    if (eq == std::string::npos || !t) {
+      std::vector<std::string> names;
+      for (const auto& x : tunables) names.push_back(x.name);
+      source->fail("/tunables", fmt::format("--set '{}' names no tunable", o), fmt::format("name=value with name one of: {}", fmt::join(names, ", ")));
+    }
+    const std::string text = o.substr(eq + 1);
+    auto match = std::find_if(t->values.begin(), t->values.end(), [&](const TunableValue& v) { return to_string(v) == text; });
+    if (match == t->values.end()) {
+      std::vector<std::string> vals;
+      for (const auto& v : t->values) vals.push_back(to_string(v));
+      source->fail(t->pointer, fmt::format("--set {}={} is not an allowed value", name, text), fmt::format("one of: {}", fmt::join(vals, ", ")));
+    }
+    c[name] = *match;
+  }
+  return c;
+}
+
+long long tunable_int(const TunableChoice& c, const std::string& name) { return std::get<long long>(c.at(name)); }
+const std::string& tunable_string(const TunableChoice& c, const std::string& name) { return std::get<std::string>(c.at(name)); }
+
+std::string describe(const std::vector<TunableDecl>& decls, const TunableChoice& c) {
+  std::string s;
+  for (const auto& d : decls) s += (s.empty() ? "" : " ") + d.name + "=" + to_string(c.at(d.name));
+  return s;
+}
+
+}  // namespace gpen

@@ -1,0 +1,108 @@
+#include "gpen/runtime/nvrtc_compiler.hpp"
+
+#include <chrono>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include "gpen/generator/templates.hpp"
+
+namespace gpen {
+
+CompileError::CompileError(std::string what, std::string log, std::vector<std::string> options)
+    : std::runtime_error(std::move(what)), log_(std::move(log)), options_(std::move(options)) {}
+
+namespace {
+
+void check(nvrtcResult r, const char* call, const std::string& doing) {
+  if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {} ({})", call, nvrtcGetErrorString(r), doing));
+}
+
+// The generated source's lines around the first error NVRTC reports in it.
+std::string source_context(const GeneratedSource& src, const std::string& log) {
+  std::smatch m;
+  const std::regex re(std::regex_replace(src.name, std::regex(R"([.])"), R"(\.)") + R"(\((\d+)\))");
+  if (!std::regex_search(log, m, re)) return {};
+  const int bad = std::stoi(m[1]);
+  std::istringstream in(src.source);
+  std::string line, out;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (n >= bad - 3 && n <= bad + 3) out += fmt::format("{} {:>4} | {}\n", n == bad ? ">" : " ", n, line);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> nvrtc_options(const std::string& arch) {
+  return {"--gpu-architecture=" + arch, "--std=c++17", "-default-device", "--ptxas-options=-v", "-lineinfo"};
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return fmt::format("{}.{}", major, minor);
+}
+
+ResourceUsage parse_ptxas_usage(const std::string& log) {
+  ResourceUsage u;
+  std::smatch m;
+  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+    u.stack_bytes = std::stoi(m[1]);
+    u.spill_stores = std::stoi(m[2]);
+    u.spill_loads = std::stoi(m[3]);
+  }
+  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) u.registers = std::stoi(m[1]);
+  if (std::regex_search(log, m, std::regex(R"((\d+) bytes smem)"))) u.shared_bytes = std::stoi(m[1]);
+  return u;
+}
+
+CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string& arch, const std::string& spec_name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto headers = template_headers();
+  std::vector<const char*> names, texts;
+  for (const auto& [n, t] : headers) {
+    names.push_back(n.c_str());
+    texts.push_back(t.c_str());
+  }
+  const std::string doing = fmt::format("spec '{}', {}", spec_name, src.name);
+  nvrtcProgram prog = nullptr;
+  check(nvrtcCreateProgram(&prog, src.source.c_str(), src.name.c_str(), static_cast<int>(headers.size()),
+                           texts.data(), names.data()),
+        "nvrtcCreateProgram", doing);
+  struct Guard {
+    nvrtcProgram& p;
+    ~Guard() { nvrtcDestroyProgram(&p); }
+  } guard{prog};
+
+  CompiledKernel out;
+  out.kernel_name = src.kernel_name;
+  out.arch = arch;
+  out.options = nvrtc_options(arch);
+  std::vector<const char*> opts;
+  for (const auto& o : out.options) opts.push_back(o.c_str());
+  const nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(prog, &log_size);
+  out.log.resize(log_size);
+  if (log_size) nvrtcGetProgramLog(prog, out.log.data());
+  while (!out.log.empty() && (out.log.back() == '\0' || out.log.back() == '\n')) out.log.pop_back();
+  if (r != NVRTC_SUCCESS) {
+    throw CompileError(fmt::format("NVRTC could not compile {} ({}): {}\n{}\n{}", src.name, doing, nvrtcGetErrorString(r),
+                                   out.log, source_context(src, out.log)),
+                       out.log, out.options);
+  }
+  std::size_t n = 0;
+  check(nvrtcGetCUBINSize(prog, &n), "nvrtcGetCUBINSize", doing);
+  out.cubin.resize(n);
+  check(nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN", doing);
+  check(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize", doing);
+  out.ptx.resize(n);
+  check(nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX", doing);
+  out.usage = parse_ptxas_usage(out.log);
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace gpen

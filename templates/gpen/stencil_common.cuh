@@ -1,0 +1,111 @@
+// gpen stencil templates: pieces shared by every strategy.
+//
+// A kernel sees its arrays in kernel axes (x, y, z): x is contiguous and z is
+// the axis a thread marches along. The generator maps the spec's axes onto
+// these (a 2-D spec's y becomes z, so that 2-D arrays are marched too).
+//
+// `B` is the bindings struct that the generator writes for one spec:
+//   using real;                        float or double
+//   kNumIn, kNumOut, kNumParams;       fields and params
+//   kBlockX, kBlockY, kPointsPerThread tunables
+//   kInGhost[kNumIn][3], kOutGhost[kNumOut][3]   ghost widths per kernel axis
+//   kRadius[kNumIn][3]                 how far the outputs reach into each input
+//   kMaxRadiusZ                        the largest kRadius[f][2]
+//   template <class In> compute(const In& in, const real* p, real* out)
+//     where in.template at<F, DX, DY, DZ>() is input F at (i+DX, j+DY, k+DZ).
+#pragma once
+
+namespace gpen {
+
+struct Extent {
+  int nx, ny, nz;  // interior points per kernel axis
+};
+
+// Kernel arguments: a structure of pointers, one per field, each at the
+// first element of its padded array (ghosts included).
+template <class B>
+struct StencilArgs {
+  using real = typename B::real;
+  const real* in[B::kNumIn > 0 ? B::kNumIn : 1];
+  real* out[B::kNumOut];
+  Extent n;
+  real params[B::kNumParams > 0 ? B::kNumParams : 1];
+};
+
+template <int I>
+struct Index {
+  static constexpr int value = I;
+};
+
+template <int I, int N, class Fn>
+__device__ __forceinline__ void static_for(Fn& fn) {
+  if constexpr (I < N) {
+    fn(Index<I>{});
+    static_for<I + 1, N>(fn);
+  }
+}
+
+// fn(Index<0>{}) ... fn(Index<N-1>{}): a loop whose counter is a constant
+// expression, so per-field constants of B can be template arguments.
+template <int N, class Fn>
+__device__ __forceinline__ void for_each_index(Fn fn) {
+  static_for<0, N>(fn);
+}
+
+// Offsets into an array padded by (GX, GY, GZ) ghost points on each side.
+template <int GX, int GY, int GZ>
+struct Padded {
+  static __device__ __forceinline__ long long sy(const Extent& n) { return n.nx + 2 * GX; }
+  static __device__ __forceinline__ long long sz(const Extent& n) { return sy(n) * (n.ny + 2 * GY); }
+  static __device__ __forceinline__ long long at(const Extent& n, int i, int j, int k) {
+    return (i + GX) + sy(n) * (j + GY) + sz(n) * (k + GZ);
+  }
+};
+
+template <class B, int F>
+using InGeometry = Padded<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2]>;
+template <class B, int F>
+using OutGeometry = Padded<B::kOutGhost[F][0], B::kOutGhost[F][1], B::kOutGhost[F][2]>;
+
+// Every input at one point (i, j, k), with the strides to its neighbours.
+template <class B>
+struct InputCursor {
+  using real = typename B::real;
+  static constexpr int kSlots = B::kNumIn > 0 ? B::kNumIn : 1;
+  const real* p[kSlots];
+  long long sy[kSlots];
+  long long sz[kSlots];
+
+  __device__ __forceinline__ InputCursor(const StencilArgs<B>& a, int i, int j, int k) {
+    for_each_index<B::kNumIn>([&](auto f) {
+      constexpr int F = decltype(f)::value;
+      using G = InGeometry<B, F>;
+      p[F] = a.in[F] + G::at(a.n, i, j, k);
+      sy[F] = G::sy(a.n);
+      sz[F] = G::sz(a.n);
+    });
+  }
+
+  template <int F, int DX, int DY, int DZ>
+  __device__ __forceinline__ real load() const {
+    return __ldg(p[F] + DX + DY * sy[F] + DZ * sz[F]);
+  }
+
+  __device__ __forceinline__ void step_z() {
+    for_each_index<B::kNumIn>([&](auto f) {
+      constexpr int F = decltype(f)::value;
+      p[F] += sz[F];
+    });
+  }
+};
+
+template <class B>
+__device__ __forceinline__ void store_outputs(const StencilArgs<B>& a, int i, int j, int k,
+                                              const typename B::real* v) {
+  for_each_index<B::kNumOut>([&](auto o) {
+    constexpr int O = decltype(o)::value;
+    a.out[O][OutGeometry<B, O>::at(a.n, i, j, k)] = v[O];
+  });
+}
+
+}  // namespace gpen

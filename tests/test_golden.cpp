@@ -1,0 +1,112 @@
+// Golden files: the generated source of every shipped spec x strategy,
+// compared byte for byte. GPEN_UPDATE_GOLDEN=1 rewrites them; review the
+// change as a git diff.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gpen/generator/codegen.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "line N: expected <...> got <...>" for the first line that differs.
+std::string first_difference(const std::string& want, const std::string& got) {
+  std::istringstream a(want), b(got);
+  std::string la, lb;
+  for (int n = 1;; ++n) {
+    const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+    if (ea && eb) return "identical";
+    if (ea || eb || la != lb)
+      return "first difference at line " + std::to_string(n) + ":\n  golden:    " + (ea ? "<end of file>" : la) +
+             "\n  generated: " + (eb ? "<end of file>" : lb);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("golden files of every shipped spec and strategy") {
+  const bool update = std::getenv("GPEN_UPDATE_GOLDEN") && std::string(std::getenv("GPEN_UPDATE_GOLDEN")) == "1";
+  int compared = 0;
+  for (const auto& path : gpen::test::shipped_specs("stencil")) {
+    const Spec spec = load_spec(path);
+    for (const auto& v : spec.find_tunable("strategy")->values) {
+      const GeneratedSource g = generate(spec, spec.choose({"strategy=" + to_string(v)}));
+      const std::string golden = gpen::test::source_dir() + "/tests/golden/" + g.name;
+      CAPTURE(golden);
+      if (update) {
+        std::ofstream(golden, std::ios::binary) << g.source;
+        continue;
+      }
+      const std::string want = read_file(golden);
+      REQUIRE_MESSAGE(!want.empty(), "missing golden file; run with GPEN_UPDATE_GOLDEN=1");
+      CHECK_MESSAGE(want == g.source, first_difference(want, g.source));
+      ++compared;
+    }
+  }
+  if (!update) CHECK(compared >= 20);  // 5 stencil specs x 4 strategies
+}
+
+TEST_CASE("generation is deterministic") {
+  const Spec a = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  const Spec b = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  CHECK(generate(a, a.choose()).source == generate(b, b.choose()).source);
+  CHECK(a.hash.size() == 64);
+}
+
+TEST_CASE("banner names the spec, its hash and the tunables") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const auto g = generate(s, s.choose({"strategy=tile", "block_x=64", "block_y=4"}));
+  CHECK(g.source.find("spec 'laplacian3d_o8'") != std::string::npos);
+  CHECK(g.source.find("sha256:" + s.hash) != std::string::npos);
+  CHECK(g.source.find("strategy=tile block_x=64 block_y=4 points_per_thread=16") != std::string::npos);
+  CHECK(g.source.find("#include \"gpen/stencil_tile.cuh\"") != std::string::npos);
+}
+
+TEST_CASE("plan: launch geometry and shared memory") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const StencilPlan rolling = plan_stencil(s, s.choose({"strategy=rolling", "block_x=32", "block_y=8", "points_per_thread=16"}));
+  const LaunchDims d = rolling.launch({67, 45, 33});
+  CHECK(d.grid == std::array<unsigned, 3>{3, 6, 3});
+  CHECK(d.block == std::array<unsigned, 3>{32, 8, 1});
+  CHECK(rolling.shared_bytes == (32 + 8) * (8 + 8) * 8);
+  const StencilPlan direct = plan_stencil(s, s.choose({"strategy=direct"}));
+  CHECK(direct.launch({67, 45, 33}).grid[2] == 33);
+  CHECK(direct.shared_bytes == 0);
+
+  const Spec s2 = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian2d_o4.json");
+  const StencilPlan p2 = plan_stencil(s2, s2.choose({"points_per_thread=8"}));
+  CHECK(p2.kernel_extent({100, 50, 1}) == std::array<long long, 3>{100, 1, 50});  // y marched as kernel z
+  CHECK(p2.launch({100, 50, 1}).grid == std::array<unsigned, 3>{1, 1, 7});
+  CHECK(p2.radius[0] == std::array<int, 3>{2, 0, 2});
+}
+
+TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {
+  std::string t = "  \"tunables\": {\"block_x\": {\"values\": [1024]}, \"block_y\": {\"values\": [1]}},\n";
+  std::string js = gpen::test::minimal_spec("D2(u, x)", t);
+  js = gpen::test::with(js, "\"dims\": 2", "\"dims\": 3");
+  js = gpen::test::with(js, "\"ghost\": 1", "\"ghost\": 8");
+  js = gpen::test::with(js, "\"order\": 2", "\"order\": 16");
+  const Spec s = load_spec_string(js);
+  CHECK_NOTHROW(plan_stencil(s, s.choose({"strategy=direct"})));
+  // (1024 + 16) x 1 x 8 bytes fits; try a spec that does not
+  std::string t2 = "  \"tunables\": {\"block_x\": {\"values\": [1024]}, \"block_y\": {\"values\": [8]}},\n";
+  std::string js2 = gpen::test::minimal_spec("D2(u, x) + D2(u, y)", t2);
+  js2 = gpen::test::with(js2, "\"dims\": 2", "\"dims\": 3");
+  const Spec s2 = load_spec_string(js2);
+  try {
+    plan_stencil(s2, s2.choose({"strategy=tile"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("threads, more than a block may have") != std::string::npos);
+  }
+}

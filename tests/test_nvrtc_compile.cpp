@@ -1,0 +1,47 @@
+// Every shipped spec x strategy compiles with NVRTC for sm_90. NVRTC needs
+// the toolkit only, so this runs in CI on machines without a GPU.
+#include "gpen/runtime/nvrtc_compiler.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+TEST_CASE("every shipped stencil spec and strategy compiles for sm_90") {
+  int compiled = 0;
+  for (const auto& path : gpen::test::shipped_specs("stencil")) {
+    const Spec spec = load_spec(path);
+    for (const auto& v : spec.find_tunable("strategy")->values) {
+      const GeneratedSource g = generate(spec, spec.choose({"strategy=" + to_string(v)}));
+      CAPTURE(g.name);
+      const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
+      CHECK(k.cubin.size() > 1000);
+      CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
+      CHECK(k.usage.registers > 0);
+      CHECK(k.usage.spill_stores == 0);  // a spill means a register array went to local memory
+      ++compiled;
+    }
+  }
+  CHECK(compiled >= 20);
+}
+
+TEST_CASE("fp32 variants compile too") {
+  const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
+  const GeneratedSource g = generate(spec, spec.choose());
+  CHECK(g.source.find("using real = float;") != std::string::npos);
+  CHECK(compile_with_nvrtc(g, "sm_90", spec.name).cubin.size() > 1000);
+}
+
+TEST_CASE("a compile error shows the log and the generated lines around it") {
+  const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json");
+  GeneratedSource g = generate(spec, spec.choose());
+  g.source = gpen::test::with(g.source, "out[0] =", "out[0] = undefined_name +");
+  try {
+    compile_with_nvrtc(g, "sm_90", spec.name);
+    FAIL("no error");
+  } catch (const CompileError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("NVRTC could not compile laplacian3d_o2.rolling.cu (spec 'laplacian3d_o2'") != std::string::npos);
+    CHECK(what.find("undefined_name") != std::string::npos);
+    CHECK(what.find("> ") != std::string::npos);  // the marked source line
+    CHECK(!e.log().empty());
+  }
+}

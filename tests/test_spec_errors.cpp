@@ -1,0 +1,218 @@
+// Every class of spec error names the JSON pointer, line and column of the
+// offending text and says what was expected.
+#include "test_support.hpp"
+
+using namespace gpen;
+using gpen::test::minimal_spec;
+using gpen::test::spec_error_of;
+using gpen::test::with;
+
+// Column of the first character of the expression in minimal_spec()'s
+// outputs line: `  "outputs": [{"field": "v", "expr": "` is 38 characters.
+constexpr int kExprColumn = 39;
+constexpr int kOutputsLine = 9;
+
+TEST_CASE("the minimal spec is valid") {
+  const Spec s = load_spec_string(minimal_spec());
+  CHECK(s.name == "t");
+  CHECK(s.warnings.empty());
+}
+
+TEST_CASE("malformed JSON names line and column") {
+  const SpecError e = spec_error_of("{\n  \"name\": \"t\",\n  \"kind\" \"stencil\"\n}");
+  CHECK(e.line() == 3);
+  CHECK(e.column() == 10);
+  CHECK(e.pointer() == "");
+  CHECK(std::string(e.what()).find("malformed JSON") != std::string::npos);
+  CHECK(std::string(e.what()).rfind("t.json:3:10: error:", 0) == 0);
+}
+
+TEST_CASE("undeclared identifier: pointer, line, column, expected names") {
+  const SpecError e = spec_error_of(minimal_spec("D2(u, x) + uu"));
+  CHECK(e.pointer() == "/outputs/0/expr");
+  CHECK(e.line() == kOutputsLine);
+  CHECK(e.column() == kExprColumn + 11);
+  CHECK(e.detail().message == "unknown identifier 'uu'");
+  CHECK(e.detail().expected == "a declared input field, param or let: u, k");
+  // the excerpt shows the line with a caret under the column
+  const std::string& ex = e.detail().excerpt;
+  CHECK(ex.find("uu") != std::string::npos);
+  CHECK(ex.find('^') - (ex.find('\n') + 1) == std::size_t(8 + e.column() - 1));  // "    9 | " gutter
+}
+
+TEST_CASE("unknown function, wrong arity, axis errors") {
+  SpecError e = spec_error_of(minimal_spec("cbrt(u)"));
+  CHECK(e.detail().message == "unknown function 'cbrt'");
+  CHECK(e.column() == kExprColumn);
+  CHECK(e.detail().expected.find("sqrt, rsqrt") != std::string::npos);
+
+  e = spec_error_of(minimal_spec("u + pow(u)"));
+  CHECK(e.detail().message == "'pow' takes 2 arguments, got 1");
+  CHECK(e.column() == kExprColumn + 4);
+
+  e = spec_error_of(minimal_spec("D2(u, z)"));
+  CHECK(e.detail().message == "axis 'z' is beyond the 2-D arrays of this spec");
+  CHECK(e.column() == kExprColumn + 6);
+  CHECK(e.detail().expected == "an axis of the 2-D arrays: x or y");
+
+  e = spec_error_of(minimal_spec("D2(u, k)"));
+  CHECK(e.detail().message == "the second argument of 'D2' must be an axis");
+
+  e = spec_error_of(minimal_spec("D2(u)"));
+  CHECK(e.detail().message == "operator 'D2' takes 2 arguments, got 1");
+
+  e = spec_error_of(minimal_spec("u * x"));
+  CHECK(e.detail().message.find("axis 'x' can only be the second argument") == 0);
+
+  e = spec_error_of(minimal_spec("D2 + u"));
+  CHECK(e.detail().message == "operator 'D2' must be applied: D2(field, axis)");
+}
+
+TEST_CASE("syntax errors map into the JSON file") {
+  const SpecError e = spec_error_of(minimal_spec("u * (k + 1"));
+  CHECK(e.pointer() == "/outputs/0/expr");
+  CHECK(e.line() == kOutputsLine);
+  CHECK(e.column() == kExprColumn + 10);
+  CHECK(e.detail().expected == "')'");
+}
+
+TEST_CASE("escapes in the JSON string keep columns right") {
+  // "\t" is two characters in the file but one in the expression
+  const SpecError e = spec_error_of(minimal_spec("u +\\tq"));
+  CHECK(e.column() == kExprColumn + 5);
+}
+
+TEST_CASE("reading an output field is an error") {
+  const SpecError e = spec_error_of(minimal_spec("u + v"));
+  CHECK(e.detail().message == "output field 'v' cannot be read in an expression");
+}
+
+TEST_CASE("structure errors: unknown key, missing key, wrong type, bad values") {
+  std::string s = minimal_spec();
+  SpecError e = spec_error_of(with(s, "\"dims\"", "\"dimz\""));
+  CHECK(e.pointer() == "/dimz");
+  CHECK(e.detail().message == "unknown key 'dimz'");
+  CHECK(e.line() == 5);
+  CHECK(e.column() == 3);
+
+  e = spec_error_of(with(s, "\"dtype\": \"float64\"", "\"dtype\": \"float16\""));
+  CHECK(e.pointer() == "/dtype");
+  CHECK(e.detail().expected == "one of: float32, float64");
+  CHECK(e.line() == 4);
+  CHECK(e.column() == 12);
+
+  e = spec_error_of(with(s, "\"dims\": 2", "\"dims\": 4"));
+  CHECK(e.pointer() == "/dims");
+  CHECK(e.detail().expected == "an integer in [1, 3]");
+
+  e = spec_error_of(with(s, "\"dims\": 2", "\"dims\": \"2\""));
+  CHECK(e.detail().message == "found a string");
+
+  e = spec_error_of(with(s, "\"role\": \"input\", ", ""));
+  CHECK(e.pointer() == "/fields/0");
+  CHECK(e.detail().message == "missing key 'role'");
+  CHECK(e.line() == 6);
+  CHECK(e.column() == 14);
+
+  e = spec_error_of(with(s, "\"name\": \"k\"", "\"name\": \"u\""));
+  CHECK(e.pointer() == "/params/0/name");
+  CHECK(e.detail().message == "'u' is declared twice");
+
+  e = spec_error_of(with(s, "\"name\": \"k\"", "\"name\": \"sqrt\""));
+  CHECK(e.detail().message == "'sqrt' is reserved (an axis or a math function)");
+
+  e = spec_error_of(with(s, "\"name\": \"t\"", "\"name\": \"9t\""));
+  CHECK(e.pointer() == "/name");
+}
+
+TEST_CASE("ghost width smaller than the footprint") {
+  const SpecError e = spec_error_of(minimal_spec("D2(D2(u, x), x)"));
+  CHECK(e.pointer() == "/fields/0/ghost");
+  CHECK(e.detail().message == "ghost width 1 of 'u' is smaller than the 2 points the outputs reach along x");
+  CHECK(e.detail().expected == "ghost >= 2");
+}
+
+TEST_CASE("operators: explicit coefficients and their errors") {
+  const std::string ops = "  \"lets\": [],\n";
+  std::string s = minimal_spec("D(u, x)", ops);
+  s = with(s, "{\"name\": \"D2\", \"derivative\": 2, \"order\": 2}", "{\"name\": \"D\", \"offsets\": [-1, 1], \"coeffs\": [\"-1/2\"]}");
+  SpecError e = spec_error_of(s);
+  CHECK(e.pointer() == "/operators/0/coeffs");
+  CHECK(e.detail().message == "1 coefficients for 2 offsets");
+
+  s = minimal_spec();
+  s = with(s, "\"order\": 2", "\"order\": 3");
+  e = spec_error_of(s);
+  CHECK(e.pointer() == "/operators/0/order");
+
+  s = minimal_spec("D(u, x)");
+  s = with(s, "{\"name\": \"D2\", \"derivative\": 2, \"order\": 2}", "{\"name\": \"D\", \"offsets\": [-1, 1], \"coeffs\": [\"-1/x\", 0.5]}");
+  e = spec_error_of(s);
+  CHECK(e.pointer() == "/operators/0/coeffs/0");
+
+  s = minimal_spec("D(u, x)");
+  s = with(s, "{\"name\": \"D2\", \"derivative\": 2, \"order\": 2}", "{\"name\": \"D\", \"offsets\": [-1, 1], \"coeffs\": [-0.5, 0.5]}");
+  const Spec ok = load_spec_string(s);
+  CHECK(ok.operators[0].coeffs[0] == Rational(-1, 2));
+}
+
+TEST_CASE("outputs: unknown field, duplicate, missing") {
+  std::string s = minimal_spec();
+  s = with(s, "\"field\": \"v\"", "\"field\": \"w\"");
+  SpecError e = spec_error_of(s);
+  CHECK(e.pointer() == "/outputs/0/field");
+  CHECK(e.detail().expected == "one of: v");
+
+  s = minimal_spec();
+  s = with(s, "{\"name\": \"v\", \"role\": \"output\"}", "{\"name\": \"v\", \"role\": \"output\"}, {\"name\": \"w\", \"role\": \"output\"}");
+  e = spec_error_of(s);
+  CHECK(e.pointer() == "/fields/2");
+  CHECK(e.detail().message == "output field 'w' has no expression in /outputs");
+}
+
+TEST_CASE("lets resolve in order") {
+  const std::string lets = "  \"lets\": [{\"name\": \"a\", \"expr\": \"b + 1\"}, {\"name\": \"b\", \"expr\": \"u\"}],\n";
+  const SpecError e = spec_error_of(minimal_spec("a", lets));
+  CHECK(e.pointer() == "/lets/0/expr");
+  CHECK(e.detail().message == "'b' is used before (or inside) its own let");
+
+  const std::string good = "  \"lets\": [{\"name\": \"a\", \"expr\": \"u * k\"}, {\"name\": \"b\", \"expr\": \"D2(a, x)\"}],\n";
+  const Spec s = load_spec_string(minimal_spec("b", good));
+  CHECK(s.footprint()[0] == std::array<int, 3>{1, 0, 0});
+}
+
+TEST_CASE("tunables: unknown, disallowed, --set") {
+  std::string t = "  \"tunables\": {\"block_z\": {\"default\": 2}},\n";
+  SpecError e = spec_error_of(minimal_spec("u", t));
+  CHECK(e.pointer() == "/tunables/block_z");
+  CHECK(e.detail().message == "unknown tunable 'block_z' for kind 'stencil'");
+
+  t = "  \"tunables\": {\"strategy\": {\"values\": [\"tile\", \"magic\"]}},\n";
+  e = spec_error_of(minimal_spec("u", t));
+  CHECK(e.pointer() == "/tunables/strategy/values/1");
+
+  t = "  \"tunables\": {\"block_x\": {\"values\": [32, 64], \"default\": 128}},\n";
+  e = spec_error_of(minimal_spec("u", t));
+  CHECK(e.pointer() == "/tunables/block_x/default");
+
+  t = "  \"tunables\": {\"block_x\": {\"values\": [32, 64], \"default\": 64}},\n";
+  const Spec s = load_spec_string(minimal_spec("u", t));
+  CHECK(to_string(s.choose().at("block_x")) == "64");
+  CHECK(to_string(s.choose({"block_x=32"}).at("block_x")) == "32");
+  try {
+    s.choose({"block_x=48"});
+    FAIL("no error");
+  } catch (const SpecError& err) {
+    CHECK(err.pointer() == "/tunables/block_x");
+    CHECK(err.detail().expected == "one of: 32, 64");
+  }
+  CHECK_THROWS_AS(s.choose({"nope=1"}), SpecError);
+  CHECK_THROWS_AS(s.choose({"block_x"}), SpecError);
+}
+
+TEST_CASE("unused inputs are warned about, not silently accepted") {
+  std::string s = minimal_spec("k * 2");
+  const Spec spec = load_spec_string(s);
+  REQUIRE(spec.warnings.size() == 1);
+  CHECK(spec.warnings[0] == "/fields/0: input field 'u' is never read by the outputs");
+}

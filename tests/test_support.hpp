@@ -1,0 +1,64 @@
+// Helpers shared by gpen's tests.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen::test {
+
+inline std::string source_dir() { return GPEN_SOURCE_DIR; }
+
+// Every shipped spec of one kind directory (e.g. "stencil"), sorted.
+inline std::vector<std::string> shipped_specs(const std::string& kind) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() + "/specs/" + kind))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline const std::vector<std::string>& stencil_strategies() {
+  static const std::vector<std::string> s = {"direct", "march", "tile", "rolling"};
+  return s;
+}
+
+// The SpecError that loading `json` throws (fails the test if none).
+inline SpecError spec_error_of(const std::string& json) {
+  try {
+    load_spec_string(json, "t.json");
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("expected a SpecError for:\n" << json);
+  throw std::logic_error("unreachable");
+}
+
+// `s` with the first `from` replaced by `to` (fails the test if absent).
+inline std::string with(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "test setup: '" << from << "' not in the spec");
+  return s.replace(at, from.size(), to);
+}
+
+// A small valid stencil spec, one line per key so that tests can predict lines.
+inline std::string minimal_spec(const std::string& expr = "D2(u, x) + D2(u, y)", const std::string& extra = "") {
+  return "{\n"
+         "  \"name\": \"t\",\n"
+         "  \"kind\": \"stencil\",\n"
+         "  \"dtype\": \"float64\",\n"
+         "  \"dims\": 2,\n"
+         "  \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 1}, {\"name\": \"v\", \"role\": \"output\"}],\n"
+         "  \"params\": [{\"name\": \"k\", \"value\": 2}],\n"
+         "  \"operators\": [{\"name\": \"D2\", \"derivative\": 2, \"order\": 2}],\n" +
+         extra +
+         "  \"outputs\": [{\"field\": \"v\", \"expr\": \"" + expr + "\"}]\n"
+         "}\n";
+}
+
+}  // namespace gpen::test

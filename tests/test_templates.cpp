@@ -1,0 +1,36 @@
+#include <fstream>
+
+#include "gpen/generator/templates.hpp"
+#include "gpen/generator/error.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+TEST_CASE("fill_template substitutes and fails loudly") {
+  CHECK(fill_template("t", "a ${x} b ${y} ${x}", {{"x", "1"}, {"y", "2"}}) == "a 1 b 2 1");
+  CHECK_THROWS_AS(fill_template("t", "a ${x} ${z}", {{"x", "1"}}), InternalError);
+  CHECK_THROWS_AS(fill_template("t", "a ${x}", {{"x", "1"}, {"unused", "2"}}), InternalError);
+  CHECK_THROWS_AS(fill_template("t", "a ${x", {{"x", "1"}}), InternalError);
+}
+
+TEST_CASE("every template is embedded, and the override directory wins") {
+  CHECK(template_text("gpen/stencil_rolling.cuh").find("stencil_rolling") != std::string::npos);
+  CHECK(template_headers().size() >= 7);
+  CHECK_THROWS(template_text("gpen/nope.cuh"));
+  const std::string dir = std::filesystem::temp_directory_path() / "gpen_tpl_override";
+  std::filesystem::create_directories(dir + "/gpen");
+  std::ofstream(dir + "/gpen/stencil_direct.cuh") << "// overridden";
+  setenv("GPEN_TEMPLATE_DIR", dir.c_str(), 1);
+  CHECK(template_text("gpen/stencil_direct.cuh") == "// overridden");
+  CHECK(template_text("gpen/stencil_tile.cuh").find("stencil_tile") != std::string::npos);  // falls back
+  unsetenv("GPEN_TEMPLATE_DIR");
+  CHECK(template_text("gpen/stencil_direct.cuh") != "// overridden");
+}
+
+TEST_CASE("inline_includes pastes headers once with #line directives") {
+  const std::string out = inline_includes("#include \"gpen/stencil_tile.cuh\"\nint x;\n", "unit.cu");
+  CHECK(out.find("#line 1 \"templates/gpen/stencil_tile.cuh\"") != std::string::npos);
+  CHECK(out.find("#line 1 \"templates/gpen/stencil_common.cuh\"") != std::string::npos);
+  CHECK(out.find("#include \"gpen/") == std::string::npos);
+  CHECK(out.find("#line 2 \"unit.cu\"") != std::string::npos);
+}
