@@ -18,5 +18,10 @@ using Runner = std::function<int()>;
 
 void add_check(CLI::App& app, Runner& run);
 void add_gen(CLI::App& app, Runner& run);
+void add_compile(CLI::App& app, Runner& run);
+void add_run(CLI::App& app, Runner& run);
+void add_bench(CLI::App& app, Runner& run);
+void add_cache(CLI::App& app, Runner& run);
+void add_survey(CLI::App& app, Runner& run);
 
 }  // namespace gpen::cli

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "gpen/generator/error.hpp"
+#include "gpen/runtime/driver.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"gpen: turns kernel specs written in JSON into specialised CUDA kernels"};
@@ -12,6 +13,11 @@ int main(int argc, char** argv) {
   gpen::cli::Runner run;
   gpen::cli::add_check(app, run);
   gpen::cli::add_gen(app, run);
+  gpen::cli::add_compile(app, run);
+  gpen::cli::add_run(app, run);
+  gpen::cli::add_bench(app, run);
+  gpen::cli::add_cache(app, run);
+  gpen::cli::add_survey(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +29,9 @@ int main(int argc, char** argv) {
   } catch (const gpen::SpecError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return gpen::cli::kExitInvalid;
+  } catch (const gpen::NoDeviceError& e) {
+    fmt::print(stderr, "gpen: {}\n", e.what());
+    return gpen::cli::kExitNoDevice;
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpen: error: {}\n", e.what());
     return gpen::cli::kExitInvalid;

@@ -19,4 +19,7 @@ struct GeneratedSource {
 
 GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
 
+// The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
+GeneratedSource generate_periodic_fill(Dtype dtype);
+
 }  // namespace gpen

@@ -1,0 +1,281 @@
+// gpen compile | run | bench | cache | survey: the commands that use the
+// runtime. Without a driver or GPU, compile and cache still work; run and
+// bench say why they cannot launch (exit 3).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/stencil_run.hpp"
+
+namespace gpen::cli {
+namespace {
+
+std::string arch_or_device(const std::string& arch) {
+  if (!arch.empty()) return arch;
+  std::string why;
+  if (driver_available(&why)) return Context(0).info().arch();
+  return "sm_90";
+}
+
+nlohmann::json usage_json(const ResourceUsage& u) {
+  return {{"registers", u.registers}, {"spill_stores", u.spill_stores}, {"spill_loads", u.spill_loads},
+          {"shared_bytes", u.shared_bytes}, {"stack_bytes", u.stack_bytes}};
+}
+
+nlohmann::json report_json(const RunReport& r, double copy_gbs) {
+  nlohmann::json j = {{"spec", r.spec},          {"variant", r.variant},      {"unit", r.unit},
+                      {"cache", r.cache},        {"cache_ms", r.cache_ms}, {"load_ms", r.load_ms}, {"median_ms", r.median_ms},  {"min_ms", r.min_ms},
+                      {"bytes", r.bytes},        {"teff_gbs", r.teff_gbs},    {"copy_gbs", copy_gbs},
+                      {"pct_copy", copy_gbs > 0 ? 100.0 * r.teff_gbs / copy_gbs : 0.0},
+                      {"usage", usage_json(r.usage)}};
+  if (r.check) j["verify"] = {{"pass", r.check->pass}, {"rel_l2", r.check->rel_l2}, {"max_abs", r.check->max_abs},
+                               {"non_finite", r.check->non_finite}, {"ghost_changed", r.check->ghost_changed}};
+  return j;
+}
+
+int no_device(const std::string& why, const std::string& what) {
+  fmt::print(stderr, "gpen: cannot {}: {}\n", what, why);
+  return kExitNoDevice;
+}
+
+std::optional<Dtype> dtype_option(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  auto d = parse_dtype(s);
+  if (!d) throw CLI::ValidationError("--dtype", "must be float32 or float64");
+  return d;
+}
+
+}  // namespace
+
+void add_compile(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("compile", "Generate and compile a spec with NVRTC, through the kernel cache");
+  struct Opts { std::string spec, arch, dtype; std::vector<std::string> set; bool json = false; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("spec", o->spec, "Spec file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--set", o->set, "Override a tunable: name=value (repeatable)");
+  cmd->add_option("--arch", o->arch, "Target, e.g. sm_90 (default: the GPU's, else sm_90)");
+  cmd->add_option("--dtype", o->dtype, "Override the spec's dtype (float32|float64)");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([&run, o] {
+    run = [o] {
+      const Spec s = load_spec(o->spec, dtype_option(o->dtype));
+      const GeneratedSource g = generate(s, s.choose(o->set));
+      const std::string arch = arch_or_device(o->arch);
+      const auto r = process_cache().get(g, arch, s.name);
+      const char* src = r.source == KernelCache::Source::Disk ? "hit (disk)" : r.source == KernelCache::Source::Memory ? "hit (memory)" : "miss (compiled)";
+      const auto& u = r.kernel.usage;
+      if (o->json) {
+        fmt::print("{}\n", nlohmann::json{{"spec", s.name}, {"unit", g.name}, {"arch", arch}, {"cache", src}, {"ms", r.ms},
+                                          {"key", r.key}, {"usage", usage_json(u)}}.dump(2));
+      } else {
+        fmt::print("{} ({}) for {}: cache {} in {:.1f} ms\n", g.name, describe(s.tunables, g.choice), arch, src, r.ms);
+        fmt::print("  registers {}, spill stores {} B, spill loads {} B, shared {} B, stack {} B\n", u.registers, u.spill_stores,
+                   u.spill_loads, u.shared_bytes, u.stack_bytes);
+        fmt::print("  key {}\n", r.key);
+      }
+      return kExitOk;
+    };
+  });
+}
+
+void add_run(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("run", "Run a spec on the GPU: random inputs, poisoned outputs, timing, verification");
+  struct Opts { std::string spec, size = "128", dtype; std::vector<std::string> set; int repeat = 20; bool verify = false, json = false, periodic = false; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("spec", o->spec, "Spec file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--size", o->size, "Interior size NX[xNY[xNZ]] (one number: a cube)");
+  cmd->add_option("--set", o->set, "Override a tunable: name=value (repeatable)");
+  cmd->add_option("--repeat", o->repeat, "Timed launches (median reported)")->check(CLI::PositiveNumber);
+  cmd->add_option("--dtype", o->dtype, "Override the spec's dtype (float32|float64)");
+  cmd->add_flag("--verify", o->verify, "Compare with the CPU reference in double precision");
+  cmd->add_flag("--periodic", o->periodic, "Fill input ghost zones periodically on the GPU");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([&run, o] {
+    run = [o] {
+      const Spec s = load_spec(o->spec, dtype_option(o->dtype));
+      const TunableChoice choice = s.choose(o->set);
+      RunOptions opt;
+      opt.size = parse_size(o->size, s.dims);
+      opt.repeat = o->repeat;
+      opt.verify = o->verify;
+      opt.periodic = o->periodic;
+      generate(s, choice);  // plan errors before any device work
+      std::string why;
+      if (!driver_available(&why)) return no_device(why, "run " + s.name);
+      Context ctx(0);
+      const RunReport r = run_stencil(ctx, s, choice, opt);
+      const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
+      if (o->json) {
+        auto j = report_json(r, copy);
+        j["gpu"] = ctx.info().name;
+        fmt::print("{}\n", j.dump(2));
+      } else {
+        fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), o->size, r.variant);
+        fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", r.unit, r.cache, r.cache_ms,
+                   r.load_ms, r.usage.registers, r.usage.spill_stores);
+        fmt::print("  time {:.4f} ms (median of {}), T_eff {:.1f} GB/s = {:.1f}% of copy ({:.1f} GB/s, same run)\n", r.median_ms, o->repeat,
+                   r.teff_gbs, 100 * r.teff_gbs / copy, copy);
+        if (r.check) fmt::print("  verify: {}\n", r.check->summary());
+      }
+      return r.check && !r.check->pass ? kExitInvalid : kExitOk;
+    };
+  });
+}
+
+void add_cache(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("cache", "The on-disk kernel cache: path, list, clear");
+  cmd->require_subcommand(1);
+  cmd->add_subcommand("path", "Print the cache directory")->callback([&run] {
+    run = [] { fmt::print("{}\n", KernelCache::default_dir()); return kExitOk; };
+  });
+  cmd->add_subcommand("list", "List entries: size, age, spec, kernel")->callback([&run] {
+    run = [] {
+      const auto entries = KernelCache(KernelCache::default_dir()).list();
+      fmt::print("{:<18} {:>9} {:>8}  {:<6} {:<20} {}\n", "key", "bytes", "age", "arch", "spec", "kernel");
+      for (const auto& e : entries)
+        fmt::print("{:<18} {:>9} {:>7}s  {:<6} {:<20} {}{}\n", e.key.substr(0, 16), e.bytes, e.age_seconds, e.arch, e.spec, e.kernel,
+                   e.valid ? "" : "  (corrupt: will be recompiled)");
+      fmt::print("{} entries in {}\n", entries.size(), KernelCache::default_dir());
+      return kExitOk;
+    };
+  });
+  cmd->add_subcommand("clear", "Remove every entry")->callback([&run] {
+    run = [] {
+      const std::size_t n = KernelCache(KernelCache::default_dir()).clear();
+      fmt::print("removed {} entries from {}\n", n, KernelCache::default_dir());
+      return kExitOk;
+    };
+  });
+}
+
+void add_bench(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("bench", "Time spec variants beside a device-to-device copy measured in the same run");
+  struct Opts { std::vector<std::string> specs; std::string size = "512", dtype, json_out; std::vector<std::string> strategies, blocks; int repeat = 20; bool verify = false; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("specs", o->specs, "Spec files")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--size", o->size, "Interior size");
+  cmd->add_option("--dtype", o->dtype, "Override the dtype (float32|float64)");
+  cmd->add_option("--strategies", o->strategies, "Strategies to time (default: every allowed one)")->delimiter(',');
+  cmd->add_option("--blocks", o->blocks, "Block shapes XxY to try (default: the spec's default)")->delimiter(',');
+  cmd->add_option("--repeat", o->repeat, "Timed launches per variant");
+  cmd->add_flag("--verify", o->verify, "Verify every variant against the CPU reference");
+  cmd->add_option("--json", o->json_out, "Also write the results to FILE as JSON");
+  cmd->callback([&run, o] {
+    run = [o] {
+      std::string why;
+      if (!driver_available(&why)) return no_device(why, "benchmark");
+      Context ctx(0);
+      const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
+      fmt::print("{}: device-to-device copy {:.1f} GB/s (read + write)\n", ctx.info().name, copy);
+      fmt::print("{:<16} {:<7} {:<58} {:>9} {:>9} {:>7} {:>5} {:>6}\n", "spec", "dtype", "variant", "ms", "GB/s", "%copy", "regs", "verify");
+      nlohmann::json all = nlohmann::json::array();
+      int status = kExitOk;
+      for (const auto& path : o->specs) {
+        const Spec s = load_spec(path, dtype_option(o->dtype));
+        std::vector<std::string> strategies = o->strategies;
+        if (strategies.empty()) for (const auto& v : s.find_tunable("strategy")->values) strategies.push_back(to_string(v));
+        std::vector<std::string> blocks = o->blocks;
+        if (blocks.empty()) blocks.push_back("");
+        for (const auto& st : strategies)
+          for (const auto& b : blocks) {
+            std::vector<std::string> set = {"strategy=" + st};
+            if (!b.empty()) {
+              const auto x = b.find('x');
+              set.push_back("block_x=" + b.substr(0, x));
+              if (x != std::string::npos) set.push_back("block_y=" + b.substr(x + 1));
+            }
+            RunOptions opt;
+            opt.size = parse_size(o->size, s.dims);
+            opt.repeat = o->repeat;
+            opt.verify = o->verify;
+            try {
+              const TunableChoice choice = s.choose(set);
+              const RunReport r = run_stencil(ctx, s, choice, opt);
+              const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
+              if (r.check && !r.check->pass) status = kExitInvalid;
+              fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant, r.median_ms,
+                         r.teff_gbs, 100 * r.teff_gbs / copy, r.usage.registers, v);
+              auto j = report_json(r, copy);
+              j["dtype"] = to_string(s.dtype);
+              j["size"] = o->size;
+              j["gpu"] = ctx.info().name;
+              all.push_back(j);
+            } catch (const SpecError& e) {
+              fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
+            }
+          }
+      }
+      if (!o->json_out.empty()) std::ofstream(o->json_out) << nlohmann::json{{"gpu", ctx.info().name}, {"copy_gbs", copy}, {"runs", all}}.dump(2);
+      return status;
+    };
+  });
+}
+
+void add_survey(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("survey", "Check, generate and compile every spec under DIR (and strategy); with a GPU, also run and verify each");
+  struct Opts { std::string dir = "specs"; std::string size = "67x45x33"; };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("dir", o->dir, "Directory of specs (searched recursively)")->check(CLI::ExistingDirectory);
+  cmd->add_option("--size", o->size, "Size for the GPU runs (2-D specs use the first two axes)");
+  cmd->callback([&run, o] {
+    run = [o] {
+      std::vector<std::string> files;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(o->dir))
+        if (e.path().extension() == ".json" && e.path().filename() != "spec.schema.json") files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      std::string why;
+      const bool gpu = driver_available(&why);
+      std::optional<Context> ctx;
+      if (gpu) ctx.emplace(0);
+      const std::string arch = gpu ? ctx->info().arch() : "sm_90";
+      fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7}  {}\n", "spec", "strategy", "check", "compile", "regs", "ms", gpu ? "GPU run (" + ctx->info().name + ")" : "GPU run");
+      int status = kExitOk;
+      for (const auto& f : files) {
+        Spec s;
+        try {
+          s = load_spec(f);
+        } catch (const SpecError& e) {
+          fmt::print("{:<40} {:<9} {:>6}\n{}\n", f, "-", "FAIL", e.what());
+          status = kExitInvalid;
+          continue;
+        }
+        for (const auto& v : s.find_tunable("strategy")->values) {
+          const TunableChoice choice = s.choose({"strategy=" + to_string(v)});
+          std::string runcol;
+          int regs = -1;
+          double ms = 0;
+          try {
+            const GeneratedSource g = generate(s, choice);
+            const auto r = process_cache().get(g, arch, s.name);
+            regs = r.kernel.usage.registers;
+            ms = r.ms;
+            if (gpu) {
+              RunOptions opt;
+              const auto full = parse_size(o->size, 3);
+              opt.size = {full[0], s.dims > 1 ? full[1] : 1, s.dims > 2 ? full[2] : 1};
+              opt.repeat = 5;
+              const RunReport rep = run_stencil(*ctx, s, choice, opt);
+              runcol = rep.check->summary();
+              if (!rep.check->pass) status = kExitInvalid;
+            } else {
+              runcol = "not launched: " + why;
+            }
+          } catch (const std::exception& e) {
+            runcol = std::string("FAIL: ") + e.what();
+            status = kExitInvalid;
+          }
+          fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, to_string(v), "ok", "ok", regs, ms, runcol);
+        }
+      }
+      if (!gpu) fmt::print("\nNo GPU here ({}): every spec was checked, generated and compiled for {}, none was launched.\n", why, arch);
+      return status;
+    };
+  });
+}
+
+}  // namespace gpen::cli

@@ -1,0 +1,132 @@
+// RAII owners of driver objects: the primary context of a device, streams,
+// events, loaded modules and device memory. Move-only.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gpen/generator/spec.hpp"
+#include "gpen/runtime/driver.hpp"
+
+namespace gpen {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int clock_khz = 0;
+  std::size_t total_memory = 0;
+  int driver_version = 0;
+  std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
+};
+
+// The primary context of one device, made current on construction.
+class Context {
+ public:
+  explicit Context(int ordinal = 0);
+  ~Context();
+  Context(Context&& o) noexcept;
+  Context& operator=(Context&&) = delete;
+  Context(const Context&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  void make_current() const;
+  void synchronize() const;
+
+ private:
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  DeviceInfo info_;
+};
+
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+  Stream(const Stream&) = delete;
+  CUstream get() const { return s_; }
+  void synchronize() const;
+
+ private:
+  CUstream s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(Event&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
+  Event(const Event&) = delete;
+  void record(CUstream s) const;
+  // Milliseconds from `start` to this event (both recorded; waits for this one).
+  float since(const Event& start) const;
+
+ private:
+  CUevent e_ = nullptr;
+};
+
+// A loaded CUBIN and one function of it.
+class Module {
+ public:
+  Module(const std::string& cubin, const std::string& kernel_name, const std::string& doing);
+  ~Module();
+  Module(Module&& o) noexcept : m_(o.m_), f_(o.f_) { o.m_ = nullptr; }
+  Module(const Module&) = delete;
+  CUfunction function() const { return f_; }
+
+ private:
+  CUmodule m_ = nullptr;
+  CUfunction f_ = nullptr;
+};
+
+// Device memory of `bytes` bytes.
+class DeviceMemory {
+ public:
+  DeviceMemory() = default;
+  explicit DeviceMemory(std::size_t bytes);
+  ~DeviceMemory();
+  DeviceMemory(DeviceMemory&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = 0; o.bytes_ = 0; }
+  DeviceMemory& operator=(DeviceMemory&& o) noexcept;
+  DeviceMemory(const DeviceMemory&) = delete;
+
+  CUdeviceptr get() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* host, std::size_t bytes);
+  void download(void* host, std::size_t bytes) const;
+
+ private:
+  CUdeviceptr p_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// A field on the device: a padded 1-3-D array with its dtype, interior
+// shape (x, y, z; unused axes 1) and ghost width on each axis it has.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(Dtype dtype, int dims, std::array<long long, 3> shape, int ghost);
+  Dtype dtype() const { return dtype_; }
+  int dims() const { return dims_; }
+  const std::array<long long, 3>& shape() const { return shape_; }
+  int ghost() const { return ghost_; }
+  // Padded extent per axis: shape + 2 ghost on the axes the array has.
+  std::array<long long, 3> padded() const;
+  std::size_t elements() const;
+  std::size_t bytes() const { return elements() * size_of(dtype_); }
+  CUdeviceptr get() const { return mem_.get(); }
+
+  // Whole padded array as doubles (converted from float32 if needed).
+  void upload(const std::vector<double>& host);
+  std::vector<double> download() const;
+
+ private:
+  Dtype dtype_;
+  int dims_;
+  std::array<long long, 3> shape_;
+  int ghost_;
+  DeviceMemory mem_;
+};
+
+}  // namespace gpen

@@ -1,0 +1,59 @@
+// Host-side padded arrays: random inputs, periodic ghosts, the CPU
+// reference and the comparison of results, all in double precision.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+
+struct HostArray {
+  HostArray(int dims, std::array<long long, 3> shape, int ghost);
+  int dims;
+  std::array<long long, 3> shape;  // interior, unused axes 1
+  int ghost;
+  std::vector<double> data;        // padded, x fastest
+
+  std::array<long long, 3> padded() const;
+  // Interior coordinates; -ghost .. shape+ghost-1 reach the ghost zones.
+  long long index(long long i, long long j, long long k) const;
+  double& at(long long i, long long j, long long k) { return data[index(i, j, k)]; }
+  double at(long long i, long long j, long long k) const { return data[index(i, j, k)]; }
+  bool is_interior(std::size_t flat) const;
+};
+
+// Uniform values in [-1, 1) everywhere (ghosts included), rounded to the
+// dtype so that the GPU and the reference read the same numbers.
+void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype);
+void fill_nan(HostArray& a);
+// Periodic ghost zones from the interior (the CPU twin of the GPU fill).
+void fill_periodic(HostArray& a);
+
+// Every output of a stencil spec at every interior point, evaluated from the
+// lowered expressions (not from the CUDA templates), on all cores.
+void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& inputs,
+                       const std::vector<double>& params, const std::vector<HostArray*>& outputs);
+
+struct Comparison {
+  double rel_l2 = 0;    // ||got - want|| / ||want|| over the interior
+  double max_abs = 0;   // max |got - want|
+  long long non_finite = 0;        // NaN or Inf in the interior (e.g. an unwritten point)
+  long long ghost_changed = 0;     // ghost-zone values that differ from `ghost_expect`
+  std::array<long long, 3> worst{0, 0, 0};
+  bool pass = false;
+  double tolerance = 0;
+  std::string summary() const;
+};
+
+// Relative-L2 tolerance for a dtype: fp64 1e-12, fp32 1e-5.
+double tolerance_for(Dtype dtype);
+
+// Compares interiors; ghost zones of `got` must equal those of `ghost_expect`
+// (pass the poisoned array the output started as), NaN matching NaN.
+Comparison compare(const HostArray& got, const HostArray& want, const HostArray& ghost_expect, double tolerance);
+
+}  // namespace gpen

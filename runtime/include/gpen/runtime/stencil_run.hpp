@@ -1,0 +1,50 @@
+// One measured, verified run of a stencil variant: random inputs, outputs
+// poisoned with NaN, launch, event timing (median after warm-up), and the
+// comparison with the CPU reference. Shared by `gpen run`, `gpen bench`,
+// the GPU tests and the survey.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpen/runtime/host_array.hpp"
+#include "gpen/runtime/stencil_kernel.hpp"
+
+namespace gpen {
+
+struct RunOptions {
+  std::array<long long, 3> size{64, 64, 64};  // user axes; unused axes 1
+  int warmup = 3;
+  int repeat = 20;
+  bool verify = true;
+  std::uint64_t seed = 12345;
+  ParamValues params;
+  bool periodic = false;  // fill input ghosts on the GPU (periodic) instead of random values
+};
+
+struct RunReport {
+  std::string spec;
+  std::string variant;  // "strategy=... block_x=..."
+  std::string unit;     // generated file name
+  std::string cache;    // "memory", "disk" or "compiled"
+  double cache_ms = 0;
+  double load_ms = 0;   // cuModuleLoadData + cuModuleGetFunction
+  ResourceUsage usage;
+  double median_ms = 0, min_ms = 0;
+  double bytes = 0;     // one read of every input, one write of every output (interiors)
+  double teff_gbs = 0;  // bytes / median time
+  std::optional<Comparison> check;
+};
+
+RunReport run_stencil(const Context& ctx, const Spec& spec, const TunableChoice& choice, const RunOptions& opt);
+
+// Device-to-device copy bandwidth, bytes read + written per second (GB/s),
+// median of `repeat` copies of `bytes` bytes.
+double measure_copy_gbs(const Context& ctx, std::size_t bytes, int repeat = 20);
+
+// "67x45x33" -> {67, 45, 33}; fills missing axes with 1. Throws invalid_argument.
+std::array<long long, 3> parse_size(const std::string& text, int dims);
+
+}  // namespace gpen

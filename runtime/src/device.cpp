@@ -1,0 +1,123 @@
+#include "gpen/runtime/device.hpp"
+
+#include <fmt/format.h>
+
+namespace gpen {
+
+Context::Context(int ordinal) {
+  const DriverApi& d = driver();
+  info_.ordinal = ordinal;
+  const std::string doing = fmt::format("opening GPU {}", ordinal);
+  cu_check(d.cuDeviceGet(&dev_, ordinal), "cuDeviceGet", doing);
+  char name[256] = {};
+  cu_check(d.cuDeviceGetName(name, sizeof name, dev_), "cuDeviceGetName", doing);
+  info_.name = name;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    cu_check(d.cuDeviceGetAttribute(&v, a, dev_), "cuDeviceGetAttribute", doing);
+    return v;
+  };
+  info_.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  info_.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  info_.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info_.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  cu_check(d.cuDeviceTotalMem(&info_.total_memory, dev_), "cuDeviceTotalMem", doing);
+  cu_check(d.cuDriverGetVersion(&info_.driver_version), "cuDriverGetVersion", doing);
+  cu_check(d.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain", doing);
+  make_current();
+}
+
+Context::~Context() {
+  if (ctx_) driver().cuDevicePrimaryCtxRelease(dev_);
+}
+
+Context::Context(Context&& o) noexcept : dev_(o.dev_), ctx_(o.ctx_), info_(o.info_) { o.ctx_ = nullptr; }
+
+void Context::make_current() const { GPEN_CU(cuCtxSetCurrent(ctx_), "making the context current"); }
+void Context::synchronize() const { GPEN_CU(cuCtxSynchronize(), "waiting for the GPU"); }
+
+Stream::Stream() { GPEN_CU(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING), "creating a stream"); }
+Stream::~Stream() {
+  if (s_) driver().cuStreamDestroy(s_);
+}
+void Stream::synchronize() const { GPEN_CU(cuStreamSynchronize(s_), "waiting for a stream"); }
+
+Event::Event() { GPEN_CU(cuEventCreate(&e_, CU_EVENT_DEFAULT), "creating an event"); }
+Event::~Event() {
+  if (e_) driver().cuEventDestroy(e_);
+}
+void Event::record(CUstream s) const { GPEN_CU(cuEventRecord(e_, s), "recording an event"); }
+float Event::since(const Event& start) const {
+  GPEN_CU(cuEventSynchronize(e_), "waiting for an event");
+  float ms = 0;
+  GPEN_CU(cuEventElapsedTime(&ms, start.e_, e_), "reading an event's time");
+  return ms;
+}
+
+Module::Module(const std::string& cubin, const std::string& kernel_name, const std::string& doing) {
+  GPEN_CU(cuModuleLoadData(&m_, cubin.data()), "loading the CUBIN of " + doing);
+  GPEN_CU(cuModuleGetFunction(&f_, m_, kernel_name.c_str()), "finding kernel " + kernel_name + " of " + doing);
+}
+Module::~Module() {
+  if (m_) driver().cuModuleUnload(m_);
+}
+
+DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
+  GPEN_CU(cuMemAlloc(&p_, bytes ? bytes : 1), fmt::format("allocating {} bytes", bytes));
+}
+DeviceMemory::~DeviceMemory() {
+  if (p_) driver().cuMemFree(p_);
+}
+DeviceMemory& DeviceMemory::operator=(DeviceMemory&& o) noexcept {
+  if (this != &o) {
+    if (p_) driver().cuMemFree(p_);
+    p_ = o.p_;
+    bytes_ = o.bytes_;
+    o.p_ = 0;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+void DeviceMemory::upload(const void* host, std::size_t bytes) {
+  GPEN_CU(cuMemcpyHtoD(p_, host, bytes), fmt::format("copying {} bytes to the GPU", bytes));
+}
+void DeviceMemory::download(void* host, std::size_t bytes) const {
+  GPEN_CU(cuMemcpyDtoH(host, p_, bytes), fmt::format("copying {} bytes from the GPU", bytes));
+}
+
+DeviceBuffer::DeviceBuffer(Dtype dtype, int dims, std::array<long long, 3> shape, int ghost)
+    : dtype_(dtype), dims_(dims), shape_(shape), ghost_(ghost) {
+  mem_ = DeviceMemory(bytes());
+}
+
+std::array<long long, 3> DeviceBuffer::padded() const {
+  std::array<long long, 3> p = shape_;
+  for (int ax = 0; ax < dims_; ++ax) p[ax] += 2 * ghost_;
+  return p;
+}
+
+std::size_t DeviceBuffer::elements() const {
+  const auto p = padded();
+  return static_cast<std::size_t>(p[0] * p[1] * p[2]);
+}
+
+void DeviceBuffer::upload(const std::vector<double>& host) {
+  if (host.size() != elements()) throw std::invalid_argument(fmt::format("upload of {} values into a buffer of {}", host.size(), elements()));
+  if (dtype_ == Dtype::Float64) return mem_.upload(host.data(), bytes());
+  std::vector<float> f(host.begin(), host.end());
+  mem_.upload(f.data(), bytes());
+}
+
+std::vector<double> DeviceBuffer::download() const {
+  std::vector<double> out(elements());
+  if (dtype_ == Dtype::Float64) {
+    mem_.download(out.data(), bytes());
+  } else {
+    std::vector<float> f(elements());
+    mem_.download(f.data(), bytes());
+    out.assign(f.begin(), f.end());
+  }
+  return out;
+}
+
+}  // namespace gpen

@@ -1,0 +1,126 @@
+#include "gpen/runtime/host_array.hpp"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace gpen {
+
+HostArray::HostArray(int d, std::array<long long, 3> s, int g) : dims(d), shape(s), ghost(g) {
+  const auto p = padded();
+  data.assign(static_cast<std::size_t>(p[0] * p[1] * p[2]), 0.0);
+}
+
+std::array<long long, 3> HostArray::padded() const {
+  auto p = shape;
+  for (int ax = 0; ax < dims; ++ax) p[ax] += 2 * ghost;
+  return p;
+}
+
+long long HostArray::index(long long i, long long j, long long k) const {
+  const auto p = padded();
+  const long long g1 = dims > 1 ? ghost : 0, g2 = dims > 2 ? ghost : 0;
+  return (i + ghost) + p[0] * ((j + g1) + p[1] * (k + g2));
+}
+
+bool HostArray::is_interior(std::size_t flat) const {
+  const auto p = padded();
+  const long long c[3] = {static_cast<long long>(flat % p[0]), static_cast<long long>((flat / p[0]) % p[1]),
+                          static_cast<long long>(flat / (p[0] * p[1]))};
+  for (int ax = 0; ax < dims; ++ax)
+    if (c[ax] < ghost || c[ax] >= shape[ax] + ghost) return false;
+  return true;
+}
+
+void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (double& v : a.data) v = dtype == Dtype::Float32 ? static_cast<double>(static_cast<float>(u(rng))) : u(rng);
+}
+
+void fill_nan(HostArray& a) { std::fill(a.data.begin(), a.data.end(), std::numeric_limits<double>::quiet_NaN()); }
+
+void fill_periodic(HostArray& a) {
+  const auto p = a.padded();
+  const long long g = a.ghost;
+  auto wrap = [&](long long c, int ax) {
+    if (ax >= a.dims) return c;
+    const long long n = a.shape[ax];
+    return ((c - g) % n + n) % n + g;
+  };
+  for (long long k = 0; k < p[2]; ++k)
+    for (long long j = 0; j < p[1]; ++j)
+      for (long long i = 0; i < p[0]; ++i) {
+        const long long si = wrap(i, 0), sj = wrap(j, 1), sk = wrap(k, 2);
+        a.data[i + p[0] * (j + p[1] * k)] = a.data[si + p[0] * (sj + p[1] * sk)];
+      }
+}
+
+void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& inputs, const std::vector<double>& params,
+                       const std::vector<HostArray*>& outputs) {
+  const auto shape = outputs.at(0)->shape;
+  const long long planes = shape[2] * shape[1];
+  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+  auto work = [&](unsigned w) {
+    for (long long row = w; row < planes; row += workers) {
+      const long long j = row % shape[1], k = row / shape[1];
+      for (long long i = 0; i < shape[0]; ++i) {
+        auto read = [&](const Access& acc) {
+          return inputs[acc.field]->at(i + acc.off[0], j + acc.off[1], k + acc.off[2]);
+        };
+        for (const auto& o : spec.outputs) {
+          const int slot = spec.fields[o.field].slot;
+          outputs[slot]->at(i, j, k) = evaluate(*o.ir, read, params);
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+}
+
+double tolerance_for(Dtype dtype) { return dtype == Dtype::Float32 ? 1e-5 : 1e-12; }
+
+Comparison compare(const HostArray& got, const HostArray& want, const HostArray& ghost_expect, double tolerance) {
+  Comparison c;
+  c.tolerance = tolerance;
+  double num = 0, den = 0;
+  const auto p = got.padded();
+  for (std::size_t f = 0; f < got.data.size(); ++f) {
+    const double g = got.data[f];
+    if (!got.is_interior(f)) {
+      const double e = ghost_expect.data[f];
+      if (!(g == e || (std::isnan(g) && std::isnan(e)))) ++c.ghost_changed;
+      continue;
+    }
+    const double w = want.data[f];
+    if (!std::isfinite(g)) {
+      ++c.non_finite;
+      continue;
+    }
+    const double d = std::fabs(g - w);
+    num += d * d;
+    den += w * w;
+    if (d > c.max_abs) {
+      c.max_abs = d;
+      const long long fl = static_cast<long long>(f);
+      c.worst = {fl % p[0] - got.ghost, (fl / p[0]) % p[1] - (got.dims > 1 ? got.ghost : 0),
+                 fl / (p[0] * p[1]) - (got.dims > 2 ? got.ghost : 0)};
+    }
+  }
+  c.rel_l2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  c.pass = c.non_finite == 0 && c.ghost_changed == 0 && c.rel_l2 <= tolerance;
+  return c;
+}
+
+std::string Comparison::summary() const {
+  return fmt::format("{}: rel L2 {:.2e} (tolerance {:.0e}), max |err| {:.2e} at ({}, {}, {}), {} non-finite, {} ghost values changed",
+                     pass ? "PASS" : "FAIL", rel_l2, tolerance, max_abs, worst[0], worst[1], worst[2], non_finite, ghost_changed);
+}
+
+}  // namespace gpen
