@@ -51,12 +51,16 @@ bool split_entry(const std::string& data, nlohmann::json& header, std::string& p
 
 }  // namespace
 
-std::string cache_key(const GeneratedSource& src, const std::string& arch) {
+std::string cache_key(const CacheKeyParts& p) {
   // Each ingredient is length-prefixed so that no two lists collide.
   std::string material;
-  for (const std::string& part : {src.source, join(nvrtc_options(arch)), nvrtc_version(), arch, std::string(GPEN_VERSION)})
-    material += std::to_string(part.size()) + ":" + part;
+  for (const std::string* part : {&p.source, &p.options, &p.nvrtc_version, &p.arch, &p.gpen_version})
+    material += std::to_string(part->size()) + ":" + *part;
   return sha256_hex(material);
+}
+
+std::string cache_key(const GeneratedSource& src, const std::string& arch) {
+  return cache_key(CacheKeyParts{src.source, join(nvrtc_options(arch)), nvrtc_version(), arch, GPEN_VERSION});
 }
 
 std::string KernelCache::default_dir() {
@@ -66,7 +70,7 @@ std::string KernelCache::default_dir() {
   return ".gpen-cache";
 }
 
-KernelCache::KernelCache(std::string dir) : dir_(std::move(dir)) {
+KernelCache::KernelCache(std::string dir, WarningHandler on_warning) : dir_(std::move(dir)), warn_(std::move(on_warning)) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   const std::string probe = fmt::format("{}/.probe.{}", dir_, getpid());

@@ -19,6 +19,10 @@
 
 namespace gpen {
 
+struct CacheKeyParts {
+  std::string source, options, nvrtc_version, arch, gpen_version;
+};
+std::string cache_key(const CacheKeyParts& parts);
 std::string cache_key(const GeneratedSource& src, const std::string& arch);
 
 struct CacheEntryInfo {
@@ -44,7 +48,9 @@ class KernelCache {
 
   // $GPEN_CACHE_DIR, else $XDG_CACHE_HOME/gpen, else $HOME/.cache/gpen.
   static std::string default_dir();
-  explicit KernelCache(std::string dir = default_dir());
+  using WarningHandler = std::function<void(const std::string&)>;
+  // Warnings (unwritable directory, corrupt entry) go to `on_warning`, default stderr.
+  explicit KernelCache(std::string dir = default_dir(), WarningHandler on_warning = {});
 
   Result get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name);
 
@@ -53,8 +59,6 @@ class KernelCache {
   std::vector<CacheEntryInfo> list() const;
   std::size_t clear();  // removes every entry file; returns how many
 
-  // Where warnings go (unwritable directory, corrupt entry); default: stderr.
-  void set_warning_handler(std::function<void(const std::string&)> h) { warn_ = std::move(h); }
 
  private:
   bool read_entry(const std::string& path, const std::string& key, CompiledKernel& out, std::string& why) const;
@@ -65,7 +69,7 @@ class KernelCache {
   bool disk_ok_ = true;
   mutable std::mutex mu_;
   std::map<std::string, CompiledKernel> memory_;
-  std::function<void(const std::string&)> warn_;
+  WarningHandler warn_;
 };
 
 // One cache for the process, in the default directory.

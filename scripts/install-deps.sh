@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what gpen builds with, from Debian's packages. The CUDA toolkit
+# (NVRTC and headers; no driver needed) is expected at /usr/local/cuda.
+set -euo pipefail
+pkgs=(cmake ninja-build g++ nlohmann-json3-dev libfmt-dev doctest-dev libcli11-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ ! -f /usr/local/cuda/include/nvrtc.h ]; then
+  echo "error: the CUDA toolkit (NVRTC) was not found at /usr/local/cuda" >&2
+  exit 1
+fi
+echo "dependencies ok"

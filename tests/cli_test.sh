@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The CLI's exit codes and messages: 0 ok, 1 invalid spec, 2 usage, 3 no GPU.
+# Run with GPEN_DISABLE_DRIVER=1 so that the no-driver path is exercised
+# whether or not this machine has a GPU.
+set -u
+gpen=$1 specs=$2 tmp=$(mktemp -d)
+export GPEN_CACHE_DIR=$tmp/cache GPEN_DISABLE_DRIVER=1
+fail=0
+expect() {  # expect CODE PATTERN -- command...
+  local code=$1 pat=$2; shift 3
+  local out; out=$("$@" 2>&1); local rc=$?
+  if [ $rc -ne $code ] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL: $* -> rc=$rc (want $code), output:"; echo "$out" | head -20; fail=1
+  else echo "ok: $*"; fi
+}
+cat > $tmp/bad.json <<'JSON'
+{
+  "name": "bad", "kind": "stencil", "dtype": "float64", "dims": 3,
+  "fields": [{"name": "u", "role": "input", "ghost": 1}, {"name": "v", "role": "output"}],
+  "operators": [{"name": "D2", "derivative": 2, "order": 2}],
+  "outputs": [{"field": "v", "expr": "D2(uu, x)"}]
+}
+JSON
+expect 0 '^ok .*laplacian3d_o8' -- $gpen check $specs/stencil/laplacian3d_o8.json
+expect 1 'bad.json:5:42: error: /outputs/0/expr: unknown identifier .uu.' -- $gpen check $tmp/bad.json
+expect 2 'required' -- $gpen check
+expect 2 "subcommand is required" -- $gpen
+expect 0 'gpen_laplacian3d_o8' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set strategy=rolling
+expect 1 'not an allowed value' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set block_x=33
+expect 0 '#line 1 "templates/gpen/stencil_common.cuh"' -- $gpen gen $specs/stencil/laplacian3d_o2.json --standalone
+expect 0 'cache miss \(compiled\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
+expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
+expect 0 'laplacian3d_o2' -- $gpen cache list
+expect 3 'cannot run laplacian3d_o8: no CUDA driver: disabled by GPEN_DISABLE_DRIVER' -- $gpen run $specs/stencil/laplacian3d_o8.json --size 64 --verify
+expect 3 'cannot benchmark: no CUDA driver' -- $gpen bench $specs/stencil/laplacian3d_o8.json
+expect 0 'none was launched' -- $gpen survey $specs
+expect 0 'removed [0-9]+ entries' -- $gpen cache clear
+expect 0 "$tmp/cache" -- $gpen cache path
+rm -rf $tmp
+exit $fail
