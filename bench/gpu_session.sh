@@ -17,15 +17,15 @@ gpen=build-gpu/cli/gpen
 
 step tests
 ctest --test-dir build-gpu --output-on-failure -j4 >"$out/ctest.log" 2>&1
-tail -15 "$out/ctest.log"
+grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log"
 
 step "gpen run --verify at 512^3 (the issue's done-when)"
-$gpen run specs/stencil/laplacian3d_o8.json --size 512x512x512 --verify 2>&1 | tee "$out/run_o8_512.txt"
+$gpen run specs/stencil/laplacian3d_o8.json --size 512x512x512 --verify 2>&1
 
 step "cold compile, then warm load in a new process"
 rm -rf /tmp/gpen-cache-cold
-GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen compile specs/stencil/laplacian3d_o8.json --json | tee "$out/compile_cold.json" | grep -E '"cache"|"ms"'
-GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen run specs/stencil/laplacian3d_o8.json --size 64 --repeat 1 2>&1 | grep kernel | tee "$out/load_warm.txt"
+GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen compile specs/stencil/laplacian3d_o8.json --json | grep -E '"cache"|"ms"'
+GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen run specs/stencil/laplacian3d_o8.json --size 64 --repeat 1 2>&1 | grep kernel
 
 [ "${1:-}" = quick ] && exit 0
 
@@ -39,11 +39,17 @@ for tool in memcheck racecheck; do
       echo "$tool $spec $s rc=$rc $(echo "$r" | grep -E 'ERROR SUMMARY|verify' | tr '\n' ' ')"
     done
   done
-done | tee "$out/sanitizer.txt"
+done > "$out/sanitizer.txt"
+echo "sanitizer runs: $(wc -l < "$out/sanitizer.txt"), with errors or failed checks: $(grep -vc 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt")"
+grep -v 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt" | head -5
 
-step "benchmarks: 512^3 Laplacians, fp64 and fp32, strategies x block shapes"
+step "benchmarks: 512^3 Laplacians, fp64 and fp32, strategies x block shapes x points per thread"
 for dt in float64 float32; do
-  $gpen bench specs/stencil/laplacian3d_o2.json specs/stencil/laplacian3d_o8.json --size 512 --dtype $dt \
-    --blocks 32x8,64x4,32x4,128x2,32x16 --repeat 20 --json "$out/bench_$dt.json" 2>&1 | tee "$out/bench_$dt.txt"
+  for ppt in 16 64; do
+    $gpen bench specs/stencil/laplacian3d_o2.json specs/stencil/laplacian3d_o8.json --size 512 --dtype $dt \
+      --blocks 32x8,64x4,32x4,128x2,32x16 --set points_per_thread=$ppt --repeat 20 >"$out/bench_${dt}_ppt$ppt.txt" 2>&1
+  done
 done
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv | tee "$out/gpu.txt"
+cat "$out"/bench_*.txt | sort -t'%' -k1 | awk 'NR<=2 || /copy/' | head -4
+for f in "$out"/bench_*.txt; do echo "-- best of $(basename $f)"; grep -E "^laplacian" "$f" | sort -k1,1 -k6,6nr | awk '$1!=p{print; p=$1}'; done
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv,noheader

@@ -155,13 +155,14 @@ void add_cache(CLI::App& app, Runner& run) {
 
 void add_bench(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("bench", "Time spec variants beside a device-to-device copy measured in the same run");
-  struct Opts { std::vector<std::string> specs; std::string size = "512", dtype, json_out; std::vector<std::string> strategies, blocks; int repeat = 20; bool verify = false; };
+  struct Opts { std::vector<std::string> specs; std::string size = "512", dtype, json_out; std::vector<std::string> strategies, blocks, set; int repeat = 20; bool verify = false; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("specs", o->specs, "Spec files")->required()->check(CLI::ExistingFile);
   cmd->add_option("--size", o->size, "Interior size");
   cmd->add_option("--dtype", o->dtype, "Override the dtype (float32|float64)");
   cmd->add_option("--strategies", o->strategies, "Strategies to time (default: every allowed one)")->delimiter(',');
   cmd->add_option("--blocks", o->blocks, "Block shapes XxY to try (default: the spec's default)")->delimiter(',');
+  cmd->add_option("--set", o->set, "Override a tunable for every variant: name=value (repeatable)");
   cmd->add_option("--repeat", o->repeat, "Timed launches per variant");
   cmd->add_flag("--verify", o->verify, "Verify every variant against the CPU reference");
   cmd->add_option("--json", o->json_out, "Also write the results to FILE as JSON");
@@ -183,7 +184,8 @@ void add_bench(CLI::App& app, Runner& run) {
         if (blocks.empty()) blocks.push_back("");
         for (const auto& st : strategies)
           for (const auto& b : blocks) {
-            std::vector<std::string> set = {"strategy=" + st};
+            std::vector<std::string> set = o->set;
+            set.push_back("strategy=" + st);
             if (!b.empty()) {
               const auto x = b.find('x');
               set.push_back("block_x=" + b.substr(0, x));
