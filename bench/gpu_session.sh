@@ -50,6 +50,6 @@ for dt in float64 float32; do
       --blocks 32x8,64x4,32x4,128x2,32x16 --set points_per_thread=$ppt --repeat 20 >"$out/bench_${dt}_ppt$ppt.txt" 2>&1
   done
 done
-cat "$out"/bench_*.txt | sort -t'%' -k1 | awk 'NR<=2 || /copy/' | head -4
-for f in "$out"/bench_*.txt; do echo "-- best of $(basename $f)"; grep -E "^laplacian" "$f" | sort -k1,1 -k6,6nr | awk '$1!=p{print; p=$1}'; done
+grep -h "device-to-device copy" "$out"/bench_*.txt
+for f in "$out"/bench_*.txt; do echo "-- best of $(basename $f)"; grep -E "^laplacian" "$f" | sort -k1,1 -k8,8nr | awk '$1!=p{print; p=$1}'; done
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv,noheader
