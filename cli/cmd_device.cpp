@@ -22,17 +22,12 @@ std::string arch_or_device(const std::string& arch) {
   return "sm_90";
 }
 
-nlohmann::json usage_json(const ResourceUsage& u) {
-  return {{"registers", u.registers}, {"spill_stores", u.spill_stores}, {"spill_loads", u.spill_loads},
-          {"shared_bytes", u.shared_bytes}, {"stack_bytes", u.stack_bytes}};
-}
-
 nlohmann::json report_json(const RunReport& r, double copy_gbs) {
   nlohmann::json j = {{"spec", r.spec},          {"variant", r.variant},      {"unit", r.unit},
                       {"cache", r.cache},        {"cache_ms", r.cache_ms}, {"load_ms", r.load_ms}, {"median_ms", r.median_ms},  {"min_ms", r.min_ms},
                       {"bytes", r.bytes},        {"teff_gbs", r.teff_gbs},    {"copy_gbs", copy_gbs},
                       {"pct_copy", copy_gbs > 0 ? 100.0 * r.teff_gbs / copy_gbs : 0.0},
-                      {"usage", usage_json(r.usage)}};
+                      {"usage", to_json(r.usage)}};
   if (r.check) j["verify"] = {{"pass", r.check->pass}, {"rel_l2", r.check->rel_l2}, {"max_abs", r.check->max_abs},
                                {"non_finite", r.check->non_finite}, {"ghost_changed", r.check->ghost_changed}};
   return j;
@@ -67,11 +62,11 @@ void add_compile(CLI::App& app, Runner& run) {
       const GeneratedSource g = generate(s, s.choose(o->set));
       const std::string arch = arch_or_device(o->arch);
       const auto r = process_cache().get(g, arch, s.name);
-      const char* src = r.source == KernelCache::Source::Disk ? "hit (disk)" : r.source == KernelCache::Source::Memory ? "hit (memory)" : "miss (compiled)";
+      const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
       const auto& u = r.kernel.usage;
       if (o->json) {
         fmt::print("{}\n", nlohmann::json{{"spec", s.name}, {"unit", g.name}, {"arch", arch}, {"cache", src}, {"ms", r.ms},
-                                          {"key", r.key}, {"usage", usage_json(u)}}.dump(2));
+                                          {"key", r.key}, {"usage", to_json(u)}}.dump(2));
       } else {
         fmt::print("{} ({}) for {}: cache {} in {:.1f} ms\n", g.name, describe(s.tunables, g.choice), arch, src, r.ms);
         fmt::print("  registers {}, spill stores {} B, spill loads {} B, shared {} B, stack {} B\n", u.registers, u.spill_stores,

@@ -32,11 +32,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-nlohmann::json usage_json(const ResourceUsage& u) {
-  return {{"registers", u.registers}, {"spill_stores", u.spill_stores}, {"spill_loads", u.spill_loads},
-          {"shared_bytes", u.shared_bytes}, {"stack_bytes", u.stack_bytes}};
-}
-
 // Header line and payload of one entry file; false if the layout is broken.
 bool split_entry(const std::string& data, nlohmann::json& header, std::string& payload) {
   const std::string magic = std::string(kMagic) + "\n";
@@ -124,7 +119,7 @@ void KernelCache::write_entry(const std::string& key, const std::string& spec_na
                             {"cubin_bytes", k.cubin.size()},
                             {"ptx_bytes", k.ptx.size()},
                             {"sha256", sha256_hex(payload)},
-                            {"usage", usage_json(k.usage)},
+                            {"usage", to_json(k.usage)},
                             {"log", k.log}};
   const std::string final_path = fmt::format("{}/{}{}", dir_, key, kSuffix);
   std::random_device rd;
@@ -215,6 +210,15 @@ std::size_t KernelCache::clear() {
   std::lock_guard<std::mutex> lock(mu_);
   memory_.clear();
   return n;
+}
+
+const char* to_string(KernelCache::Source s) {
+  switch (s) {
+    case KernelCache::Source::Memory: return "memory";
+    case KernelCache::Source::Disk: return "disk";
+    case KernelCache::Source::Compiled: return "compiled";
+  }
+  return "?";
 }
 
 KernelCache& process_cache() {

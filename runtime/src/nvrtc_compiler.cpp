@@ -35,6 +35,11 @@ std::string source_context(const GeneratedSource& src, const std::string& log) {
 
 }  // namespace
 
+nlohmann::json to_json(const ResourceUsage& u) {
+  return {{"registers", u.registers}, {"spill_stores", u.spill_stores}, {"spill_loads", u.spill_loads},
+          {"shared_bytes", u.shared_bytes}, {"stack_bytes", u.stack_bytes}};
+}
+
 std::vector<std::string> nvrtc_options(const std::string& arch) {
   return {"--gpu-architecture=" + arch, "--std=c++17", "-default-device", "--ptxas-options=-v", "-lineinfo"};
 }

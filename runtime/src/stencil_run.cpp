@@ -14,9 +14,6 @@ double median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
-const char* source_name(KernelCache::Source s) {
-  return s == KernelCache::Source::Memory ? "memory" : s == KernelCache::Source::Disk ? "disk" : "compiled";
-}
 }  // namespace
 
 std::array<long long, 3> parse_size(const std::string& text, int dims) {
@@ -58,7 +55,7 @@ RunReport run_stencil(const Context& ctx, const Spec& spec, const TunableChoice&
   rep.variant = describe(spec.tunables, choice);
   StencilKernel kernel(spec, choice, ctx);
   rep.unit = kernel.source().name;
-  rep.cache = source_name(kernel.compiled().source);
+  rep.cache = to_string(kernel.compiled().source);
   rep.cache_ms = kernel.compiled().ms;
   rep.load_ms = kernel.module_load_ms();
   rep.usage = kernel.compiled().kernel.usage;

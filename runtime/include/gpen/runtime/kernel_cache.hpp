@@ -72,6 +72,9 @@ class KernelCache {
   WarningHandler warn_;
 };
 
+// "memory", "disk" or "compiled".
+const char* to_string(KernelCache::Source s);
+
 // One cache for the process, in the default directory.
 KernelCache& process_cache();
 

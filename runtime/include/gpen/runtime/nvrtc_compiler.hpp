@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gpen/generator/codegen.hpp"
 
 namespace gpen {
@@ -41,6 +43,9 @@ struct CompiledKernel {
   ResourceUsage usage;
   double compile_ms = 0;
 };
+
+// {"registers": .., "spill_stores": .., ...}: for cache headers and --json output.
+nlohmann::json to_json(const ResourceUsage& u);
 
 // The options gpen compiles with for `arch` (part of the cache key).
 std::vector<std::string> nvrtc_options(const std::string& arch);
