@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 
@@ -38,28 +39,20 @@ int no_device(const std::string& why, const std::string& what) {
   return kExitNoDevice;
 }
 
-std::optional<Dtype> dtype_option(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  auto d = parse_dtype(s);
-  if (!d) throw CLI::ValidationError("--dtype", "must be float32 or float64");
-  return d;
-}
 
 }  // namespace
 
 void add_compile(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("compile", "Generate and compile a spec with NVRTC, through the kernel cache");
-  struct Opts { std::string spec, arch, dtype; std::vector<std::string> set; bool json = false; };
+  struct Opts { SpecOptions spec; std::string arch; bool json = false; };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("spec", o->spec, "Spec file (JSON)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--set", o->set, "Override a tunable: name=value (repeatable)");
+  o->spec.add_to(*cmd);
   cmd->add_option("--arch", o->arch, "Target, e.g. sm_90 (default: the GPU's, else sm_90)");
-  cmd->add_option("--dtype", o->dtype, "Override the spec's dtype (float32|float64)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([&run, o] {
     run = [o] {
-      const Spec s = load_spec(o->spec, dtype_option(o->dtype));
-      const GeneratedSource g = generate(s, s.choose(o->set));
+      const Spec s = o->spec.load();
+      const GeneratedSource g = generate(s, o->spec.choose(s));
       const std::string arch = arch_or_device(o->arch);
       const auto r = process_cache().get(g, arch, s.name);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
@@ -80,20 +73,18 @@ void add_compile(CLI::App& app, Runner& run) {
 
 void add_run(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("run", "Run a spec on the GPU: random inputs, poisoned outputs, timing, verification");
-  struct Opts { std::string spec, size = "128", dtype; std::vector<std::string> set; int repeat = 20; bool verify = false, json = false, periodic = false; };
+  struct Opts { SpecOptions spec; std::string size = "128"; int repeat = 20; bool verify = false, json = false, periodic = false; };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("spec", o->spec, "Spec file (JSON)")->required()->check(CLI::ExistingFile);
+  o->spec.add_to(*cmd);
   cmd->add_option("--size", o->size, "Interior size NX[xNY[xNZ]] (one number: a cube)");
-  cmd->add_option("--set", o->set, "Override a tunable: name=value (repeatable)");
   cmd->add_option("--repeat", o->repeat, "Timed launches (median reported)")->check(CLI::PositiveNumber);
-  cmd->add_option("--dtype", o->dtype, "Override the spec's dtype (float32|float64)");
   cmd->add_flag("--verify", o->verify, "Compare with the CPU reference in double precision");
   cmd->add_flag("--periodic", o->periodic, "Fill input ghost zones periodically on the GPU");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([&run, o] {
     run = [o] {
-      const Spec s = load_spec(o->spec, dtype_option(o->dtype));
-      const TunableChoice choice = s.choose(o->set);
+      const Spec s = o->spec.load();
+      const TunableChoice choice = o->spec.choose(s);
       RunOptions opt;
       opt.size = parse_size(o->size, s.dims);
       opt.repeat = o->repeat;
@@ -154,7 +145,7 @@ void add_bench(CLI::App& app, Runner& run) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("specs", o->specs, "Spec files")->required()->check(CLI::ExistingFile);
   cmd->add_option("--size", o->size, "Interior size");
-  cmd->add_option("--dtype", o->dtype, "Override the dtype (float32|float64)");
+  cmd->add_option("--dtype", o->dtype, "Override the dtype (float32|float64)")->check(CLI::IsMember({"float32", "float64"}));
   cmd->add_option("--strategies", o->strategies, "Strategies to time (default: every allowed one)")->delimiter(',');
   cmd->add_option("--blocks", o->blocks, "Block shapes XxY to try (default: the spec's default)")->delimiter(',');
   cmd->add_option("--set", o->set, "Override a tunable for every variant: name=value (repeatable)");
@@ -172,7 +163,7 @@ void add_bench(CLI::App& app, Runner& run) {
       nlohmann::json all = nlohmann::json::array();
       int status = kExitOk;
       for (const auto& path : o->specs) {
-        const Spec s = load_spec(path, dtype_option(o->dtype));
+        const Spec s = load_spec(path, o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype));
         std::vector<std::string> strategies = o->strategies;
         if (strategies.empty()) for (const auto& v : s.find_tunable("strategy")->values) strategies.push_back(to_string(v));
         std::vector<std::string> blocks = o->blocks;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "spec_options.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
@@ -41,19 +42,18 @@ void add_check(CLI::App& app, Runner& run) {
 void add_gen(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("gen", "Print the CUDA source generated for a spec");
   struct Opts {
-    std::string spec, out;
-    std::vector<std::string> set;
+    SpecOptions spec;
+    std::string out;
     bool standalone = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("spec", o->spec, "Spec file (JSON)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--set", o->set, "Override a tunable: name=value (repeatable)");
+  o->spec.add_to(*cmd);
   cmd->add_option("-o,--output", o->out, "Write to FILE instead of standard output");
   cmd->add_flag("--standalone", o->standalone, "Inline the templates (with #line directives) so that nvcc compiles the file alone");
   cmd->callback([&run, o] {
     run = [o] {
-      const Spec s = load_spec(o->spec);
-      const GeneratedSource g = generate(s, s.choose(o->set));
+      const Spec s = o->spec.load();
+      const GeneratedSource g = generate(s, o->spec.choose(s));
       const std::string text = o->standalone ? inline_includes(g.source, g.name) : g.source;
       if (o->out.empty()) {
         fmt::print("{}", text);

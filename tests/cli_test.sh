@@ -26,6 +26,8 @@ expect 1 'bad.json:5:42: error: /outputs/0/expr: unknown identifier .uu.' -- $gp
 expect 2 'required' -- $gpen check
 expect 2 "subcommand is required" -- $gpen
 expect 0 'gpen_laplacian3d_o8' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set strategy=rolling
+expect 2 'float16 not in \{float32,float64\}' -- $gpen gen $specs/stencil/laplacian3d_o8.json --dtype float16
+expect 0 'using real = float;' -- $gpen gen $specs/stencil/laplacian3d_o8.json --dtype float32
 expect 1 'not an allowed value' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set block_x=33
 expect 0 '#line 1 "templates/gpen/stencil_common.cuh"' -- $gpen gen $specs/stencil/laplacian3d_o2.json --standalone
 expect 0 'cache miss \(compiled\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
