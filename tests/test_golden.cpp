@@ -12,13 +12,6 @@ using namespace gpen;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // "line N: expected <...> got <...>" for the first line that differs.
 std::string first_difference(const std::string& want, const std::string& got) {
   std::istringstream a(want), b(got);
@@ -47,7 +40,7 @@ TEST_CASE("golden files of every shipped spec and strategy") {
         std::ofstream(golden, std::ios::binary) << g.source;
         continue;
       }
-      const std::string want = read_file(golden);
+      const std::string want = gpen::test::read_file(golden);
       REQUIRE_MESSAGE(!want.empty(), "missing golden file; run with GPEN_UPDATE_GOLDEN=1");
       CHECK_MESSAGE(want == g.source, first_difference(want, g.source));
       ++compared;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,14 @@
 namespace gpen::test {
 
 inline std::string source_dir() { return GPEN_SOURCE_DIR; }
+
+// A file's bytes; empty if it cannot be read.
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 // Every shipped spec of one kind directory (e.g. "stencil"), sorted.
 inline std::vector<std::string> shipped_specs(const std::string& kind) {

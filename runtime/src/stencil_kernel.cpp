@@ -131,7 +131,8 @@ PeriodicFill::PeriodicFill(Dtype dtype, const Context& ctx, KernelCache& cache)
       sm_count_(ctx.info().sm_count) {}
 
 void PeriodicFill::launch(const DeviceBuffer& b, CUstream stream) const {
-  if (b.dtype() != dtype_) throw BindingError("periodic fill: buffer dtype does not match the kernel");
+  if (b.dtype() != dtype_)
+    throw BindingError(fmt::format("periodic fill: the buffer is {}, this fill kernel was built for {}", to_string(b.dtype()), to_string(dtype_)));
   if (b.ghost() == 0) return;
   CUdeviceptr p = b.get();
   long long n[3] = {b.shape()[0], b.shape()[1], b.shape()[2]};

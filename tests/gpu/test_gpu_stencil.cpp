@@ -5,9 +5,6 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cstdio>
 
-#include <fstream>
-#include <sstream>
-
 #include "../test_support.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/stencil_run.hpp"
@@ -105,10 +102,8 @@ TEST_CASE("periodic ghost fill on the GPU matches the host fill exactly") {
 
 TEST_CASE("a time loop runs on the GPU alone: fill ghosts, step, swap") {
   // diffusion3d with a ghosted output, so that the output can be the next input
-  std::ifstream f(gpen::test::source_dir() + "/specs/stencil/diffusion3d.json");
-  std::stringstream text;
-  text << f.rdbuf();
-  const Spec loop = load_spec_string(gpen::test::with(text.str(), "{\"name\": \"u_next\", \"role\": \"output\"}",
+  const std::string text = gpen::test::read_file(gpen::test::source_dir() + "/specs/stencil/diffusion3d.json");
+  const Spec loop = load_spec_string(gpen::test::with(text, "{\"name\": \"u_next\", \"role\": \"output\"}",
                                                       "{\"name\": \"u_next\", \"role\": \"output\", \"ghost\": 2}"));
   const std::array<long long, 3> n{24, 20, 18};
   const int g = 2;
