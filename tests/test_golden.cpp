@@ -83,6 +83,22 @@ TEST_CASE("plan: launch geometry and shared memory") {
   CHECK(p2.radius[0] == std::array<int, 3>{2, 0, 2});
 }
 
+TEST_CASE("plan: march owns vector_x x rows_y points; other strategies refuse them") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const StencilPlan m = plan_stencil(s, s.choose({"strategy=march", "block_x=32", "block_y=4", "vector_x=2", "rows_y=4"}));
+  CHECK(m.launch({67, 45, 33}).grid == std::array<unsigned, 3>{2, 3, 3});  // 67 / 64, 45 / 16, 33 / 16
+  const auto g = generate(s, s.choose({"strategy=march", "vector_x=4", "rows_y=2"}));
+  CHECK(g.source.find("kVectorX = 4;") != std::string::npos);
+  CHECK(g.source.find("kRowsY = 2;") != std::string::npos);
+  try {
+    plan_stencil(s, s.choose({"strategy=tile", "vector_x=2"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("only the march strategy") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables");
+  }
+}
+
 TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {
   std::string t = "  \"tunables\": {\"block_x\": {\"values\": [1024]}, \"block_y\": {\"values\": [1]}},\n";
   std::string js = gpen::test::minimal_spec("D2(u, x)", t);

@@ -29,8 +29,8 @@ LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
   auto ceil_div = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
   LaunchDims d;
   d.block = {static_cast<unsigned>(block_x), static_cast<unsigned>(block_y), 1};
-  d.grid[0] = ceil_div(n[0], block_x);
-  d.grid[1] = ceil_div(n[1], block_y);
+  d.grid[0] = ceil_div(n[0], static_cast<long long>(block_x) * vector_x);
+  d.grid[1] = ceil_div(n[1], static_cast<long long>(block_y) * rows_y);
   d.grid[2] = strategy == StencilStrategy::Direct ? static_cast<unsigned>(n[2]) : ceil_div(n[2], points_per_thread);
   return d;
 }
@@ -45,6 +45,8 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   p.block_x = static_cast<int>(tunable_int(choice, "block_x"));
   p.block_y = static_cast<int>(tunable_int(choice, "block_y"));
   p.points_per_thread = static_cast<int>(tunable_int(choice, "points_per_thread"));
+  p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
+  p.rows_y = static_cast<int>(tunable_int(choice, "rows_y"));
   p.dims = spec.dims;
   // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
   p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};
@@ -71,6 +73,17 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
     spec.source->fail(spec.find_tunable("block_y")->pointer,
                       fmt::format("block_x * block_y = {} threads, more than a block may have", p.threads()),
                       "block_x * block_y <= 1024");
+  }
+  if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) {
+    spec.source->fail(spec.find_tunable("vector_x")->pointer, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
+  }
+  for (const char* name : {"vector_x", "rows_y"}) {
+    if (p.strategy != StencilStrategy::March && tunable_int(choice, name) != 1) {
+      spec.source->fail(spec.find_tunable(name)->pointer,
+                        fmt::format("{} = {} with strategy {}: only the march strategy owns several points a thread", name,
+                                    tunable_int(choice, name), s),
+                        fmt::format("{} = 1, or strategy march", name));
+    }
   }
   if (p.strategy == StencilStrategy::Tile || p.strategy == StencilStrategy::Rolling) {
     for (const auto& r : p.radius)

@@ -27,6 +27,11 @@ std::vector<Builtin> stencil_builtins(int dims) {
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
   if (dims > 1) b.push_back({"points_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, 16LL, 1, 4096, {}});
   else b.push_back({"points_per_thread", false, {1LL}, 1LL, 1, 1, {}});
+  // Register blocking of the march strategy: points a thread owns along x
+  // (moved as one vector) and rows along y.
+  b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, 1LL, 1, 4, {}});
+  if (three) b.push_back({"rows_y", false, {1LL, 2LL, 4LL}, 1LL, 1, 8, {}});
+  else b.push_back({"rows_y", false, {1LL}, 1LL, 1, 1, {}});
   return b;
 }
 

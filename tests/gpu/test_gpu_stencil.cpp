@@ -60,6 +60,25 @@ TEST_CASE("block shapes and points per thread that cut the domain unevenly") {
       }
 }
 
+TEST_CASE("march with several points a thread: vector runs along x, rows along y") {
+  // 67 and 45 are odd, so the vector path falls back to scalar accesses;
+  // 64x44 has rows that are whole runs, so 16-byte accesses are taken; the
+  // o2 Laplacian's ghost of 1 is never aligned for runs.
+  for (const char* name : {"laplacian3d_o8", "continuity3d", "laplacian3d_o2"})
+    for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+      const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/" + name + ".json", dt);
+      for (const char* vy : {"1 2", "2 1", "2 2", "4 1", "4 4", "1 4"}) {
+        int v, y;
+        std::sscanf(vy, "%d %d", &v, &y);
+        const std::vector<std::string> set = {"strategy=march", "vector_x=" + std::to_string(v), "rows_y=" + std::to_string(y),
+                                              "block_x=16", "block_y=4", "points_per_thread=8"};
+        check_run(s, set, {67, 45, 33});
+        check_run(s, set, {64, 44, 20});
+        check_run(s, set, {3, 5, 2});
+      }
+    }
+}
+
 TEST_CASE("tiny domains: smaller than one tile, and one point") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
   for (const auto& v : s.find_tunable("strategy")->values) {

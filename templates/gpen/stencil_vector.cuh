@@ -1,0 +1,90 @@
+// Runs of consecutive values along x, loaded and stored with the widest
+// accesses the alignment allows (up to 16 bytes), so that a thread that owns
+// kVectorX neighbouring points moves them in one instruction, not kVectorX.
+#pragma once
+
+#include "gpen/stencil_common.cuh"
+
+namespace gpen {
+
+template <class T, int N>
+struct VectorOf;
+template <> struct VectorOf<float, 1> { using type = float; };
+template <> struct VectorOf<float, 2> { using type = float2; };
+template <> struct VectorOf<float, 4> { using type = float4; };
+template <> struct VectorOf<double, 1> { using type = double; };
+template <> struct VectorOf<double, 2> { using type = double2; };
+
+// Widest access (in values) for a run of N values of T: at most 16 bytes.
+template <class T, int N>
+constexpr int kAccessWidth = (N * sizeof(T) >= 16) ? 16 / sizeof(T) : N;
+
+template <class T, int W>
+__device__ __forceinline__ void unpack(const typename VectorOf<T, W>::type& v, T* d) {
+  if constexpr (W == 1) d[0] = v;
+  else if constexpr (W == 2) { d[0] = v.x; d[1] = v.y; }
+  else { d[0] = v.x; d[1] = v.y; d[2] = v.z; d[3] = v.w; }
+}
+
+template <class T, int W>
+__device__ __forceinline__ typename VectorOf<T, W>::type pack(const T* s) {
+  if constexpr (W == 1) return s[0];
+  else if constexpr (W == 2) return {s[0], s[1]};
+  else return {s[0], s[1], s[2], s[3]};
+}
+
+// d[0..N) = p[0..N). With `aligned`, p is aligned to N values (N a power of two).
+template <int N, class T>
+__device__ __forceinline__ void load_run(const T* p, T* d, bool aligned) {
+  constexpr int W = kAccessWidth<T, N>;
+  if (W > 1 && aligned) {
+    using V = typename VectorOf<T, W>::type;
+#pragma unroll
+    for (int s = 0; s < N; s += W) unpack<T, W>(__ldg(reinterpret_cast<const V*>(p + s)), d + s);
+  } else {
+#pragma unroll
+    for (int s = 0; s < N; ++s) d[s] = __ldg(p + s);
+  }
+}
+
+// p[0..N) = s[0..N), every value when `whole`, else the first `count`.
+template <int N, class T>
+__device__ __forceinline__ void store_run(T* p, const T* s, bool aligned, bool whole, int count) {
+  constexpr int W = kAccessWidth<T, N>;
+  if (W > 1 && aligned && whole) {
+    using V = typename VectorOf<T, W>::type;
+#pragma unroll
+    for (int t = 0; t < N; t += W) *reinterpret_cast<V*>(p + t) = pack<T, W>(s + t);
+  } else {
+#pragma unroll
+    for (int t = 0; t < N; ++t)
+      if (whole || t < count) p[t] = s[t];
+  }
+}
+
+// Whether runs of N values starting at x indices that are multiples of N are
+// aligned in every array: the pointer, the row pitch and the x ghost width
+// must all be multiples of N values. Uniform over the grid, so a branch on it
+// does not diverge.
+template <int N, class B>
+__device__ __forceinline__ bool runs_aligned(const StencilArgs<B>& a) {
+  if constexpr (N == 1) {
+    return true;
+  } else {
+    using real = typename B::real;
+    bool ok = true;
+    for_each_index<B::kNumIn>([&](auto f) {
+      constexpr int F = decltype(f)::value;
+      ok = ok && B::kInGhost[F][0] % N == 0 && InGeometry<B, F>::sy(a.n) % N == 0 &&
+           reinterpret_cast<unsigned long long>(a.in[F]) % (N * sizeof(real)) == 0;
+    });
+    for_each_index<B::kNumOut>([&](auto o) {
+      constexpr int O = decltype(o)::value;
+      ok = ok && B::kOutGhost[O][0] % N == 0 && OutGeometry<B, O>::sy(a.n) % N == 0 &&
+           reinterpret_cast<unsigned long long>(a.out[O]) % (N * sizeof(real)) == 0;
+    });
+    return ok;
+  }
+}
+
+}  // namespace gpen
