@@ -168,6 +168,8 @@ void add_bench(CLI::App& app, Runner& run) {
         if (strategies.empty()) for (const auto& v : s.find_tunable("strategy")->values) strategies.push_back(to_string(v));
         std::vector<std::string> blocks = o->blocks;
         if (blocks.empty()) blocks.push_back("");
+        // One workload for all the variants of a spec: inputs are filled once.
+        StencilWorkload work(ctx, s, parse_size(o->size, s.dims));
         for (const auto& st : strategies)
           for (const auto& b : blocks) {
             std::vector<std::string> set = o->set;
@@ -177,13 +179,12 @@ void add_bench(CLI::App& app, Runner& run) {
               set.push_back("block_x=" + b.substr(0, x));
               if (x != std::string::npos) set.push_back("block_y=" + b.substr(x + 1));
             }
-            RunOptions opt;
-            opt.size = parse_size(o->size, s.dims);
+            MeasureOptions opt;
             opt.repeat = o->repeat;
-            opt.verify = o->verify;
+            opt.check = o->verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
             try {
               const TunableChoice choice = s.choose(set);
-              const RunReport r = run_stencil(ctx, s, choice, opt);
+              const RunReport r = measure_variant(ctx, work, choice, opt);
               const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
               if (r.check && !r.check->pass) status = kExitInvalid;
               fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant, r.median_ms,

@@ -58,7 +58,7 @@ TEST_CASE("miss compiles and stores; a new cache in the same directory hits on d
 }
 
 TEST_CASE("the key changes with each ingredient") {
-  const CacheKeyParts base{"src", "opts", "13.0", "sm_90", "0.1.0"};
+  const CacheKeyParts base{"src", "headers", "opts", "13.0", "sm_90", "0.1.0"};
   const std::string k = cache_key(base);
   CHECK(k.size() == 64);
   auto changed = [&](auto edit) {
@@ -67,6 +67,7 @@ TEST_CASE("the key changes with each ingredient") {
     return cache_key(p) != k;
   };
   CHECK(changed([](CacheKeyParts& p) { p.source += " "; }));
+  CHECK(changed([](CacheKeyParts& p) { p.headers = "headers2"; }));
   CHECK(changed([](CacheKeyParts& p) { p.options = "opts2"; }));
   CHECK(changed([](CacheKeyParts& p) { p.nvrtc_version = "13.1"; }));
   CHECK(changed([](CacheKeyParts& p) { p.arch = "sm_80"; }));

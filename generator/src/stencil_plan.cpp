@@ -47,10 +47,12 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   p.points_per_thread = static_cast<int>(tunable_int(choice, "points_per_thread"));
   p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
   p.rows_y = static_cast<int>(tunable_int(choice, "rows_y"));
+  p.unroll_z = tunable_int(choice, "unroll_z") != 0;
   p.dims = spec.dims;
   // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
   p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};
   p.kernel_name = "gpen_" + spec.name;
+  if (p.strategy == StencilStrategy::March && (p.vector_x > 1 || p.rows_y > 1)) p.clamped_kernel_name = p.kernel_name + "_clamped";
 
   const Footprint fp = spec.footprint();
   for (const auto* f : spec.inputs()) {
@@ -77,12 +79,11 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) {
     spec.source->fail(spec.find_tunable("vector_x")->pointer, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
   }
-  for (const char* name : {"vector_x", "rows_y"}) {
-    if (p.strategy != StencilStrategy::March && tunable_int(choice, name) != 1) {
+  for (const auto& [name, plain] : {std::pair<const char*, long long>{"vector_x", 1}, {"rows_y", 1}, {"unroll_z", 0}}) {
+    if (p.strategy != StencilStrategy::March && tunable_int(choice, name) != plain) {
       spec.source->fail(spec.find_tunable(name)->pointer,
-                        fmt::format("{} = {} with strategy {}: only the march strategy owns several points a thread", name,
-                                    tunable_int(choice, name), s),
-                        fmt::format("{} = 1, or strategy march", name));
+                        fmt::format("{} = {} with strategy {}: only the march strategy has it", name, tunable_int(choice, name), s),
+                        fmt::format("{} = {}, or strategy march", name, plain));
     }
   }
   if (p.strategy == StencilStrategy::Tile || p.strategy == StencilStrategy::Rolling) {

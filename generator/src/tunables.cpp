@@ -14,24 +14,29 @@ struct Builtin {
   TunableValue default_value;
   long long lo = 1, hi = 1;          // the range a spec may choose ints from
   std::vector<std::string> strings;  // the set a spec may choose strings from
+  std::string only_with_strategy;    // see TunableDecl
+  TunableValue plain = 0LL;
 };
 
 std::vector<Builtin> stencil_builtins(int dims) {
   const bool three = dims == 3;
   std::vector<Builtin> b;
   b.push_back({"strategy", true, {std::string("direct"), std::string("march"), std::string("tile"), std::string("rolling")},
-               std::string("rolling"), 0, 0, {"direct", "march", "tile", "rolling"}});
+               std::string("march"), 0, 0, {"direct", "march", "tile", "rolling"}});
   b.push_back({"block_x", false, {16LL, 32LL, 64LL, 128LL, 256LL}, 32LL, 1, 1024, {}});
   // y is marched (internally z) for 2-D arrays, so only 3-D kernels have a y block.
-  if (three) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, 8LL, 1, 1024, {}});
+  if (three) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, 4LL, 1, 1024, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
-  if (dims > 1) b.push_back({"points_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, 16LL, 1, 4096, {}});
+  if (dims > 1) b.push_back({"points_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, 8LL, 1, 4096, {}});
   else b.push_back({"points_per_thread", false, {1LL}, 1LL, 1, 1, {}});
   // Register blocking of the march strategy: points a thread owns along x
   // (moved as one vector) and rows along y.
-  b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, 1LL, 1, 4, {}});
-  if (three) b.push_back({"rows_y", false, {1LL, 2LL, 4LL}, 1LL, 1, 8, {}});
-  else b.push_back({"rows_y", false, {1LL}, 1LL, 1, 1, {}});
+  // Defaults: the best 8th-order Laplacian variants on an H100 (bench/RESULTS.md).
+  b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, 2LL, 1, 4, {}, "march", 1LL});
+  if (three) b.push_back({"rows_y", false, {1LL, 2LL, 4LL}, 2LL, 1, 8, {}, "march", 1LL});
+  else b.push_back({"rows_y", false, {1LL}, 1LL, 1, 1, {}, "march", 1LL});
+  // 1: the march loop along z fully unrolled (points_per_thread steps).
+  b.push_back({"unroll_z", false, {0LL, 1LL}, 0LL, 0, 1, {}, "march", 0LL});
   return b;
 }
 
@@ -51,7 +56,7 @@ TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::st
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
   const auto builtins = stencil_builtins(spec.dims);
   std::vector<TunableDecl> out;
-  for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables"});
+  for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
   if (!node) return out;
   if (!node->is_object()) src.fail("/tunables", "found a non-object", "an object of tunable names");
   for (auto it = node->begin(); it != node->end(); ++it) {
@@ -106,6 +111,13 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
       source->fail(t->pointer, fmt::format("--set {}={} is not an allowed value", name, text), fmt::format("one of: {}", fmt::join(vals, ", ")));
     }
     c[name] = *match;
+  }
+  // Tunables of another strategy than the chosen one fall back to their
+  // plain value, unless the user asked for them (then the plan refuses).
+  for (const auto& t : tunables) {
+    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) { return o.substr(0, o.find('=')) == t.name; });
+    if (!t.only_with_strategy.empty() && !overridden && c.count("strategy") && to_string(c.at("strategy")) != t.only_with_strategy)
+      c[t.name] = t.plain;
   }
   return c;
 }

@@ -21,6 +21,10 @@ Context::Context(int ordinal) {
   info_.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   info_.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   info_.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  info_.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  info_.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info_.max_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  info_.max_regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
   cu_check(d.cuDeviceTotalMem(&info_.total_memory, dev_), "cuDeviceTotalMem", doing);
   cu_check(d.cuDriverGetVersion(&info_.driver_version), "cuDriverGetVersion", doing);
   cu_check(d.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain", doing);
@@ -57,6 +61,11 @@ float Event::since(const Event& start) const {
 Module::Module(const std::string& cubin, const std::string& kernel_name, const std::string& doing) {
   GPEN_CU(cuModuleLoadData(&m_, cubin.data()), "loading the CUBIN of " + doing);
   GPEN_CU(cuModuleGetFunction(&f_, m_, kernel_name.c_str()), "finding kernel " + kernel_name + " of " + doing);
+}
+CUfunction Module::function(const std::string& kernel_name) const {
+  CUfunction f = nullptr;
+  GPEN_CU(cuModuleGetFunction(&f, m_, kernel_name.c_str()), "finding kernel " + kernel_name);
+  return f;
 }
 Module::~Module() {
   if (m_) driver().cuModuleUnload(m_);

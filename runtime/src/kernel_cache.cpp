@@ -1,5 +1,7 @@
 #include "gpen/runtime/kernel_cache.hpp"
 
+#include "gpen/generator/templates.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -49,13 +51,17 @@ bool split_entry(const std::string& data, nlohmann::json& header, std::string& p
 std::string cache_key(const CacheKeyParts& p) {
   // Each ingredient is length-prefixed so that no two lists collide.
   std::string material;
-  for (const std::string* part : {&p.source, &p.options, &p.nvrtc_version, &p.arch, &p.gpen_version})
+  for (const std::string* part : {&p.source, &p.headers, &p.options, &p.nvrtc_version, &p.arch, &p.gpen_version})
     material += std::to_string(part->size()) + ":" + *part;
   return sha256_hex(material);
 }
 
 std::string cache_key(const GeneratedSource& src, const std::string& arch) {
-  return cache_key(CacheKeyParts{src.source, join(nvrtc_options(arch)), nvrtc_version(), arch, GPEN_VERSION});
+  // The unit #includes the templates, so their text is part of what is
+  // compiled: an edited template (or a GPEN_TEMPLATE_DIR) must miss.
+  std::string headers;
+  for (const auto& [name, text] : template_headers()) headers += std::to_string(name.size()) + ":" + name + std::to_string(text.size()) + ":" + text;
+  return cache_key(CacheKeyParts{src.source, sha256_hex(headers), join(nvrtc_options(arch)), nvrtc_version(), arch, GPEN_VERSION});
 }
 
 std::string KernelCache::default_dir() {

@@ -50,16 +50,28 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
-ResourceUsage parse_ptxas_usage(const std::string& log) {
+ResourceUsage parse_ptxas_usage(const std::string& full_log, const std::string& kernel_name) {
   ResourceUsage u;
   std::smatch m;
+  // A unit may hold several entries; keep the named one's section of the log.
+  std::string log = full_log;
+  if (!kernel_name.empty()) {
+    const std::string mark = "Compiling entry function '" + kernel_name + "'";
+    const auto at = full_log.find(mark);
+    if (at != std::string::npos) {
+      const auto next = full_log.find("Compiling entry function '", at + mark.size());
+      log = full_log.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    }
+  }
   if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
     u.stack_bytes = std::stoi(m[1]);
     u.spill_stores = std::stoi(m[2]);
     u.spill_loads = std::stoi(m[3]);
   }
   if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) u.registers = std::stoi(m[1]);
+  // ptxas names shared memory only when a kernel has some.
   if (std::regex_search(log, m, std::regex(R"((\d+) bytes smem)"))) u.shared_bytes = std::stoi(m[1]);
+  else if (u.registers >= 0) u.shared_bytes = 0;
   return u;
 }
 
@@ -105,7 +117,7 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
   check(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize", doing);
   out.ptx.resize(n);
   check(nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX", doing);
-  out.usage = parse_ptxas_usage(out.log);
+  out.usage = parse_ptxas_usage(out.log, src.kernel_name);
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -104,6 +104,17 @@ StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, cons
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, module_.function()) == CUDA_SUCCESS) u.registers = v;
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.shared_bytes = v;
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.stack_bytes = v;
+  if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
+}
+
+bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields) {
+  if (kernel_extent[1] < plan.rows_y) return false;
+  const long long v = plan.vector_x;
+  for (const auto& [name, b] : fields) {
+    const long long row = b->padded()[0];
+    if (b->ghost() % v != 0 || row % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
+  }
+  return true;
 }
 
 void StencilKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -118,7 +129,8 @@ void StencilKernel::launch(const FieldBindings& fields, const ParamValues& param
                                    spec_.name, d.grid[0], d.grid[1], d.grid[2]));
   std::vector<unsigned char> args = pack_args(spec_, fields, params, kext);
   void* kernel_params[] = {args.data()};
-  GPEN_CU(cuLaunchKernel(module_.function(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream,
+  const CUfunction f = clamped_ && !fits_vector_runs(plan, kext, fields) ? clamped_ : module_.function();
+  GPEN_CU(cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream,
                          kernel_params, nullptr),
           fmt::format("launching {} of spec '{}'", source_.name, spec_.name));
 }

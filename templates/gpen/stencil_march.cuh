@@ -4,12 +4,20 @@
 //   - z neighbours in a register queue (Micikevicius 2009): one new plane a
 //     step instead of 2 rz + 1;
 //   - x neighbours of its rows, loaded as whole runs of kVectorX values
-//     (16-byte accesses when the arrays are aligned for them);
+//     (one 16-byte access where a run is that long);
 //   - y neighbours of its runs, the rows above and below its own.
 // Owning kVectorX x kRowsY points divides the loads of the x and y
 // neighbours by the number of points that share them, which is what keeps a
 // wide stencil (radius 4) from being bound by L1 wavefronts rather than DRAM.
 // Offsets off the three axes (mixed derivatives) are read from global memory.
+//
+// Two instantiations (the host picks one per launch):
+//   kFast: every array's pointer, x ghost width and row length are
+//     multiples of kVectorX, and ny >= kRowsY. Runs are vector accesses and
+//     never cross a row end; the last thread along y moves its rows back to
+//     end at ny (recomputing rows it does not store), so no load is clamped.
+//   otherwise: scalar accesses, and rows and columns past the interior are
+//     clamped into the array. Same results, more registers.
 // Grid: (ceil(nx / (kBlockX kVectorX)), ceil(ny / (kBlockY kRowsY)), ceil(nz / kPointsPerThread)).
 #pragma once
 
@@ -25,7 +33,7 @@ constexpr int max_radius() {
   return m;
 }
 
-template <class B>
+template <class B, bool kFast>
 struct MarchTile {
   using real = typename B::real;
   static constexpr int V = B::kVectorX;
@@ -43,11 +51,9 @@ struct MarchTile {
   real ycol[kSlots][2 * kRY + Y][V];  // the current plane's runs in rows -ry .. Y - 1 + ry
   const real* p[kSlots];              // field F at (i0, j0, k)
   long long sy[kSlots], sz[kSlots];
-  int xlim[kSlots], ylim[kSlots];  // last x / y offset (from i0 / j0) that is inside field F
-  bool aligned;
+  int xlim[kSlots], ylim[kSlots];  // last x / y offset (from i0 / j0) inside field F (clamped loads only)
 
-  __device__ __forceinline__ MarchTile(const StencilArgs<B>& a, int i0, int j0, int k0, bool aligned_runs)
-      : aligned(aligned_runs) {
+  __device__ __forceinline__ MarchTile(const StencilArgs<B>& a, int i0, int j0, int k0) {
     for_each_index<B::kNumIn>([&](auto f) {
       constexpr int F = decltype(f)::value;
       using G = InGeometry<B, F>;
@@ -65,12 +71,10 @@ struct MarchTile {
   // plane dz, relative to (i0, j0, k).
   template <int F>
   __device__ __forceinline__ void load(int dx, int dy, int dz, real* d) const {
-    const real* row = p[F] + min(dy, ylim[F]) * sy[F] + dz * sz[F];
-    if (aligned) {
-      // Aligned runs never cross the end of a padded row, which is itself a
-      // multiple of V long, so no clamp is needed along x.
-      load_run<V>(row + dx, d, true);
+    if constexpr (kFast) {
+      load_run<V>(p[F] + dx + dy * sy[F] + dz * sz[F], d, true);
     } else {
+      const real* row = p[F] + min(dy, ylim[F]) * sy[F] + dz * sz[F];
 #pragma unroll
       for (int s = 0; s < V; ++s) d[s] = __ldg(row + min(dx + s, xlim[F]));
     }
@@ -140,12 +144,12 @@ struct MarchTile {
 };
 
 // Input values around the thread's point (PV, PY) of the current plane.
-template <class B, int PY, int PV>
+template <class B, bool kFast, int PY, int PV>
 struct MarchReader {
-  const MarchTile<B>& t;
+  const MarchTile<B, kFast>& t;
   template <int F, int DX, int DY, int DZ>
   __device__ __forceinline__ typename B::real at() const {
-    using T = MarchTile<B>;
+    using T = MarchTile<B, kFast>;
     if constexpr (DX == 0 && DY == 0) return t.q[F][T::R + DZ][PY][PV];
     else if constexpr (DY == 0 && DZ == 0) return t.xrow[F][PY][T::kAX + PV + DX];
     else if constexpr (DX == 0 && DZ == 0) return t.ycol[F][T::kRY + PY + DY][PV];
@@ -153,29 +157,28 @@ struct MarchReader {
   }
 };
 
-template <class B>
+template <class B, bool kFast = true>
 __device__ __forceinline__ void stencil_march(const StencilArgs<B>& a) {
   using real = typename B::real;
   constexpr int V = B::kVectorX, Y = B::kRowsY;
   const int i0 = (blockIdx.x * B::kBlockX + threadIdx.x) * V;
-  const int j0 = (blockIdx.y * B::kBlockY + threadIdx.y) * Y;
+  const int j_own = (blockIdx.y * B::kBlockY + threadIdx.y) * Y;  // first row this thread stores
   const int k0 = blockIdx.z * B::kPointsPerThread;
-  if (i0 >= a.n.nx || j0 >= a.n.ny) return;
+  if (i0 >= a.n.nx || j_own >= a.n.ny) return;
+  const int j0 = kFast ? min(j_own, a.n.ny - Y) : j_own;  // first row it computes
   const int k1 = min(k0 + B::kPointsPerThread, a.n.nz);
-  const bool aligned = runs_aligned<V>(a);
-  const bool whole_run = i0 + V <= a.n.nx;
-  MarchTile<B> tile(a, i0, j0, k0, aligned);
+  MarchTile<B, kFast> tile(a, i0, j0, k0);
   tile.prime();
-  for (int k = k0; k < k1; ++k) {
+  auto step = [&](int k) {
     tile.next();
     real v[B::kNumOut][Y][V];
     for_each_index<Y>([&](auto py) {
       constexpr int PY = decltype(py)::value;
       for_each_index<V>([&](auto pv) {
         constexpr int PV = decltype(pv)::value;
-        if (i0 + PV < a.n.nx && j0 + PY < a.n.ny) {
+        if (kFast || (i0 + PV < a.n.nx && j0 + PY < a.n.ny)) {
           real o[B::kNumOut];
-          B::compute(MarchReader<B, PY, PV>{tile}, a.params, o);
+          B::compute(MarchReader<B, kFast, PY, PV>{tile}, a.params, o);
 #pragma unroll
           for (int f = 0; f < B::kNumOut; ++f) v[f][PY][PV] = o[f];
         }
@@ -186,10 +189,24 @@ __device__ __forceinline__ void stencil_march(const StencilArgs<B>& a) {
       using G = OutGeometry<B, O>;
       real* base = a.out[O] + G::at(a.n, i0, j0, k);
 #pragma unroll
-      for (int y = 0; y < Y; ++y)
-        if (j0 + y < a.n.ny) store_run<V>(base + y * G::sy(a.n), v[O][y], aligned, whole_run, a.n.nx - i0);
+      for (int y = 0; y < Y; ++y) {
+        if (kFast ? j0 + y >= j_own : j0 + y < a.n.ny)
+          store_run<V>(base + y * G::sy(a.n), v[O][y], kFast, kFast || i0 + V <= a.n.nx, a.n.nx - i0);
+      }
     });
     tile.advance();
+  };
+  if constexpr (kFast && B::kUnrollZ) {
+    // Unrolled, the queue's shifts become renamings, so a plane's loads can
+    // be issued rz steps before they are used instead of stalling each step.
+#pragma unroll
+    for (int s = 0; s < B::kPointsPerThread; ++s) {
+      if (k0 + s >= k1) break;
+      step(k0 + s);
+    }
+  } else {
+#pragma unroll 1
+    for (int k = k0; k < k1; ++k) step(k);
   }
 }
 

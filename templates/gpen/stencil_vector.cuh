@@ -62,29 +62,4 @@ __device__ __forceinline__ void store_run(T* p, const T* s, bool aligned, bool w
   }
 }
 
-// Whether runs of N values starting at x indices that are multiples of N are
-// aligned in every array: the pointer, the row pitch and the x ghost width
-// must all be multiples of N values. Uniform over the grid, so a branch on it
-// does not diverge.
-template <int N, class B>
-__device__ __forceinline__ bool runs_aligned(const StencilArgs<B>& a) {
-  if constexpr (N == 1) {
-    return true;
-  } else {
-    using real = typename B::real;
-    bool ok = true;
-    for_each_index<B::kNumIn>([&](auto f) {
-      constexpr int F = decltype(f)::value;
-      ok = ok && B::kInGhost[F][0] % N == 0 && InGeometry<B, F>::sy(a.n) % N == 0 &&
-           reinterpret_cast<unsigned long long>(a.in[F]) % (N * sizeof(real)) == 0;
-    });
-    for_each_index<B::kNumOut>([&](auto o) {
-      constexpr int O = decltype(o)::value;
-      ok = ok && B::kOutGhost[O][0] % N == 0 && OutGeometry<B, O>::sy(a.n) % N == 0 &&
-           reinterpret_cast<unsigned long long>(a.out[O]) % (N * sizeof(real)) == 0;
-    });
-    return ok;
-  }
-}
-
 }  // namespace gpen

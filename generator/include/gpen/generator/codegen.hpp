@@ -22,4 +22,7 @@ GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
 // The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
 GeneratedSource generate_periodic_fill(Dtype dtype);
 
+// The comparison of two padded arrays on the GPU (kernel "gpen_compare_<dtype>").
+GeneratedSource generate_compare(Dtype dtype);
+
 }  // namespace gpen

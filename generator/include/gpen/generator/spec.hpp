@@ -71,6 +71,10 @@ struct TunableDecl {
   std::vector<TunableValue> values;  // allowed, in the spec's order
   TunableValue default_value;
   std::string pointer;
+  // Set for tunables that one strategy alone has (march's vector_x): with
+  // any other strategy the tunable takes `plain` unless set explicitly.
+  std::string only_with_strategy;
+  TunableValue plain;
 };
 
 // The chosen value of every tunable (defaults with --set overrides applied).

@@ -24,6 +24,7 @@ struct StencilPlan {
   StencilStrategy strategy = StencilStrategy::Rolling;
   int block_x = 32, block_y = 1, points_per_thread = 1;
   int vector_x = 1, rows_y = 1;  // points a thread owns along x and y (march)
+  bool unroll_z = false;         // march: the z loop unrolled
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
@@ -32,6 +33,9 @@ struct StencilPlan {
   int max_radius_z = 0;
   std::size_t shared_bytes = 0;  // static shared memory of one block
   std::string kernel_name;
+  // march with several points a thread: the entry for arrays that do not
+  // fit the vector accesses (see templates/gpen/stencil_march.cuh); else empty.
+  std::string clamped_kernel_name;
 
   int threads() const { return block_x * block_y; }
   // Interior extent in kernel axes for the user's sizes (x, y, z; unused = 1).

@@ -19,6 +19,10 @@ struct DeviceInfo {
   int clock_khz = 0;
   std::size_t total_memory = 0;
   int driver_version = 0;
+  int l2_bytes = 0;
+  int max_threads_per_block = 1024;
+  int max_shared_per_block = 48 * 1024;  // without opting in to more
+  int max_regs_per_block = 65536;
   std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 };
 
@@ -76,6 +80,8 @@ class Module {
   Module(Module&& o) noexcept : m_(o.m_), f_(o.f_) { o.m_ = nullptr; }
   Module(const Module&) = delete;
   CUfunction function() const { return f_; }
+  // Another kernel of the same module.
+  CUfunction function(const std::string& kernel_name) const;
 
  private:
   CUmodule m_ = nullptr;

@@ -43,7 +43,7 @@ struct Comparison {
   double max_abs = 0;   // max |got - want|
   long long non_finite = 0;        // NaN or Inf in the interior (e.g. an unwritten point)
   long long ghost_changed = 0;     // ghost-zone values that differ from `ghost_expect`
-  std::array<long long, 3> worst{0, 0, 0};
+  std::array<long long, 3> worst{0, 0, 0};  // where max_abs is; -1s when unknown (device comparison)
   bool pass = false;
   double tolerance = 0;
   std::string summary() const;

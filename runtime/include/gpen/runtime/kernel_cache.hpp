@@ -1,7 +1,7 @@
 // Compiled kernels, cached in memory and on disk so that the second process
 // to need a kernel loads it instead of compiling it.
 //
-// Key: SHA-256 of the generated source, the NVRTC options, the NVRTC
+// Key: SHA-256 of the generated source, the template headers it may include, the NVRTC options, the NVRTC
 // version, the target arch and the gpen version. An entry is one file,
 // <key>.gpenbin: a magic line, a JSON header (spec, kernel, sizes, checksum,
 // ptxas usage, log), then the CUBIN and the PTX. Files are written to a
@@ -20,7 +20,7 @@
 namespace gpen {
 
 struct CacheKeyParts {
-  std::string source, options, nvrtc_version, arch, gpen_version;
+  std::string source, headers, options, nvrtc_version, arch, gpen_version;  // headers: hash of the template files
 };
 std::string cache_key(const CacheKeyParts& parts);
 std::string cache_key(const GeneratedSource& src, const std::string& arch);

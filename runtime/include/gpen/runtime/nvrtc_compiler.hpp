@@ -55,7 +55,8 @@ std::string nvrtc_version();
 // Throws CompileError; `spec_name` names the spec in the message.
 CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string& arch, const std::string& spec_name);
 
-// Parses ptxas' "-v" lines ("Used 40 registers, ...") out of a log.
-ResourceUsage parse_ptxas_usage(const std::string& log);
+// Parses ptxas' "-v" lines ("Used 40 registers, ...") out of a log: the
+// section of `kernel_name` when given and present, else the first entry's.
+ResourceUsage parse_ptxas_usage(const std::string& log, const std::string& kernel_name = "");
 
 }  // namespace gpen

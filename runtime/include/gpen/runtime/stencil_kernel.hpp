@@ -27,6 +27,11 @@ using ParamValues = std::map<std::string, double>;
 // Returns the interior shape. Throws BindingError.
 std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params);
 
+// Whether a march kernel with several points a thread may take its fast
+// entry for these buffers: every pointer, x ghost width and padded row a
+// multiple of vector_x values, and at least rows_y rows (kernel y extent).
+bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields);
+
 class StencilKernel {
  public:
   StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
@@ -45,6 +50,7 @@ class StencilKernel {
   KernelCache::Result compiled_;
   double load_ms_ = 0;
   Module module_;
+  CUfunction clamped_ = nullptr;  // plan().clamped_kernel_name, when there is one
 };
 
 // Periodic ghost zones of one buffer, on the GPU.
