@@ -12,6 +12,7 @@
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/stencil_run.hpp"
+#include "gpen/runtime/tuning_db.hpp"
 
 namespace gpen::cli {
 namespace {
@@ -34,6 +35,18 @@ nlohmann::json report_json(const RunReport& r, double copy_gbs) {
   return j;
 }
 
+// The tuned variant for this spec, size class and GPU when the tuning
+// database has one and the user set no tunable; else the spec's choice.
+TunableChoice tuned_or_chosen(const SpecOptions& so, const Spec& s, const std::array<long long, 3>& size, const DeviceInfo& d, bool use_db) {
+  if (!use_db || !so.set.empty()) return so.choose(s);
+  const TuningDb db;
+  if (auto r = db.find(tuning_key(s, size, d), s)) {
+    fmt::print(stderr, "gpen: using the variant tuned on {} ({} search, {} evaluations; {})\n", r->date, r->strategy, r->evaluations, db.path());
+    return r->choice;
+  }
+  return so.choose(s);
+}
+
 int no_device(const std::string& why, const std::string& what) {
   fmt::print(stderr, "gpen: cannot {}: {}\n", what, why);
   return kExitNoDevice;
@@ -44,15 +57,21 @@ int no_device(const std::string& why, const std::string& what) {
 
 void add_compile(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("compile", "Generate and compile a spec with NVRTC, through the kernel cache");
-  struct Opts { SpecOptions spec; std::string arch; bool json = false; };
+  struct Opts { SpecOptions spec; std::string arch, size; bool json = false, no_tuned = false; };
   auto o = std::make_shared<Opts>();
   o->spec.add_to(*cmd);
   cmd->add_option("--arch", o->arch, "Target, e.g. sm_90 (default: the GPU's, else sm_90)");
+  cmd->add_option("--size", o->size, "Problem size: with a GPU, take the variant tuned for it (gpen tune) if there is one");
+  cmd->add_flag("--no-tuned", o->no_tuned, "Ignore the tuning database");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([&run, o] {
     run = [o] {
       const Spec s = o->spec.load();
-      const GeneratedSource g = generate(s, o->spec.choose(s));
+      TunableChoice choice = o->spec.choose(s);
+      std::string why;
+      if (!o->size.empty() && driver_available(&why))
+        choice = tuned_or_chosen(o->spec, s, parse_size(o->size, s.dims), Context(0).info(), !o->no_tuned);
+      const GeneratedSource g = generate(s, choice);
       const std::string arch = arch_or_device(o->arch);
       const auto r = process_cache().get(g, arch, s.name);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
@@ -73,9 +92,10 @@ void add_compile(CLI::App& app, Runner& run) {
 
 void add_run(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("run", "Run a spec on the GPU: random inputs, poisoned outputs, timing, verification");
-  struct Opts { SpecOptions spec; std::string size = "128"; int repeat = 20; bool verify = false, json = false, periodic = false; };
+  struct Opts { SpecOptions spec; std::string size = "128"; int repeat = 20; bool verify = false, json = false, periodic = false, no_tuned = false; };
   auto o = std::make_shared<Opts>();
   o->spec.add_to(*cmd);
+  cmd->add_flag("--no-tuned", o->no_tuned, "Ignore the tuning database (gpen tune)");
   cmd->add_option("--size", o->size, "Interior size NX[xNY[xNZ]] (one number: a cube)");
   cmd->add_option("--repeat", o->repeat, "Timed launches (median reported)")->check(CLI::PositiveNumber);
   cmd->add_flag("--verify", o->verify, "Compare with the CPU reference in double precision");
@@ -94,7 +114,7 @@ void add_run(CLI::App& app, Runner& run) {
       std::string why;
       if (!driver_available(&why)) return no_device(why, "run " + s.name);
       Context ctx(0);
-      const RunReport r = run_stencil(ctx, s, choice, opt);
+      const RunReport r = run_stencil(ctx, s, tuned_or_chosen(o->spec, s, opt.size, ctx.info(), !o->no_tuned), opt);
       const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
       if (o->json) {
         auto j = report_json(r, copy);

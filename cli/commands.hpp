@@ -23,5 +23,6 @@ void add_run(CLI::App& app, Runner& run);
 void add_bench(CLI::App& app, Runner& run);
 void add_cache(CLI::App& app, Runner& run);
 void add_survey(CLI::App& app, Runner& run);
+void add_tune(CLI::App& app, Runner& run);
 
 }  // namespace gpen::cli

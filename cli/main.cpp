@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   gpen::cli::add_bench(app, run);
   gpen::cli::add_cache(app, run);
   gpen::cli::add_survey(app, run);
+  gpen::cli::add_tune(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,6 +35,9 @@ expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.jso
 expect 0 'laplacian3d_o2' -- $gpen cache list
 expect 3 'cannot run laplacian3d_o8: no CUDA driver: disabled by GPEN_DISABLE_DRIVER' -- $gpen run $specs/stencil/laplacian3d_o8.json --size 64 --verify
 expect 3 'cannot benchmark: no CUDA driver' -- $gpen bench $specs/stencil/laplacian3d_o8.json
+expect 3 'cannot tune laplacian3d_o8: no CUDA driver' -- $gpen tune $specs/stencil/laplacian3d_o8.json --size 64 --strategy local --budget 4
+expect 1 'names no tunable' -- $gpen tune $specs/stencil/laplacian3d_o8.json --set blok_x=3
+expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o8.json --size 64
 expect 0 'none was launched' -- $gpen survey $specs
 expect 0 'removed [0-9]+ entries' -- $gpen cache clear
 expect 0 "$tmp/cache" -- $gpen cache path

@@ -1,6 +1,8 @@
 // Helpers shared by gpen's tests.
 #pragma once
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +57,16 @@ inline std::string with(std::string s, const std::string& from, const std::strin
   REQUIRE_MESSAGE(at != std::string::npos, "test setup: '" << from << "' not in the spec");
   return s.replace(at, from.size(), to);
 }
+
+// A fresh directory under /tmp, removed with everything in it.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/gpen-test-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
 
 // A small valid stencil spec, one line per key so that tests can predict lines.
 inline std::string minimal_spec(const std::string& expr = "D2(u, x) + D2(u, y)", const std::string& extra = "") {

@@ -11,6 +11,7 @@
 #include "gpen/generator/lower.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/constraints.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -143,7 +144,7 @@ class SpecParser {
     if (dtype_override_ && effective.is_object()) effective["dtype"] = to_string(*dtype_override_);
     s_.hash = sha256_hex(effective.dump());
     r_.object("", {"name", "kind", "dtype", "dims", "fields", "outputs"},
-              {"$schema", "description", "params", "operators", "lets", "tunables"});
+              {"$schema", "description", "params", "operators", "lets", "tunables", "constraints"});
     s_.name = r_.identifier("/name");
     s_.kind = r_.choice("/kind", {"stencil"});
     if (r_.has("/description")) s_.description = r_.string("/description");
@@ -156,6 +157,7 @@ class SpecParser {
     if (r_.has("/lets")) lets();
     outputs();
     s_.tunables = parse_tunables(s_, r_.has("/tunables") ? &r_.at("/tunables") : nullptr, *src_);
+    s_.constraints = parse_constraints(s_, r_.has("/constraints") ? &r_.at("/constraints") : nullptr, *src_);
     ghost_widths();
     unused();
     return std::move(s_);

@@ -77,6 +77,14 @@ struct TunableDecl {
   TunableValue plain;
 };
 
+// "block_x * block_y <= 512": see constraints.hpp.
+struct ConstraintDecl {
+  std::string text;
+  std::string pointer;  // /constraints/<i>
+  std::string op;       // <=, <, >=, >, ==, !=
+  AstPtr lhs, rhs;
+};
+
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
@@ -92,6 +100,7 @@ struct Spec {
   std::vector<LetDecl> lets;
   std::vector<OutputDecl> outputs;
   std::vector<TunableDecl> tunables;
+  std::vector<ConstraintDecl> constraints;
   std::string hash;                   // sha256 of the canonical JSON, hex
   std::vector<std::string> warnings;  // things that are legal but likely mistakes
   std::shared_ptr<const JsonSource> source;

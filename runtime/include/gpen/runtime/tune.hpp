@@ -1,0 +1,55 @@
+// JIT-tuning of a stencil spec on the running GPU: search the space of its
+// tunables (tune_search.hpp), compile candidates in parallel threads while
+// the GPU times others, verify every variant against the default variant's
+// output (itself verified against the CPU reference) before its time
+// counts, and remember the best in the tuning database.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpen/runtime/host_array.hpp"
+#include "gpen/runtime/tune_search.hpp"
+#include "gpen/runtime/tuning_db.hpp"
+
+namespace gpen {
+
+struct TuneOptions {
+  SearchStrategy strategy = SearchStrategy::Exhaustive;
+  std::size_t budget = 0;        // evaluations (see SearchOptions)
+  double time_limit_s = 0;
+  std::uint64_t seed = 1;
+  std::vector<std::string> fixed;  // "name=value": tunables not searched
+  int warmup = 2, repeat = 10;
+  unsigned compile_threads = 0;    // 0: the hardware's
+  bool save = true;
+  std::string db_path = TuningDb::default_path();
+  std::function<void(std::size_t done, std::size_t budget)> on_progress;
+};
+
+struct TunedVariant {
+  TunableChoice choice;
+  std::string variant;         // "strategy=march block_x=..."
+  std::optional<double> ms;    // median; empty when it failed
+  double teff_gbs = 0;
+  int registers = -1;
+  std::string reason;          // why it failed: compile error, launch error, wrong result
+  std::optional<Comparison> check;
+};
+
+struct TuneResult {
+  std::vector<TunedVariant> evaluated;  // in search order
+  TunedVariant reference;               // the default variant, checked on the CPU
+  std::optional<std::size_t> best;      // index into evaluated
+  double copy_gbs = 0;
+  std::size_t space_total = 0, space_valid = 0;
+  std::vector<std::pair<std::string, std::size_t>> rejected;
+  TuningKey key;
+  bool saved = false;
+};
+
+TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& options = {});
+
+}  // namespace gpen

@@ -1,0 +1,52 @@
+// What tuning found, remembered on disk next to the kernel cache
+// (<cache dir>/tuning.json) so that `gpen run` and `gpen compile` use a
+// tuned variant on the next run with no search. Keyed by everything that
+// can change the answer: the spec's hash (its dtype included), the problem
+// size class (each axis rounded up to a power of two), the GPU's name and
+// compute capability, and the driver and NVRTC versions.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "gpen/generator/spec.hpp"
+#include "gpen/runtime/device.hpp"
+
+namespace gpen {
+
+struct TuningKey {
+  std::string spec_hash, size_class, gpu, arch, driver, nvrtc;
+  std::string str() const;
+};
+
+// "2^9x2^6x2^5" for 512x50x17: sizes that share a class share a record.
+std::string size_class(const std::array<long long, 3>& size, int dims);
+TuningKey tuning_key(const Spec& spec, const std::array<long long, 3>& size, const DeviceInfo& device);
+
+struct TuningRecord {
+  std::string spec, size, strategy, date;
+  TunableChoice choice;
+  double ms = 0, teff_gbs = 0, copy_gbs = 0;
+  int evaluations = 0;
+};
+
+class TuningDb {
+ public:
+  static std::string default_path();  // KernelCache::default_dir() + "/tuning.json"
+  explicit TuningDb(std::string path = default_path());
+  const std::string& path() const { return path_; }
+  // The record, if any, whose choice is still valid for `spec` (a spec
+  // edited since may have dropped a value; then the record is ignored).
+  std::optional<TuningRecord> find(const TuningKey& key, const Spec& spec) const;
+  // Read-modify-write through a temporary file and a rename.
+  void store(const TuningKey& key, const TuningRecord& record) const;
+
+ private:
+  std::string path_;
+};
+
+// "name=value" overrides that reproduce a choice, for Spec::choose.
+std::vector<std::string> as_overrides(const TunableChoice& c);
+
+}  // namespace gpen

@@ -1,0 +1,194 @@
+#include "gpen/runtime/tune_search.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/constraints.hpp"
+#include "gpen/generator/stencil_plan.hpp"
+
+namespace gpen {
+namespace {
+
+std::size_t index_of(const std::vector<GridPoint>& points, const GridPoint& p) {
+  const auto it = std::lower_bound(points.begin(), points.end(), p);
+  return it != points.end() && *it == p ? static_cast<std::size_t>(it - points.begin()) : points.size();
+}
+
+}  // namespace
+
+SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits) : axes_(spec.tunables) {
+  const TunableChoice pinned = spec.choose(fixed);  // validates names and values
+  for (const auto& t : axes_) {
+    const bool is_fixed = std::any_of(fixed.begin(), fixed.end(), [&](const std::string& f) { return f.substr(0, f.find('=')) == t.name; });
+    values_.push_back(is_fixed ? std::vector<TunableValue>{pinned.at(t.name)} : t.values);
+    sizes_.push_back(static_cast<int>(values_.back().size()));
+  }
+  enumerate([&](const GridPoint& p) -> std::optional<std::string> {
+    TunableChoice c;
+    for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
+    try {
+      const StencilPlan plan = plan_stencil(spec, c);
+      if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
+      if (plan.threads() > limits.max_threads_per_block)
+        return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);
+      if (static_cast<long long>(plan.shared_bytes) > limits.max_shared_per_block)
+        return fmt::format("more shared memory a block than the device allows ({} bytes)", limits.max_shared_per_block);
+    } catch (const SpecError& e) {
+      return e.detail().message;
+    }
+    return std::nullopt;
+  });
+}
+
+SearchSpace::SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid)
+    : sizes_(std::move(axis_sizes)) {
+  enumerate(why_invalid);
+}
+
+void SearchSpace::enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid) {
+  std::map<std::string, std::size_t> reasons;
+  std::vector<std::string> order;
+  GridPoint p(sizes_.size(), 0);
+  if (std::any_of(sizes_.begin(), sizes_.end(), [](int n) { return n <= 0; })) return;
+  while (true) {
+    ++total_;
+    if (auto why = why_invalid(p)) {
+      if (!reasons.count(*why)) order.push_back(*why);
+      ++reasons[*why];
+    } else {
+      points_.push_back(p);
+    }
+    // Odometer, last axis fastest, so points_ comes out sorted.
+    int a = static_cast<int>(p.size()) - 1;
+    while (a >= 0 && ++p[a] == sizes_[a]) p[a--] = 0;
+    if (a < 0) break;
+  }
+  for (const auto& r : order) rejected_.push_back({r, reasons[r]});
+  std::stable_sort(rejected_.begin(), rejected_.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+}
+
+std::optional<std::size_t> SearchSpace::find(const GridPoint& p) const {
+  const std::size_t i = index_of(points_, p);
+  if (i == points_.size()) return std::nullopt;
+  return i;
+}
+
+std::vector<std::size_t> SearchSpace::neighbours(std::size_t i) const {
+  std::vector<std::size_t> out;
+  for (std::size_t a = 0; a < sizes_.size(); ++a)
+    for (int d : {-1, 1}) {
+      GridPoint q = points_.at(i);
+      q[a] += d;
+      if (q[a] < 0 || q[a] >= sizes_[a]) continue;
+      if (auto j = find(q)) out.push_back(*j);
+    }
+  return out;
+}
+
+TunableChoice SearchSpace::choice(std::size_t i) const {
+  TunableChoice c;
+  for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][points_.at(i)[a]];
+  return c;
+}
+
+std::optional<std::size_t> SearchSpace::find(const TunableChoice& c) const {
+  GridPoint p;
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    const auto it = c.find(axes_[a].name);
+    if (it == c.end()) return std::nullopt;
+    const auto v = std::find(values_[a].begin(), values_[a].end(), it->second);
+    if (v == values_[a].end()) return std::nullopt;
+    p.push_back(static_cast<int>(v - values_[a].begin()));
+  }
+  return find(p);
+}
+
+SearchStrategy parse_search_strategy(const std::string& s) {
+  if (s == "exhaustive") return SearchStrategy::Exhaustive;
+  if (s == "random") return SearchStrategy::Random;
+  if (s == "local") return SearchStrategy::Local;
+  throw std::invalid_argument(fmt::format("unknown search strategy '{}' (exhaustive, random or local)", s));
+}
+
+const char* to_string(SearchStrategy s) {
+  switch (s) {
+    case SearchStrategy::Exhaustive: return "exhaustive";
+    case SearchStrategy::Random: return "random";
+    case SearchStrategy::Local: return "local";
+  }
+  return "?";
+}
+
+std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objective, const SearchOptions& opt) {
+  const std::size_t n = space.points().size();
+  std::size_t budget = opt.budget ? std::min(opt.budget, n) : (opt.strategy == SearchStrategy::Local ? std::max<std::size_t>(1, n / 4) : n);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out_of_time = [&] {
+    return opt.time_limit_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > opt.time_limit_s;
+  };
+  std::mt19937_64 rng(opt.seed);
+  std::vector<Evaluation> done;
+  std::vector<char> seen(n, 0);
+  auto take = [&](std::vector<std::size_t> batch, const std::vector<std::size_t>& upcoming) {
+    batch.erase(std::remove_if(batch.begin(), batch.end(), [&](std::size_t i) { return i >= n || seen[i]; }), batch.end());
+    if (batch.size() > budget - done.size()) batch.resize(budget - done.size());
+    if (batch.empty()) return;
+    for (std::size_t i : batch) seen[i] = 1;
+    for (auto& e : objective.evaluate(batch, upcoming)) {
+      done.push_back(e);
+      if (opt.on_evaluation) opt.on_evaluation(done.back(), done.size(), budget);
+    }
+  };
+  take(opt.first, {});
+
+  // Exhaustive: enumeration order. Random: a shuffled order. Both in batches.
+  if (opt.strategy != SearchStrategy::Local) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    if (opt.strategy == SearchStrategy::Random) std::shuffle(order.begin(), order.end(), rng);
+    order.erase(std::remove_if(order.begin(), order.end(), [&](std::size_t i) { return seen[i]; }), order.end());
+    for (std::size_t at = 0; at < order.size() && done.size() < budget && !out_of_time(); at += opt.batch) {
+      const auto end = std::min(order.size(), at + opt.batch);
+      const auto next_end = std::min(order.size(), end + opt.batch);
+      take({order.begin() + at, order.begin() + end}, {order.begin() + end, order.begin() + next_end});
+    }
+    return done;
+  }
+
+  // Local: random starts, then always expand the unexplored neighbourhood of
+  // the best point found so far (falling back to the next best); a fresh
+  // random point when every evaluated point's neighbourhood is exhausted.
+  auto random_unseen = [&](std::size_t count) {
+    std::vector<std::size_t> pool;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!seen[i]) pool.push_back(i);
+    std::shuffle(pool.begin(), pool.end(), rng);
+    if (pool.size() > count) pool.resize(count);
+    return pool;
+  };
+  take(random_unseen(std::max<std::size_t>(2, budget / 8)), {});
+  while (done.size() < budget && !out_of_time()) {
+    std::vector<const Evaluation*> ranked;
+    for (const auto& e : done)
+      if (e.ms) ranked.push_back(&e);
+    std::sort(ranked.begin(), ranked.end(), [](const Evaluation* a, const Evaluation* b) { return *a->ms < *b->ms; });
+    std::vector<std::size_t> next;
+    for (const Evaluation* e : ranked) {
+      for (std::size_t j : space.neighbours(e->point))
+        if (!seen[j]) next.push_back(j);
+      if (!next.empty()) break;
+    }
+    if (next.empty()) next = random_unseen(2);
+    if (next.empty()) break;
+    std::shuffle(next.begin(), next.end(), rng);
+    take(next, {});
+  }
+  return done;
+}
+
+}  // namespace gpen

@@ -1,0 +1,101 @@
+#include "gpen/runtime/tuning_db.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpen/runtime/kernel_cache.hpp"
+#include "gpen/runtime/nvrtc_compiler.hpp"
+
+namespace gpen {
+namespace fs = std::filesystem;
+
+std::string TuningKey::str() const { return fmt::format("{}|{}|{}|{}|driver {}|nvrtc {}", spec_hash, size_class, gpu, arch, driver, nvrtc); }
+
+std::string size_class(const std::array<long long, 3>& size, int dims) {
+  std::string s;
+  for (int ax = 0; ax < dims; ++ax) {
+    int e = 0;
+    while ((1LL << e) < size[ax]) ++e;
+    s += fmt::format("{}2^{}", ax ? "x" : "", e);
+  }
+  return s;
+}
+
+TuningKey tuning_key(const Spec& spec, const std::array<long long, 3>& size, const DeviceInfo& d) {
+  return TuningKey{spec.hash, size_class(size, spec.dims), d.name, d.arch(), std::to_string(d.driver_version), nvrtc_version()};
+}
+
+std::vector<std::string> as_overrides(const TunableChoice& c) {
+  std::vector<std::string> o;
+  for (const auto& [k, v] : c) o.push_back(k + "=" + to_string(v));
+  return o;
+}
+
+std::string TuningDb::default_path() { return KernelCache::default_dir() + "/tuning.json"; }
+
+TuningDb::TuningDb(std::string path) : path_(std::move(path)) {}
+
+namespace {
+
+nlohmann::json read_all(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return nlohmann::json::object();
+  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();  // unreadable: start over rather than crash
+}
+
+}  // namespace
+
+std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spec) const {
+  const nlohmann::json all = read_all(path_);
+  const auto it = all.find(key.str());
+  if (it == all.end() || !it->is_object()) return std::nullopt;
+  const auto& j = *it;
+  TuningRecord r;
+  try {
+    r.spec = j.value("spec", "");
+    r.size = j.value("size", "");
+    r.strategy = j.value("strategy", "");
+    r.date = j.value("date", "");
+    r.ms = j.value("ms", 0.0);
+    r.teff_gbs = j.value("teff_gbs", 0.0);
+    r.copy_gbs = j.value("copy_gbs", 0.0);
+    r.evaluations = j.value("evaluations", 0);
+    std::vector<std::string> overrides;
+    for (const auto& [k, v] : j.at("choice").items()) overrides.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+    r.choice = spec.choose(overrides);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a value the spec no longer allows, or a malformed record
+  }
+  return r;
+}
+
+void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
+  std::error_code ec;
+  fs::create_directories(fs::path(path_).parent_path(), ec);
+  nlohmann::json all = read_all(path_);
+  nlohmann::json choice = nlohmann::json::object();
+  for (const auto& [k, v] : r.choice) {
+    if (const auto* i = std::get_if<long long>(&v)) choice[k] = *i;
+    else choice[k] = std::get<std::string>(v);
+  }
+  all[key.str()] = {{"spec", r.spec}, {"size", r.size}, {"strategy", r.strategy}, {"date", r.date}, {"choice", choice},
+                    {"ms", r.ms}, {"teff_gbs", r.teff_gbs}, {"copy_gbs", r.copy_gbs}, {"evaluations", r.evaluations}};
+  const std::string tmp = fmt::format("{}.tmp.{}", path_, ::getpid());
+  {
+    std::ofstream f(tmp);
+    f << all.dump(2) << "\n";
+    if (!f) throw std::runtime_error(fmt::format("could not write the tuning database '{}'", tmp));
+  }
+  fs::rename(tmp, path_, ec);
+  if (ec) throw std::runtime_error(fmt::format("could not replace the tuning database '{}': {}", path_, ec.message()));
+}
+
+}  // namespace gpen

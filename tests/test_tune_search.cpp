@@ -1,0 +1,212 @@
+// JIT-tuning without a GPU: the search space of a spec (enumeration, the
+// plan's refusals, the spec's constraints, device limits), constraint
+// errors, and the search strategies on synthetic landscapes.
+#include <cmath>
+#include <set>
+#include <thread>
+
+#include "gpen/generator/constraints.hpp"
+#include "gpen/generator/stencil_plan.hpp"
+#include "gpen/runtime/tune_search.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+namespace {
+
+Spec o8() { return load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json"); }
+
+// Costs from a table; counts evaluations and refuses repeats.
+struct Landscape : Objective {
+  std::function<double(const GridPoint&)> cost;
+  const SearchSpace& space;
+  std::multiset<std::size_t> asked;
+  Landscape(const SearchSpace& s, std::function<double(const GridPoint&)> c) : cost(std::move(c)), space(s) {}
+  std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>&) override {
+    std::vector<Evaluation> out;
+    for (std::size_t i : batch) {
+      asked.insert(i);
+      out.push_back({i, cost(space.points()[i]), ""});
+    }
+    return out;
+  }
+};
+
+double best_of(const std::vector<Evaluation>& ev) {
+  double b = 1e300;
+  for (const auto& e : ev)
+    if (e.ms) b = std::min(b, *e.ms);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("search space of a spec: every combination, minus what the plan refuses, with reasons") {
+  const Spec s = o8();
+  const SearchSpace space(s);
+  std::size_t product = 1;
+  for (const auto& t : s.tunables) product *= t.values.size();
+  CHECK(space.total() == product);
+  CHECK(space.points().size() < product);
+  CHECK(!space.points().empty());
+  std::size_t rejected = 0;
+  bool march_only = false;
+  for (const auto& [why, n] : space.rejected()) {
+    rejected += n;
+    march_only = march_only || why.find("only the march strategy has it") != std::string::npos;
+  }
+  CHECK(rejected + space.points().size() == product);
+  CHECK(march_only);
+  // every valid point plans, and the spec's default is one of them
+  for (std::size_t i = 0; i < space.points().size(); i += 97) CHECK_NOTHROW(plan_stencil(s, space.choice(i)));
+  REQUIRE(space.find(s.choose()));
+  CHECK(space.choice(*space.find(s.choose())) == s.choose());
+}
+
+TEST_CASE("fixed tunables and device limits shrink the space") {
+  const Spec s = o8();
+  const SearchSpace all(s);
+  const SearchSpace march(s, {"strategy=march", "points_per_thread=8"});
+  CHECK(march.points().size() < all.points().size());
+  for (std::size_t i = 0; i < march.points().size(); ++i) {
+    CHECK(std::get<std::string>(march.choice(i).at("strategy")) == "march");
+    CHECK(std::get<long long>(march.choice(i).at("points_per_thread")) == 8);
+  }
+  DeviceLimits tight;
+  tight.max_shared_per_block = 4096;  // too little for most tiles
+  tight.max_threads_per_block = 256;
+  const SearchSpace small(s, {}, tight);
+  CHECK(small.points().size() < all.points().size());
+  bool shared = false, threads = false;
+  for (const auto& [why, n] : small.rejected()) {
+    shared = shared || why.find("shared memory a block than the device allows (4096") != std::string::npos;
+    threads = threads || why.find("more threads a block than the device allows (256)") != std::string::npos;
+  }
+  CHECK(shared);
+  CHECK(threads);
+}
+
+TEST_CASE("constraints in the spec remove points before anything compiles") {
+  const std::string t = "  \"constraints\": [\"block_x * block_y * vector_x <= 128\", \"points_per_thread >= 4\"],\n";
+  std::string js = gpen::test::minimal_spec("D2(u, x) + D2(u, y)", t);
+  js = gpen::test::with(js, "\"dims\": 2", "\"dims\": 3");
+  const Spec s = load_spec_string(js);
+  REQUIRE(s.constraints.size() == 2);
+  const SearchSpace space(s);
+  for (std::size_t i = 0; i < space.points().size(); ++i) {
+    const auto c = space.choice(i);
+    CHECK(std::get<long long>(c.at("block_x")) * std::get<long long>(c.at("block_y")) * std::get<long long>(c.at("vector_x")) <= 128);
+    CHECK(std::get<long long>(c.at("points_per_thread")) >= 4);
+  }
+  bool named = false;
+  for (const auto& [why, n] : space.rejected()) named = named || why == "breaks the spec's constraint \"points_per_thread >= 4\"";
+  CHECK(named);
+}
+
+TEST_CASE("constraint errors name the JSON path, line and column") {
+  auto err = [](const std::string& c) {
+    return gpen::test::spec_error_of(gpen::test::minimal_spec("D2(u, x)", "  \"constraints\": [" + c + "],\n")).detail();
+  };
+  const auto unknown = err("\"block_x * blok_y <= 512\"");
+  CHECK(unknown.pointer == "/constraints/0");
+  CHECK(unknown.message == "'blok_y' is not an integer tunable");
+  CHECK(unknown.where.line == 9);
+  CHECK(unknown.where.column == 30);  // the b of blok_y inside the string
+  CHECK(err("\"strategy <= 2\"").message == "'strategy' is not an integer tunable");
+  CHECK(err("\"block_x + 1\"").message == "no comparison in the constraint");
+  CHECK(err("\"block_x <= max(1, 2)\"").message == "function call 'max' in a constraint");
+  CHECK(err("\"block_x <= (2\"").pointer == "/constraints/0");
+  CHECK(err("3").message == "found a non-string");
+}
+
+TEST_CASE("exhaustive and random strategies evaluate each valid point once, within the budget") {
+  const SearchSpace space({4, 5, 3}, [](const GridPoint& p) -> std::optional<std::string> {
+    if (p[0] == 3 && p[1] == 4) return std::string("corner refused");
+    return std::nullopt;
+  });
+  CHECK(space.total() == 60);
+  CHECK(space.points().size() == 57);
+  REQUIRE(space.rejected().size() == 1);
+  CHECK(space.rejected()[0].second == 3);
+  auto cost = [](const GridPoint& p) { return 1.0 + p[0] + p[1] + p[2]; };
+  {
+    Landscape l(space, cost);
+    SearchOptions o;
+    o.batch = 7;
+    const auto ev = run_search(space, l, o);
+    CHECK(ev.size() == 57);
+    CHECK(std::set<std::size_t>(l.asked.begin(), l.asked.end()).size() == 57);
+    CHECK(best_of(ev) == 1.0);
+  }
+  {
+    Landscape l(space, cost);
+    SearchOptions o;
+    o.strategy = SearchStrategy::Random;
+    o.budget = 20;
+    o.first = {5};
+    const auto ev = run_search(space, l, o);
+    CHECK(ev.size() == 20);
+    CHECK(ev.front().point == 5);  // the default goes first
+    CHECK(std::set<std::size_t>(l.asked.begin(), l.asked.end()).size() == 20);
+  }
+}
+
+TEST_CASE("local search finds the optimum of a known landscape with a quarter of the evaluations") {
+  // A 6-axis space like a stencil's (7 x 5 x 5 x 7 x 3 x 3 = 11025 points)
+  // with one optimum and a smooth, tilted bowl around it, plus a ridge of
+  // refused points; many seeds so that luck cannot pass the test.
+  const std::vector<int> sizes = {7, 5, 5, 7, 3, 3};
+  const GridPoint opt = {2, 3, 1, 5, 1, 2};
+  const SearchSpace space(sizes, [](const GridPoint& p) -> std::optional<std::string> {
+    if (p[0] + p[1] == 9) return std::string("ridge");
+    return std::nullopt;
+  });
+  auto cost = [&](const GridPoint& p) {
+    double c = 1.0;
+    for (std::size_t a = 0; a < p.size(); ++a) c += (a + 1) * 0.1 * std::abs(p[a] - opt[a]) + 0.01 * (p[a] - opt[a]) * (p[a] - opt[a]);
+    return c;
+  };
+  // Best cost a local search of `budget` evaluations finds with `seed`.
+  auto local_best = [&](std::size_t budget, std::uint64_t seed) {
+    Landscape l(space, cost);
+    SearchOptions o;
+    o.strategy = SearchStrategy::Local;
+    o.seed = seed;
+    o.budget = budget;
+    const auto ev = run_search(space, l, o);
+    CHECK(ev.size() <= budget);
+    CHECK(std::set<std::size_t>(l.asked.begin(), l.asked.end()).size() == l.asked.size());  // never twice
+    return best_of(ev);
+  };
+  int found = 0, quick = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    found += local_best(space.points().size() / 4, seed) == 1.0;
+    quick += local_best(300, seed) == 1.0;  // far fewer than a quarter
+  }
+  CHECK(found == 10);
+  CHECK(quick >= 8);
+}
+
+TEST_CASE("a time limit stops the search between batches") {
+  const SearchSpace space({50, 50}, [](const GridPoint&) { return std::optional<std::string>(); });
+  struct Slow : Objective {
+    std::vector<Evaluation> evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&) override {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::vector<Evaluation> out;
+      for (auto i : b) out.push_back({i, 1.0, ""});
+      return out;
+    }
+  } slow;
+  SearchOptions o;
+  o.time_limit_s = 0.1;
+  o.batch = 10;
+  const auto ev = run_search(space, slow, o);
+  CHECK(ev.size() < 200);
+  CHECK(ev.size() >= 10);
+}
+
+TEST_CASE("search strategy names") {
+  CHECK(parse_search_strategy("local") == SearchStrategy::Local);
+  CHECK(std::string(to_string(SearchStrategy::Random)) == "random");
+  CHECK_THROWS_AS(parse_search_strategy("annealing"), std::invalid_argument);
+}

@@ -1,0 +1,89 @@
+// The tuning database: round trip, what changes the key, and records that
+// no longer fit the spec or a corrupt file (ignored, never a crash).
+#include <fstream>
+
+#include "gpen/runtime/tuning_db.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+namespace {
+
+DeviceInfo h100() {
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  d.driver_version = 13000;
+  return d;
+}
+
+Spec o8(std::optional<Dtype> dt = std::nullopt) { return load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", dt); }
+
+}  // namespace
+
+TEST_CASE("size classes round each axis up to a power of two") {
+  CHECK(size_class({512, 512, 512}, 3) == "2^9x2^9x2^9");
+  CHECK(size_class({300, 257, 1}, 2) == "2^9x2^9");
+  CHECK(size_class({256, 1, 1}, 1) == "2^8");
+  CHECK(size_class({1, 1, 1}, 3) == "2^0x2^0x2^0");
+}
+
+TEST_CASE("the key changes with the spec, its dtype, the size class, the GPU and the driver") {
+  const Spec s = o8();
+  const std::string k = tuning_key(s, {512, 512, 512}, h100()).str();
+  CHECK(tuning_key(s, {500, 480, 300}, h100()).str() == k);  // same class
+  CHECK(tuning_key(s, {256, 512, 512}, h100()).str() != k);
+  CHECK(tuning_key(o8(Dtype::Float32), {512, 512, 512}, h100()).str() != k);
+  CHECK(tuning_key(load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json"), {512, 512, 512}, h100()).str() != k);
+  DeviceInfo other = h100();
+  other.name = "NVIDIA H200";
+  CHECK(tuning_key(s, {512, 512, 512}, other).str() != k);
+  other = h100();
+  other.cc_minor = 1;
+  CHECK(tuning_key(s, {512, 512, 512}, other).str() != k);
+  other = h100();
+  other.driver_version = 13010;
+  CHECK(tuning_key(s, {512, 512, 512}, other).str() != k);
+}
+
+TEST_CASE("records round-trip; other keys, stale choices and corrupt files find nothing") {
+  gpen::test::TempDir dir;
+  const TuningDb db(dir.path + "/sub/tuning.json");  // the directory is created on store
+  const Spec s = o8();
+  const TuningKey key = tuning_key(s, {512, 512, 512}, h100());
+  CHECK(!db.find(key, s));
+  TuningRecord r;
+  r.spec = s.name;
+  r.size = "512x512x512";
+  r.strategy = "local";
+  r.date = "2026-11-22";
+  r.choice = s.choose({"strategy=march", "block_x=64", "block_y=2", "vector_x=4", "rows_y=1"});
+  r.ms = 1.25;
+  r.evaluations = 40;
+  db.store(key, r);
+  const auto got = db.find(key, s);
+  REQUIRE(got);
+  CHECK(got->choice == r.choice);
+  CHECK(got->ms == 1.25);
+  CHECK(got->evaluations == 40);
+  CHECK(got->strategy == "local");
+  CHECK(!db.find(tuning_key(s, {128, 128, 128}, h100()), s));
+
+  // A second record keeps the first.
+  const TuningKey key2 = tuning_key(s, {64, 64, 64}, h100());
+  db.store(key2, r);
+  CHECK(db.find(key, s));
+  CHECK(db.find(key2, s));
+
+  // A spec that no longer allows the stored value: the record is ignored.
+  std::string js = gpen::test::read_file(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  js = gpen::test::with(js, "\"outputs\"", "\"tunables\": {\"block_x\": {\"values\": [32]}},\n  \"outputs\"");
+  const Spec narrowed = load_spec_string(js);
+  CHECK(!db.find(key, narrowed));
+
+  // A corrupt file: nothing found, and the next store starts over.
+  std::ofstream(db.path()) << "{ not json";
+  CHECK(!db.find(key, s));
+  db.store(key, r);
+  CHECK(db.find(key, s));
+}
