@@ -1,55 +1,68 @@
 #!/usr/bin/env bash
-# One device call: configure, build, run every test (GPU tests included),
-# compute-sanitizer over small runs of each strategy, then the benchmarks.
-# Logs and JSON go to $OUT (or ./gpu-out). Usage, on the GPU machine:
-#   source .device/bootstrap.sh && bash bench/gpu_session.sh [quick]
+# The GPU session in two device calls (each under the 600 s limit):
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh tests   # build, ctest, verify 512^3, load times, sanitizer
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh bench   # build, benchmarks, tuning benchmark
+# Logs, JSON and SVG go to $OUT (or ./gpu-out).
 set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 export GPEN_CACHE_DIR=/tmp/gpen-cache
-rm -rf "$GPEN_CACHE_DIR"
 step() { echo; echo "=== $* ($(date +%T))"; }
 
 step build
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-gpu >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 gpen=build-gpu/cli/gpen
-
-step tests
-ctest --test-dir build-gpu --output-on-failure -j4 >"$out/ctest.log" 2>&1
-grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log"
-
-step "gpen run --verify at 512^3 (the issue's done-when)"
-$gpen run specs/stencil/laplacian3d_o8.json --size 512x512x512 --verify 2>&1
-
-step "cold compile, then warm load in a new process"
-rm -rf /tmp/gpen-cache-cold
-GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen compile specs/stencil/laplacian3d_o8.json --json | grep -E '"cache"|"ms"'
-GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen run specs/stencil/laplacian3d_o8.json --size 64 --repeat 1 2>&1 | grep kernel
-
-[ "${1:-}" = quick ] && exit 0
-
-step "compute-sanitizer: memcheck and racecheck, every strategy, odd sizes"
-for tool in memcheck racecheck; do
-  for s in direct march tile rolling; do
-    for spec in laplacian3d_o8 continuity3d laplacian2d_o4; do
-      size=37x21x19; [ $spec = laplacian2d_o4 ] && size=67x45
-      r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/stencil/$spec.json --size $size --set strategy=$s --repeat 1 --verify 2>&1)
-      rc=$?
-      echo "$tool $spec $s rc=$rc $(echo "$r" | grep -E 'ERROR SUMMARY|verify' | tr '\n' ' ')"
-    done
-  done
-done > "$out/sanitizer.txt"
-echo "sanitizer runs: $(wc -l < "$out/sanitizer.txt"), with errors or failed checks: $(grep -vc 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt")"
-grep -v 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt" | head -5
-
-step "benchmarks: 512^3 Laplacians, fp64 and fp32, strategies x block shapes x points per thread"
-for dt in float64 float32; do
-  for ppt in 16 64; do
-    $gpen bench specs/stencil/laplacian3d_o2.json specs/stencil/laplacian3d_o8.json --size 512 --dtype $dt \
-      --blocks 32x8,64x4,32x4,128x2,32x16 --set points_per_thread=$ppt --repeat 20 >"$out/bench_${dt}_ppt$ppt.txt" 2>&1
-  done
-done
-grep -h "device-to-device copy" "$out"/bench_*.txt
-for f in "$out"/bench_*.txt; do echo "-- best of $(basename $f)"; grep -E "^laplacian" "$f" | sort -k1,1 -k8,8nr | awk '$1!=p{print; p=$1}'; done
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv,noheader
+
+if [ "${1:-tests}" = tests ]; then
+  step tests
+  ctest --test-dir build-gpu --output-on-failure -j4 >"$out/ctest.log" 2>&1
+  grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log"
+  build-gpu/tests/gpen_gpu_tests >"$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"; grep -E "test cases|assertions" "$out/gpu_tests.log"
+
+  step "gpen run --verify at 512^3 (issue 3's done-when), default variant and fp32"
+  $gpen run specs/stencil/laplacian3d_o8.json --size 512x512x512 --verify --no-tuned 2>&1
+  $gpen run specs/stencil/laplacian3d_o8.json --size 512x512x512 --verify --no-tuned --dtype float32 \
+    --set vector_x=4 --set rows_y=2 --set unroll_z=1 2>&1
+
+  step "cold compile, then warm load in a new process"
+  rm -rf /tmp/gpen-cache-cold
+  GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen compile specs/stencil/laplacian3d_o8.json --json | grep -E '"cache"|"ms"'
+  GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen run specs/stencil/laplacian3d_o8.json --size 64 --repeat 1 2>&1 | grep kernel
+
+  step "compute-sanitizer: memcheck and racecheck, every strategy, fast and clamped march entries"
+  for tool in memcheck racecheck; do
+    for s in direct march tile rolling; do
+      for spec in laplacian3d_o8 continuity3d; do
+        for size in 37x21x19 64x44x20; do
+          [ $s != march ] && [ $size = 64x44x20 ] && continue
+          r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/stencil/$spec.json --size $size --set strategy=$s --repeat 1 --verify --no-tuned 2>&1)
+          echo "$tool $spec $s $size rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|verify' | tr '\n' ' ')"
+        done
+      done
+    done
+  done > "$out/sanitizer.txt"
+  echo "sanitizer runs: $(wc -l < "$out/sanitizer.txt"), with errors or failed checks: $(grep -vc 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt")"
+  grep -v 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt" | head -5
+  exit 0
+fi
+
+step "benchmarks: 512^3 Laplacians, fp64 and fp32, every strategy, a few shapes (one workload per spec)"
+for dt in float64 float32; do
+  $gpen bench specs/stencil/laplacian3d_o2.json specs/stencil/laplacian3d_o8.json --size 512 --dtype $dt \
+    --strategies direct,tile,rolling --blocks 32x4,32x8,64x4 --set points_per_thread=16 --repeat 20 >"$out/bench_${dt}_smem.txt" 2>&1
+  for vy in "1 1" "2 2" "4 1" "4 2"; do
+    set -- $vy
+    $gpen bench specs/stencil/laplacian3d_o2.json specs/stencil/laplacian3d_o8.json --size 512 --dtype $dt \
+      --strategies march --blocks 32x4,32x8,64x2 --set points_per_thread=8 --set vector_x=$1 --set rows_y=$2 --repeat 20 2>&1 | grep -v "^spec"
+  done >"$out/bench_${dt}_march.txt"
+done
+grep -h "device-to-device copy" "$out"/bench_*.txt | head -2
+for f in "$out"/bench_*.txt; do echo "-- best of $(basename $f)"; grep -E "^laplacian" "$f" | sort -k1,1 -k12,12nr | awk '$1!=p{print; p=$1}'; done
+
+step "tuning benchmark: laplacian3d_o8 fp64 512^3, exhaustive vs local with 25% of the evaluations"
+$gpen tune bench/specs/laplacian3d_o8_tune.json --size 512 --strategy exhaustive --json "$out/tune_exhaustive.json" --plot "$out/tune_exhaustive.svg" 2>&1 | grep -v "^  \["
+$gpen tune bench/specs/laplacian3d_o8_tune.json --size 512 --strategy local --budget 99 --no-save --json "$out/tune_local.json" --plot "$out/tune_local.svg" 2>&1 | grep -v "^  \["
+step "run picks the tuned variant"
+$gpen run bench/specs/laplacian3d_o8_tune.json --size 512 --verify 2>&1 | head -4
