@@ -43,10 +43,14 @@ if [ "${1:-tests}" = tests ]; then
       done
     done
   done > "$out/sanitizer.txt"
-  echo "sanitizer runs: $(wc -l < "$out/sanitizer.txt"), with errors or failed checks: $(grep -vc 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt")"
-  grep -v 'rc=0.*ERROR SUMMARY: 0 errors.*PASS' "$out/sanitizer.txt" | head -5
+  bad() { awk '!(/rc=0/ && /ERROR SUMMARY: 0 errors/ && /PASS/)' "$out/sanitizer.txt"; }
+  echo "sanitizer runs: $(wc -l < "$out/sanitizer.txt"), with errors or failed checks: $(bad | wc -l)"
+  bad | head -5
   exit 0
 fi
+
+step "GPU tests"
+build-gpu/tests/gpen_gpu_tests >"$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"; grep -E "test cases|assertions|ERROR" "$out/gpu_tests.log" | head
 
 step "benchmarks: 512^3 Laplacians, fp64 and fp32, every strategy, a few shapes (one workload per spec)"
 for dt in float64 float32; do

@@ -1,5 +1,7 @@
 #include "gpen/runtime/stencil_kernel.hpp"
 
+#include "gpen/generator/tunables.hpp"
+
 #include <chrono>
 #include <cstring>
 #include <set>
@@ -105,6 +107,19 @@ StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, cons
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.shared_bytes = v;
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.stack_bytes = v;
   if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
+  // A block of this variant must fit in one SM's registers; say so now, in
+  // words, rather than with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES at launch.
+  for (CUfunction f : {module_.function(), clamped_}) {
+    if (!f) continue;
+    if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) == CUDA_SUCCESS && v < source_.plan.threads()) {
+      int regs = 0;
+      driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+      throw std::runtime_error(fmt::format(
+          "spec '{}' ({}): a block of {} threads at {} registers each does not fit on this GPU (at most {} threads); "
+          "use a smaller block_x * block_y, or a smaller vector_x * rows_y",
+          spec.name, describe(spec.tunables, choice), source_.plan.threads(), regs, v));
+    }
+  }
 }
 
 bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields) {

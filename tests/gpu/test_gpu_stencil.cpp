@@ -54,8 +54,10 @@ TEST_CASE("block shapes and points per thread that cut the domain unevenly") {
       for (const char* ppt : {"1", "4", "64"}) {
         int bx, by;
         std::sscanf(b, "%d %d", &bx, &by);
+        // one point a thread: 512-thread blocks of the 2x2 march default
+        // need more registers than an SM has (see the next test)
         check_run(s, {std::string("strategy=") + st, "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
-                      std::string("points_per_thread=") + ppt},
+                      std::string("points_per_thread=") + ppt, "vector_x=1", "rows_y=1"},
                   {67, 45, 33});
       }
 }
@@ -79,6 +81,12 @@ TEST_CASE("march with several points a thread: vector runs along x, rows along y
         check_run(s, set, {3, 5, 2});
       }
     }
+}
+
+TEST_CASE("a variant whose block does not fit in an SM's registers is refused in words") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  const TunableChoice c = s.choose({"strategy=march", "block_x=32", "block_y=32", "vector_x=2", "rows_y=2"});
+  CHECK_THROWS_WITH(StencilKernel(s, c, ctx()), doctest::Contains("does not fit on this GPU"));
 }
 
 TEST_CASE("tiny domains: smaller than one tile, and one point") {
