@@ -45,7 +45,7 @@ std::string search_svg(const TuneResult& r, const std::string& title) {
   }
   s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluation (1 .. {})</text>\n", (L + W - R) / 2, H - 15, r.evaluated.size());
   s += fmt::format("<text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\" text-anchor=\"middle\">median time (ms)</text>\n", (T + H - B) / 2, (T + H - B) / 2);
-  s += fmt::format("<line x1=\"{}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"gray\" stroke-dasharray=\"4 3\"/><text x=\"{1}\" y=\"{3}\" text-anchor=\"end\" fill=\"gray\">default</text>\n",
+  s += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"gray\" stroke-dasharray=\"4 3\"/><text x=\"{1}\" y=\"{3}\" text-anchor=\"end\" fill=\"gray\">default</text>\n",
                   L, W - R, Y(*r.reference.ms), Y(*r.reference.ms) - 4);
   std::string line;
   double best = 1e300;

@@ -85,7 +85,7 @@ TEST_CASE("march with several points a thread: vector runs along x, rows along y
 
 TEST_CASE("a variant whose block does not fit in an SM's registers is refused in words") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
-  const TunableChoice c = s.choose({"strategy=march", "block_x=32", "block_y=32", "vector_x=2", "rows_y=2"});
+  const TunableChoice c = s.choose({"strategy=march", "block_x=64", "block_y=16", "vector_x=2", "rows_y=2"});
   CHECK_THROWS_WITH(StencilKernel(s, c, ctx()), doctest::Contains("does not fit on this GPU"));
 }
 
