@@ -98,6 +98,9 @@ TEST_CASE("constraints in the spec remove points before anything compiles") {
     CHECK(std::get<long long>(c.at("block_x")) * std::get<long long>(c.at("block_y")) * std::get<long long>(c.at("vector_x")) <= 128);
     CHECK(std::get<long long>(c.at("points_per_thread")) >= 4);
   }
+  // the bounds themselves are allowed
+  CHECK(space.find(s.choose({"strategy=march", "block_x=32", "block_y=4", "vector_x=1", "rows_y=1", "points_per_thread=4"})));
+  CHECK(!space.find(s.choose({"strategy=march", "block_x=32", "block_y=8", "vector_x=1", "rows_y=1", "points_per_thread=4"})));
   bool named = false;
   for (const auto& [why, n] : space.rejected()) named = named || why == "breaks the spec's constraint \"points_per_thread >= 4\"";
   CHECK(named);
