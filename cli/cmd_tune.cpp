@@ -129,8 +129,8 @@ void add_tune(CLI::App& app, Runner& run) {
       for (std::size_t i = 0; i < std::min<std::size_t>(10, ok.size()); ++i) row(std::to_string(i + 1), *ok[i]);
       row("dflt", r.reference);
       if (!ok.empty())
-        fmt::print("best is {:.2f}x the default's speed; every timed variant matched the default's output ({}), which matched the CPU reference ({})\n",
-                   *r.reference.ms / *ok[0]->ms, "device comparison", r.reference.check ? r.reference.check->summary() : "-");
+        fmt::print("best is {:.2f}x the default's speed; every timed variant matched the default's output on the GPU, which matched the CPU reference ({})\n",
+                   *r.reference.ms / *ok[0]->ms, r.reference.check ? r.reference.check->summary() : "-");
       for (const auto& v : r.evaluated)
         if (!v.ms) { fmt::print("  failed: {}: {}\n", v.variant, v.reason.substr(0, 200)); break; }  // the first, as an example
       if (r.saved) fmt::print("saved to {} under {}\n", TuningDb::default_path(), r.key.str());

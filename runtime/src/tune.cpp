@@ -99,18 +99,11 @@ class GpuObjective : public Objective {
     for (std::size_t i : upcoming) schedule(i);
     std::vector<Evaluation> out;
     for (std::size_t i : batch) {
-      Evaluation e{i, std::nullopt, ""};
-      TunedVariant v;
-      try {
-        compiles_.at(i).get();
-        v = measure(ctx_, w_, space_.choice(i), MeasureOptions::Check::Reference, o_);
-      } catch (const CompileError& err) {
-        v.choice = space_.choice(i);
-        v.variant = describe(spec_.tunables, v.choice);
-        v.reason = "does not compile: " + std::string(err.what()).substr(0, 300);
-      }
-      e.ms = v.ms;
-      e.reason = v.reason;
+      // A failed compile is not cached, so measure() meets it again and
+      // records it like any other failure.
+      compiles_.at(i).wait();
+      const TunedVariant v = measure(ctx_, w_, space_.choice(i), MeasureOptions::Check::Reference, o_);
+      const Evaluation e{i, v.ms, v.reason};
       variants_[i] = v;
       out.push_back(e);
     }

@@ -72,7 +72,7 @@ struct MarchTile {
   template <int F>
   __device__ __forceinline__ void load(int dx, int dy, int dz, real* d) const {
     if constexpr (kFast) {
-      load_run<V>(p[F] + dx + dy * sy[F] + dz * sz[F], d, true);
+      load_run<V>(p[F] + dx + dy * sy[F] + dz * sz[F], d);
     } else {
       const real* row = p[F] + min(dy, ylim[F]) * sy[F] + dz * sz[F];
 #pragma unroll

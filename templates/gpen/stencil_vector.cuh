@@ -33,18 +33,13 @@ __device__ __forceinline__ typename VectorOf<T, W>::type pack(const T* s) {
   else return {s[0], s[1], s[2], s[3]};
 }
 
-// d[0..N) = p[0..N). With `aligned`, p is aligned to N values (N a power of two).
+// d[0..N) = p[0..N); p is aligned to N values (N a power of two).
 template <int N, class T>
-__device__ __forceinline__ void load_run(const T* p, T* d, bool aligned) {
+__device__ __forceinline__ void load_run(const T* p, T* d) {
   constexpr int W = kAccessWidth<T, N>;
-  if (W > 1 && aligned) {
-    using V = typename VectorOf<T, W>::type;
+  using V = typename VectorOf<T, W>::type;
 #pragma unroll
-    for (int s = 0; s < N; s += W) unpack<T, W>(__ldg(reinterpret_cast<const V*>(p + s)), d + s);
-  } else {
-#pragma unroll
-    for (int s = 0; s < N; ++s) d[s] = __ldg(p + s);
-  }
+  for (int s = 0; s < N; s += W) unpack<T, W>(__ldg(reinterpret_cast<const V*>(p + s)), d + s);
 }
 
 // p[0..N) = s[0..N), every value when `whole`, else the first `count`.
