@@ -2,6 +2,7 @@
 # The GPU session in two device calls (each under the 600 s limit):
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh tests   # build, ctest, verify 512^3, load times, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh bench   # build, benchmarks, tuning benchmark
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
 # Logs, JSON and SVG go to $OUT (or ./gpu-out).
 set -uo pipefail
 out=${OUT:-gpu-out}
@@ -14,6 +15,37 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.log
 cmake --build build-gpu >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 gpen=build-gpu/cli/gpen
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv,noheader
+
+if [ "${1:-tests}" = scan ]; then
+  step "scan GPU tests"
+  build-gpu/tests/gpen_gpu_tests -sf='*scan*' >"$out/gpu_scan_tests.log" 2>&1; echo "gpu scan tests rc=$?"
+  grep -E "test cases|assertions|ERROR|FAILED|CHECK\(|with expansion|PASS|FAIL" "$out/gpu_scan_tests.log" | head -30
+
+  step "scan benchmarks: 512^3 fp64 along x, y, z; 2^28 fp32 (copy measured in the same run)"
+  for v in 2 4 8 16; do
+    $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4,256x1 --set values_per_thread=$v --repeat 20 2>&1
+    $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
+    $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
+  done | grep -v "^spec" | sort -u >"$out/bench_scan.txt"
+  grep -h "device-to-device" "$out/bench_scan.txt" | head -1
+  echo "-- best variant of each spec (by % of copy)"
+  awk '$1 ~ /^cumsum/{for(i=1;i<=NF;i++) if($i ~ /%$/) p=$i; print p, $0}' "$out/bench_scan.txt" | sort -k2,2 -k1,1nr | awk '$2!=q{print; q=$2}'
+
+  step "gpen run --verify of the shipped scans at their benchmark sizes"
+  for a in x y z; do $gpen run specs/scan/cumsum_$a.json --size 512 --verify 2>&1 | tail -2; done
+  $gpen run specs/scan/cumsum_1d.json --size 268435456 --verify 2>&1 | tail -2
+
+  step "compute-sanitizer on scans: both layouts, look-back, odd sizes"
+  for tool in memcheck racecheck; do
+    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_1d.json --size 300001" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
+      set -- $run
+      r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/scan/$1 $2 $3 --repeat 2 --verify --no-tuned 2>&1)
+      echo "$tool $run rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|verify' | tr '\n' ' ')"
+    done
+  done > "$out/sanitizer_scan.txt"
+  cat "$out/sanitizer_scan.txt"
+  exit 0
+fi
 
 if [ "${1:-tests}" = tests ]; then
   step tests

@@ -47,6 +47,15 @@ TunableChoice tuned_or_chosen(const SpecOptions& so, const Spec& s, const std::a
   return so.choose(s);
 }
 
+// Every strategy a spec allows; one empty name for kinds without strategies (scans).
+std::vector<std::string> strategies_of(const Spec& s) {
+  std::vector<std::string> out;
+  if (const TunableDecl* t = s.find_tunable("strategy"))
+    for (const auto& v : t->values) out.push_back(to_string(v));
+  if (out.empty()) out.push_back("");
+  return out;
+}
+
 int no_device(const std::string& why, const std::string& what) {
   fmt::print(stderr, "gpen: cannot {}: {}\n", what, why);
   return kExitNoDevice;
@@ -114,7 +123,7 @@ void add_run(CLI::App& app, Runner& run) {
       std::string why;
       if (!driver_available(&why)) return no_device(why, "run " + s.name);
       Context ctx(0);
-      const RunReport r = run_stencil(ctx, s, tuned_or_chosen(o->spec, s, opt.size, ctx.info(), !o->no_tuned), opt);
+      const RunReport r = run_spec(ctx, s, tuned_or_chosen(o->spec, s, opt.size, ctx.info(), !o->no_tuned), opt);
       const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
       if (o->json) {
         auto j = report_json(r, copy);
@@ -185,15 +194,15 @@ void add_bench(CLI::App& app, Runner& run) {
       for (const auto& path : o->specs) {
         const Spec s = load_spec(path, o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype));
         std::vector<std::string> strategies = o->strategies;
-        if (strategies.empty()) for (const auto& v : s.find_tunable("strategy")->values) strategies.push_back(to_string(v));
+        if (strategies.empty()) strategies = strategies_of(s);
         std::vector<std::string> blocks = o->blocks;
         if (blocks.empty()) blocks.push_back("");
         // One workload for all the variants of a spec: inputs are filled once.
-        StencilWorkload work(ctx, s, parse_size(o->size, s.dims));
+        Workload work(ctx, s, parse_size(o->size, s.dims));
         for (const auto& st : strategies)
           for (const auto& b : blocks) {
             std::vector<std::string> set = o->set;
-            set.push_back("strategy=" + st);
+            if (!st.empty()) set.push_back("strategy=" + st);
             if (!b.empty()) {
               const auto x = b.find('x');
               set.push_back("block_x=" + b.substr(0, x));
@@ -253,8 +262,8 @@ void add_survey(CLI::App& app, Runner& run) {
           status = kExitInvalid;
           continue;
         }
-        for (const auto& v : s.find_tunable("strategy")->values) {
-          const TunableChoice choice = s.choose({"strategy=" + to_string(v)});
+        for (const auto& v : strategies_of(s)) {
+          const TunableChoice choice = s.choose(v.empty() ? std::vector<std::string>{} : std::vector<std::string>{"strategy=" + v});
           std::string runcol;
           int regs = -1;
           double ms = 0;
@@ -268,7 +277,7 @@ void add_survey(CLI::App& app, Runner& run) {
               const auto full = parse_size(o->size, 3);
               opt.size = {full[0], s.dims > 1 ? full[1] : 1, s.dims > 2 ? full[2] : 1};
               opt.repeat = 5;
-              const RunReport rep = run_stencil(*ctx, s, choice, opt);
+              const RunReport rep = run_spec(*ctx, s, choice, opt);
               runcol = rep.check->summary();
               if (!rep.check->pass) status = kExitInvalid;
             } else {
@@ -278,7 +287,7 @@ void add_survey(CLI::App& app, Runner& run) {
             runcol = std::string("FAIL: ") + e.what();
             status = kExitInvalid;
           }
-          fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, to_string(v), "ok", "ok", regs, ms, runcol);
+          fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, v.empty() ? s.kind : v, "ok", "ok", regs, ms, runcol);
         }
       }
       if (!gpu) fmt::print("\nNo GPU here ({}): every spec was checked, generated and compiled for {}, none was launched.\n", why, arch);

@@ -22,6 +22,12 @@ void add_check(CLI::App& app, Runner& run) {
       for (const auto& f : *files) {
         try {
           const Spec s = load_spec(f);
+          if (s.is_scan()) {
+            fmt::print("ok  {}: scan '{}', {}, {}-D; {} = {}{} scan of {} along {}, op '{}', identity {}\n", f, s.name, to_string(s.dtype), s.dims,
+                       s.output_fields()[0]->name, s.scan.reverse ? "reverse " : "", s.scan.exclusive ? "exclusive" : "inclusive",
+                       s.inputs()[0]->name, axis_name(s.scan.axis), s.scan.op_text, s.scan.identity_text);
+            continue;
+          }
           const Footprint fp = s.footprint();
           std::string reach;
           for (const auto* in : s.inputs())

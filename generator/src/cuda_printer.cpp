@@ -16,6 +16,8 @@ std::string real_literal(double v, Dtype dtype) {
 }
 
 CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) {}
+CudaPrinter::CudaPrinter(const Spec& spec, std::vector<std::string> value_names)
+    : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {}
 
 std::string CudaPrinter::emit(const IrPtr& e) {
   Printed p = print(*e);
@@ -39,6 +41,7 @@ std::string CudaPrinter::body(const std::string& indent) const {
 }
 
 std::string CudaPrinter::access(const Access& a) const {
+  if (!value_names_.empty()) return value_names_.at(a.field);
   std::array<int, 3> k{0, 0, 0};
   for (int ax = 0; ax < 3; ++ax)
     if (a.off[ax] != 0) k[kernel_axis_[ax]] = a.off[ax];

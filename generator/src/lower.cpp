@@ -9,8 +9,8 @@ namespace {
 
 class Lowering {
  public:
-  Lowering(const Spec& spec, const JsonSource& src, std::string pointer, std::size_t visible_lets)
-      : spec_(spec), src_(src), pointer_(std::move(pointer)), visible_lets_(visible_lets) {}
+  Lowering(const Spec& spec, const JsonSource& src, std::string pointer, std::size_t visible_lets, std::string scope_noun)
+      : spec_(spec), src_(src), pointer_(std::move(pointer)), visible_lets_(visible_lets), scope_noun_(std::move(scope_noun)) {}
 
   IrPtr lower(const Ast& a) {
     switch (a.kind) {
@@ -73,7 +73,7 @@ class Lowering {
     for (const auto& op : spec_.operators)
       if (op.name == a.text) fail(a, fmt::format("operator '{}' must be applied: {}(field, axis)", a.text, a.text), "a value: " + names_in_scope());
     if (find_math_function(a.text)) fail(a, fmt::format("function '{}' must be called with arguments", a.text), "a value: " + names_in_scope());
-    fail(a, fmt::format("unknown identifier '{}'", a.text), "a declared input field, param or let: " + names_in_scope());
+    fail(a, fmt::format("unknown identifier '{}'", a.text), scope_noun_ + ": " + names_in_scope());
   }
 
   IrPtr call(const Ast& a) {
@@ -112,13 +112,14 @@ class Lowering {
   const JsonSource& src_;
   std::string pointer_;
   std::size_t visible_lets_;
+  std::string scope_noun_;
 };
 
 }  // namespace
 
 IrPtr lower_expression(const Spec& spec, const Ast& ast, const JsonSource& src, const std::string& pointer,
-                       std::size_t visible_lets) {
-  return Lowering(spec, src, pointer, visible_lets).lower(ast);
+                       std::size_t visible_lets, const std::string& scope_noun) {
+  return Lowering(spec, src, pointer, visible_lets, scope_noun).lower(ast);
 }
 
 AstPtr parse_expression_at(const std::string& text, const JsonSource& src, const std::string& pointer) {

@@ -3,12 +3,14 @@
 // form (ghost widths against the footprint).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "gpen/generator/fornberg.hpp"
 #include "gpen/generator/lower.hpp"
+#include "gpen/generator/scan_op.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/constraints.hpp"
@@ -92,6 +94,12 @@ class Reader {
     return v;
   }
 
+  bool boolean(const std::string& ptr) const {
+    const json& j = at(ptr);
+    if (!j.is_boolean()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "true or false");
+    return j.get<bool>();
+  }
+
   double number(const std::string& ptr) const {
     const json& j = at(ptr);
     if (!j.is_number()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "a number");
@@ -143,15 +151,28 @@ class SpecParser {
     nlohmann::json effective = src_->root();
     if (dtype_override_ && effective.is_object()) effective["dtype"] = to_string(*dtype_override_);
     s_.hash = sha256_hex(effective.dump());
-    r_.object("", {"name", "kind", "dtype", "dims", "fields", "outputs"},
-              {"$schema", "description", "params", "operators", "lets", "tunables", "constraints"});
+    // The kind decides which other keys belong; without one, the stencil
+    // keys are checked (and 'kind' reported missing).
+    const json& root = r_.at("");
+    s_.kind = root.is_object() && root.contains("kind") ? r_.choice("/kind", {"stencil", "scan"}) : "stencil";
+    if (s_.is_scan()) {
+      r_.object("", {"name", "kind", "dtype", "dims", "fields", "scan"}, {"$schema", "description", "tunables", "constraints"});
+    } else {
+      r_.object("", {"name", "kind", "dtype", "dims", "fields", "outputs"},
+                {"$schema", "description", "params", "operators", "lets", "tunables", "constraints"});
+    }
     s_.name = r_.identifier("/name");
-    s_.kind = r_.choice("/kind", {"stencil"});
     if (r_.has("/description")) s_.description = r_.string("/description");
     s_.dtype = *parse_dtype(r_.choice("/dtype", {"float32", "float64"}));
     if (dtype_override_) s_.dtype = *dtype_override_;
     s_.dims = static_cast<int>(r_.integer("/dims", 1, 3));
     fields();
+    if (s_.is_scan()) {
+      scan();
+      s_.tunables = parse_tunables(s_, r_.has("/tunables") ? &r_.at("/tunables") : nullptr, *src_);
+      s_.constraints = parse_constraints(s_, r_.has("/constraints") ? &r_.at("/constraints") : nullptr, *src_);
+      return std::move(s_);
+    }
     if (r_.has("/params")) params();
     if (r_.has("/operators")) operators();
     if (r_.has("/lets")) lets();
@@ -188,6 +209,39 @@ class SpecParser {
       s_.fields.push_back(f);
     }
     if (out == 0) src_->fail("/fields", "no field has role \"output\"", "at least one output field");
+  }
+
+  // One input, one output, no ghost zones: a scan reads no neighbours.
+  void scan() {
+    const auto ins = s_.inputs();
+    if (ins.size() != 1 || s_.output_fields().size() != 1)
+      src_->fail("/fields", fmt::format("{} input and {} output fields", ins.size(), s_.output_fields().size()),
+                 "exactly one input and one output field for kind \"scan\"");
+    for (const auto& f : s_.fields)
+      if (f.ghost != 0) src_->fail(f.pointer + "/ghost", fmt::format("ghost width {} on '{}'", f.ghost, f.name), "no ghost zones (0): a scan reads no neighbours");
+    ScanDecl& d = s_.scan;
+    d.pointer = "/scan";
+    r_.object("/scan", {"axis", "op", "identity"}, {"exclusive", "reverse", "description"});
+    const std::string axes[] = {"x", "y", "z"};
+    const std::string ax = r_.choice("/scan/axis", std::vector<std::string>(axes, axes + s_.dims));
+    d.axis = static_cast<int>(std::find(axes, axes + 3, ax) - axes);
+    d.op_text = r_.string("/scan/op");
+    d.op_ast = parse_expression_at(d.op_text, *src_, "/scan/op");
+    const Spec scope = scan_op_scope(s_.dtype);
+    d.op_ir = lower_expression(scope, *d.op_ast, *src_, "/scan/op", 0, "one of the two values a (the running value) and b (the next input)");
+    const json& id = r_.at("/scan/identity");
+    if (id.is_number()) {
+      d.identity = id.get<double>();
+      d.identity_text = src_->raw_scalar("/scan/identity");
+    } else if (id.is_string() && (id == "inf" || id == "+inf" || id == "-inf")) {
+      d.identity = id == "-inf" ? -HUGE_VAL : HUGE_VAL;
+      d.identity_text = id.get<std::string>();
+    } else {
+      src_->fail("/scan/identity", fmt::format("found {}", type_name(id)), "a number, or \"inf\" / \"-inf\"");
+    }
+    if (r_.has("/scan/exclusive")) d.exclusive = r_.boolean("/scan/exclusive");
+    if (r_.has("/scan/reverse")) d.reverse = r_.boolean("/scan/reverse");
+    check_scan_op(d, *src_);
   }
 
   void params() {

@@ -113,6 +113,7 @@ std::string entries(const StencilPlan& plan) {
 }  // namespace
 
 GeneratedSource generate(const Spec& spec, const TunableChoice& choice) {
+  if (spec.is_scan()) return generate_scan(spec, choice);
   GeneratedSource g;
   g.choice = choice;
   g.plan = plan_stencil(spec, choice);

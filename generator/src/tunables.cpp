@@ -40,6 +40,21 @@ std::vector<Builtin> stencil_builtins(int dims) {
   return b;
 }
 
+// Scans: the rows layout (contiguous axis) has kBlockY rows a block and
+// values a thread along the row; the columns layout has one row of threads
+// across x, each walking the axis. Vector defaults: 16-byte accesses.
+std::vector<Builtin> scan_builtins(const Spec& spec) {
+  const bool rows = spec.scan.axis == 0;
+  const long long vec = spec.dtype == Dtype::Float32 ? 4 : 2;
+  std::vector<Builtin> b;
+  b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, 128LL, 32, 1024, {}});
+  if (rows && spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL}, 2LL, 1, 32, {}});
+  else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
+  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL}, rows ? 8LL : 4LL, 1, 64, {}});
+  b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, vec, 1, 4, {}});
+  return b;
+}
+
 TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::string& ptr, const JsonSource& src) {
   if (b.is_string) {
     if (!j.is_string() || !std::count(b.strings.begin(), b.strings.end(), j.get<std::string>()))
@@ -54,7 +69,7 @@ TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::st
 }  // namespace
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
-  const auto builtins = stencil_builtins(spec.dims);
+  const auto builtins = spec.is_scan() ? scan_builtins(spec) : stencil_builtins(spec.dims);
   std::vector<TunableDecl> out;
   for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
   if (!node) return out;

@@ -10,46 +10,6 @@
 
 namespace gpen {
 
-std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params) {
-  const std::string where = fmt::format("spec '{}'", spec.name);
-  for (const auto& [name, buf] : fields) {
-    if (!spec.find_field(name)) {
-      std::vector<std::string> names;
-      for (const auto& f : spec.fields) names.push_back(f.name);
-      throw BindingError(fmt::format("{}: no field named '{}' (fields: {})", where, name, fmt::join(names, ", ")));
-    }
-    if (!buf) throw BindingError(fmt::format("{}: field '{}' is bound to no buffer", where, name));
-  }
-  std::array<long long, 3> shape{0, 0, 0};
-  const DeviceBuffer* first = nullptr;
-  for (const auto& f : spec.fields) {
-    auto it = fields.find(f.name);
-    if (it == fields.end()) throw BindingError(fmt::format("{}: field '{}' ({}) is not bound", where, f.name, f.pointer));
-    const DeviceBuffer& b = *it->second;
-    if (b.dtype() != spec.dtype)
-      throw BindingError(fmt::format("{}: field '{}' is {}, the spec says {}", where, f.name, to_string(b.dtype()), to_string(spec.dtype)));
-    if (b.dims() != spec.dims)
-      throw BindingError(fmt::format("{}: field '{}' is {}-D, the spec says {}-D", where, f.name, b.dims(), spec.dims));
-    if (b.ghost() != f.ghost)
-      throw BindingError(fmt::format("{}: field '{}' has ghost width {}, the spec says {} ({}/ghost)", where, f.name, b.ghost(), f.ghost, f.pointer));
-    if (!first) {
-      first = &b;
-      shape = b.shape();
-    } else if (b.shape() != shape) {
-      throw BindingError(fmt::format("{}: field '{}' is {}x{}x{}, but '{}' is {}x{}x{}", where, f.name, b.shape()[0], b.shape()[1],
-                                     b.shape()[2], spec.fields[0].name, shape[0], shape[1], shape[2]));
-    }
-  }
-  for (int ax = 0; ax < 3; ++ax)
-    if (shape[ax] < 1) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
-  for (const auto& [name, value] : params) {
-    (void)value;
-    const bool known = std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamDecl& p) { return p.name == name; });
-    if (!known) throw BindingError(fmt::format("{}: no param named '{}'", where, name));
-  }
-  return shape;
-}
-
 namespace {
 
 // Host image of gpen::StencilArgs<B> (templates/gpen/stencil_common.cuh):
@@ -89,37 +49,10 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
 }  // namespace
 
 StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : spec_(spec),
-      source_(generate(spec, choice)),
-      compiled_(cache.get(source_, ctx.info().arch(), spec.name)),
-      load_ms_(0),
-      module_([&] {
-        const auto t0 = std::chrono::steady_clock::now();
-        Module m(compiled_.kernel.cubin, source_.kernel_name, fmt::format("spec '{}' ({})", spec.name, source_.name));
-        load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        return m;
-      }()) {
-  // The loaded function's own attributes are authoritative; the ptxas log
-  // parse is what we have without a GPU.
-  auto& u = compiled_.kernel.usage;
-  int v = 0;
-  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, module_.function()) == CUDA_SUCCESS) u.registers = v;
-  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.shared_bytes = v;
-  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.stack_bytes = v;
+    : Kernel(spec, generate(spec, choice), ctx, cache) {
   if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
-  // A block of this variant must fit in one SM's registers; say so now, in
-  // words, rather than with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES at launch.
-  for (CUfunction f : {module_.function(), clamped_}) {
-    if (!f) continue;
-    if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) == CUDA_SUCCESS && v < source_.plan.threads()) {
-      int regs = 0;
-      driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
-      throw std::runtime_error(fmt::format(
-          "spec '{}' ({}): a block of {} threads at {} registers each does not fit on this GPU (at most {} threads); "
-          "use a smaller block_x * block_y, or a smaller vector_x * rows_y",
-          spec.name, describe(spec.tunables, choice), source_.plan.threads(), regs, v));
-    }
-  }
+  for (CUfunction f : {function(), clamped_})
+    if (f) check_block_fits(f, source_.plan.threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
 }
 
 bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields) {
@@ -144,7 +77,7 @@ void StencilKernel::launch(const FieldBindings& fields, const ParamValues& param
                                    spec_.name, d.grid[0], d.grid[1], d.grid[2]));
   std::vector<unsigned char> args = pack_args(spec_, fields, params, kext);
   void* kernel_params[] = {args.data()};
-  const CUfunction f = clamped_ && !fits_vector_runs(plan, kext, fields) ? clamped_ : module_.function();
+  const CUfunction f = clamped_ && !fits_vector_runs(plan, kext, fields) ? clamped_ : function();
   GPEN_CU(cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream,
                          kernel_params, nullptr),
           fmt::format("launching {} of spec '{}'", source_.name, spec_.name));

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/tunables.hpp"
-#include "gpen/runtime/stencil_workload.hpp"
+#include "gpen/runtime/workload.hpp"
 
 namespace gpen {
 
@@ -44,12 +44,13 @@ double measure_copy_gbs(const Context& ctx, std::size_t bytes, int repeat) {
   return 2.0 * bytes / (median_of(t) * 1e-3) / 1e9;
 }
 
-RunReport measure_variant(const Context& ctx, StencilWorkload& w, const TunableChoice& choice, const MeasureOptions& opt) {
+RunReport measure_variant(const Context& ctx, Workload& w, const TunableChoice& choice, const MeasureOptions& opt) {
   const Spec& spec = w.spec();
   RunReport rep;
   rep.spec = spec.name;
   rep.variant = describe(spec.tunables, choice);
-  StencilKernel kernel(spec, choice, ctx);
+  const std::unique_ptr<Kernel> k = make_kernel(spec, choice, ctx);
+  const Kernel& kernel = *k;
   rep.unit = kernel.source().name;
   rep.cache = to_string(kernel.compiled().source);
   rep.cache_ms = kernel.compiled().ms;
@@ -73,12 +74,12 @@ RunReport measure_variant(const Context& ctx, StencilWorkload& w, const TunableC
   return rep;
 }
 
-RunReport run_stencil(const Context& ctx, const Spec& spec, const TunableChoice& choice, const RunOptions& opt) {
+RunReport run_spec(const Context& ctx, const Spec& spec, const TunableChoice& choice, const RunOptions& opt) {
   WorkloadOptions wo;
   wo.params = opt.params;
   wo.seed = opt.seed;
   wo.periodic = opt.periodic;
-  StencilWorkload w(ctx, spec, opt.size, wo);
+  Workload w(ctx, spec, opt.size, wo);
   MeasureOptions mo;
   mo.warmup = opt.warmup;
   mo.repeat = opt.repeat;

@@ -62,7 +62,7 @@ class CompilePool {
   bool stop_ = false;
 };
 
-TunedVariant measure(const Context& ctx, StencilWorkload& w, const TunableChoice& c, MeasureOptions::Check check, const TuneOptions& o) {
+TunedVariant measure(const Context& ctx, Workload& w, const TunableChoice& c, MeasureOptions::Check check, const TuneOptions& o) {
   TunedVariant v;
   v.choice = c;
   v.variant = describe(w.spec().tunables, c);
@@ -90,7 +90,7 @@ TunedVariant measure(const Context& ctx, StencilWorkload& w, const TunableChoice
 
 class GpuObjective : public Objective {
  public:
-  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, StencilWorkload& w, const TuneOptions& o)
+  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, Workload& w, const TuneOptions& o)
       : ctx_(ctx), spec_(spec), space_(space), w_(w), o_(o),
         pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
@@ -122,7 +122,7 @@ class GpuObjective : public Objective {
   const Context& ctx_;
   const Spec& spec_;
   const SearchSpace& space_;
-  StencilWorkload& w_;
+  Workload& w_;
   const TuneOptions& o_;
   CompilePool pool_;
   std::map<std::size_t, std::shared_future<void>> compiles_;
@@ -148,7 +148,7 @@ TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long
   res.key = tuning_key(spec, size, d);
   res.copy_gbs = measure_copy_gbs(ctx, std::size_t(1) << 30);
 
-  StencilWorkload w(ctx, spec, size);
+  Workload w(ctx, spec, size);
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.
   res.reference = measure(ctx, w, spec.choose(o.fixed), MeasureOptions::Check::Cpu, o);

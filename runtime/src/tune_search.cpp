@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/constraints.hpp"
+#include "gpen/generator/scan_plan.hpp"
 #include "gpen/generator/stencil_plan.hpp"
 
 namespace gpen {
@@ -32,11 +33,19 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     TunableChoice c;
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
     try {
-      const StencilPlan plan = plan_stencil(spec, c);
+      int threads = 0;
+      std::size_t shared = 0;
+      if (spec.is_scan()) {
+        threads = plan_scan(spec, c).threads();
+      } else {
+        const StencilPlan plan = plan_stencil(spec, c);
+        threads = plan.threads();
+        shared = plan.shared_bytes;
+      }
       if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
-      if (plan.threads() > limits.max_threads_per_block)
+      if (threads > limits.max_threads_per_block)
         return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);
-      if (static_cast<long long>(plan.shared_bytes) > limits.max_shared_per_block)
+      if (static_cast<long long>(shared) > limits.max_shared_per_block)
         return fmt::format("more shared memory a block than the device allows ({} bytes)", limits.max_shared_per_block);
     } catch (const SpecError& e) {
       return e.detail().message;

@@ -25,7 +25,7 @@ void check_run(const Spec& s, const std::vector<std::string>& set, std::array<lo
   opt.warmup = 0;
   opt.periodic = periodic;
   const TunableChoice c = s.choose(set);
-  const RunReport r = run_stencil(ctx(), s, c, opt);
+  const RunReport r = run_spec(ctx(), s, c, opt);
   INFO(s.name << " " << to_string(s.dtype) << " " << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
   INFO(r.check->summary());
   CHECK(r.check->pass);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/scan_plan.hpp"
 #include "gpen/generator/stencil_plan.hpp"
 
 namespace gpen {
@@ -14,10 +15,13 @@ struct GeneratedSource {
   std::string kernel_name;  // extern "C" symbol
   std::string source;       // includes "gpen/*.cuh" (see template_headers())
   TunableChoice choice;
-  StencilPlan plan;
+  StencilPlan plan;    // kind "stencil"
+  ScanPlan scan_plan;  // kind "scan"
 };
 
+// Any kind: dispatches on spec.kind.
 GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
+GeneratedSource generate_scan(const Spec& spec, const TunableChoice& choice);
 
 // The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
 GeneratedSource generate_periodic_fill(Dtype dtype);

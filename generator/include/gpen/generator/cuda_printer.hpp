@@ -19,6 +19,9 @@ class CudaPrinter {
  public:
   // kernel_axis maps user axes to the kernel's (see StencilPlan).
   CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis);
+  // Inputs are plain values: input slot k prints as value_names[k] (a scan's
+  // operation, whose "fields" are its two arguments).
+  CudaPrinter(const Spec& spec, std::vector<std::string> value_names);
 
   // Appends the statements that compute `e` to the body and returns the
   // expression that names its value.
@@ -39,6 +42,7 @@ class CudaPrinter {
 
   const Spec& spec_;
   std::array<int, 3> kernel_axis_;
+  std::vector<std::string> value_names_;
   std::vector<std::pair<Rational, std::string>> coeffs_;  // value -> name
   std::vector<std::string> statements_;
   std::vector<std::pair<const Ir*, std::string>> hoisted_;  // shared nodes (lets) print once

@@ -13,9 +13,10 @@ namespace gpen {
 struct Spec;
 
 // `pointer` names the JSON string the expression came from; lets declared
-// before index `visible_lets` may be referenced.
+// before index `visible_lets` may be referenced. `scope_noun` says in
+// errors what a name may be.
 IrPtr lower_expression(const Spec& spec, const Ast& ast, const JsonSource& src, const std::string& pointer,
-                       std::size_t visible_lets);
+                       std::size_t visible_lets, const std::string& scope_noun = "a declared input field, param or let");
 
 // Parses `text` (the string at `pointer`), turning syntax errors into SpecErrors.
 AstPtr parse_expression_at(const std::string& text, const JsonSource& src, const std::string& pointer);

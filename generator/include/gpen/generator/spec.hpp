@@ -85,12 +85,27 @@ struct ConstraintDecl {
   AstPtr lhs, rhs;
 };
 
+// The "scan" object of a scan spec: out[i] = op(...op(op(in[0], in[1]), in[2])..., in[i])
+// along one axis (inclusive), or the same over in[0..i-1] starting from the
+// identity (exclusive); reverse runs from the last index down.
+struct ScanDecl {
+  int axis = 0;         // user axis
+  std::string op_text;  // "a + b": a is the running value, b the next input
+  AstPtr op_ast;
+  IrPtr op_ir;          // lowered with a = value slot 0, b = value slot 1 (see scan_op_scope)
+  double identity = 0;  // may be +-inf
+  std::string identity_text;
+  bool exclusive = false;
+  bool reverse = false;
+  std::string pointer;  // /scan
+};
+
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
 struct Spec {
   std::string name;
-  std::string kind;  // "stencil"
+  std::string kind;  // "stencil" or "scan"
   std::string description;
   Dtype dtype = Dtype::Float64;
   int dims = 3;
@@ -101,10 +116,12 @@ struct Spec {
   std::vector<OutputDecl> outputs;
   std::vector<TunableDecl> tunables;
   std::vector<ConstraintDecl> constraints;
+  ScanDecl scan;                      // kind "scan" only
   std::string hash;                   // sha256 of the canonical JSON, hex
   std::vector<std::string> warnings;  // things that are legal but likely mistakes
   std::shared_ptr<const JsonSource> source;
 
+  bool is_scan() const { return kind == "scan"; }
   std::vector<const FieldDecl*> inputs() const;
   std::vector<const FieldDecl*> output_fields() const;
   const FieldDecl* find_field(const std::string& n) const;

@@ -46,6 +46,9 @@ struct Comparison {
   std::array<long long, 3> worst{0, 0, 0};  // where max_abs is; -1s when unknown (device comparison)
   bool pass = false;
   double tolerance = 0;
+  // Scans: the worst |got - want| over its bound (see scan_reference.hpp);
+  // passing needs <= 1. Negative: not used.
+  double bound_ratio = -1;
   std::string summary() const;
 };
 

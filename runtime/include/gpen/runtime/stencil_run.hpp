@@ -11,7 +11,7 @@
 
 #include "gpen/runtime/host_array.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
-#include "gpen/runtime/stencil_workload.hpp"
+#include "gpen/runtime/workload.hpp"
 
 namespace gpen {
 
@@ -39,7 +39,7 @@ struct RunReport {
   std::optional<Comparison> check;
 };
 
-RunReport run_stencil(const Context& ctx, const Spec& spec, const TunableChoice& choice, const RunOptions& opt);
+RunReport run_spec(const Context& ctx, const Spec& spec, const TunableChoice& choice, const RunOptions& opt);
 
 // One variant on an existing workload (so that many variants share its
 // inputs): compile through the cache, launch once on poisoned outputs,
@@ -49,7 +49,7 @@ struct MeasureOptions {
   int repeat = 20;
   enum class Check { None, Cpu, Reference } check = Check::Cpu;  // Reference: the workload's kept output, on the GPU
 };
-RunReport measure_variant(const Context& ctx, StencilWorkload& w, const TunableChoice& choice, const MeasureOptions& opt);
+RunReport measure_variant(const Context& ctx, Workload& w, const TunableChoice& choice, const MeasureOptions& opt);
 
 // Device-to-device copy bandwidth, bytes read + written per second (GB/s),
 // median of `repeat` copies of `bytes` bytes.

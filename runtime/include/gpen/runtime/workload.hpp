@@ -1,4 +1,4 @@
-// One problem instance of a stencil spec on the GPU, shared by every variant
+// One problem instance of a spec (any kind) on the GPU, shared by every variant
 // that runs on it: inputs filled once (random values rounded to the dtype,
 // or periodic ghosts), outputs, and what a variant is checked against: the
 // CPU reference in double precision, or a kept reference output compared on
@@ -14,7 +14,7 @@
 
 #include "gpen/runtime/device_compare.hpp"
 #include "gpen/runtime/host_array.hpp"
-#include "gpen/runtime/stencil_kernel.hpp"
+#include "gpen/runtime/kernel.hpp"
 
 namespace gpen {
 
@@ -25,10 +25,10 @@ struct WorkloadOptions {
   bool rotate_for_l2 = true;  // extra copies for timing when one set fits in the L2 a few times
 };
 
-class StencilWorkload {
+class Workload {
  public:
-  StencilWorkload(const Context& ctx, const Spec& spec, std::array<long long, 3> size, WorkloadOptions opt = {});
-  StencilWorkload(const StencilWorkload&) = delete;
+  Workload(const Context& ctx, const Spec& spec, std::array<long long, 3> size, WorkloadOptions opt = {});
+  Workload(const Workload&) = delete;
 
   const Spec& spec() const { return spec_; }
   const std::array<long long, 3>& size() const { return size_; }
@@ -61,6 +61,7 @@ class StencilWorkload {
   std::vector<HostArray> in_host_;
   std::vector<Set> sets_;
   std::vector<HostArray> cpu_reference_;
+  std::vector<HostArray> cpu_scale_;  // scans: the magnitude their rounding errors scale with
   std::vector<DeviceBuffer> reference_;
   std::optional<DeviceComparer> comparer_;
 };
@@ -71,6 +72,6 @@ struct LaunchTimes {
   double median_ms = 0, min_ms = 0;
 };
 double median_of(std::vector<float> v);
-LaunchTimes time_launches(const StencilKernel& kernel, const StencilWorkload& w, int warmup, int repeat, CUstream stream = nullptr);
+LaunchTimes time_launches(const Kernel& kernel, const Workload& w, int warmup, int repeat, CUstream stream = nullptr);
 
 }  // namespace gpen

@@ -1,4 +1,7 @@
-#include "gpen/runtime/stencil_workload.hpp"
+#include "gpen/runtime/workload.hpp"
+
+#include "gpen/runtime/scan_reference.hpp"
+#include "gpen/runtime/stencil_kernel.hpp"
 
 #include <algorithm>
 
@@ -20,7 +23,7 @@ double median_of(std::vector<float> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-StencilWorkload::StencilWorkload(const Context& ctx, const Spec& spec, std::array<long long, 3> size, WorkloadOptions opt)
+Workload::Workload(const Context& ctx, const Spec& spec, std::array<long long, 3> size, WorkloadOptions opt)
     : ctx_(ctx), spec_(spec), size_(size), opt_(std::move(opt)) {
   std::uint64_t seed = opt_.seed;
   for (const auto* f : spec.inputs()) {
@@ -54,17 +57,17 @@ StencilWorkload::StencilWorkload(const Context& ctx, const Spec& spec, std::arra
   GPEN_CU(cuCtxSynchronize(), "preparing the workload");
 }
 
-double StencilWorkload::bytes() const {
+double Workload::bytes() const {
   const double points = static_cast<double>(size_[0]) * size_[1] * size_[2];
   return points * size_of(spec_.dtype) * static_cast<double>(spec_.inputs().size() + spec_.output_fields().size());
 }
 
-void StencilWorkload::poison_outputs(CUstream stream) {
+void Workload::poison_outputs(CUstream stream) {
   // All bits set is a NaN in float32 and float64 alike.
   for (auto& o : sets_[0].out) GPEN_CU(cuMemsetD8Async(o.get(), 0xFF, o.bytes(), stream), "poisoning an output with NaN");
 }
 
-Comparison StencilWorkload::verify_on_cpu() {
+Comparison Workload::verify_on_cpu() {
   const auto outs = spec_.output_fields();
   if (cpu_reference_.empty()) {
     std::vector<const HostArray*> ins;
@@ -74,20 +77,29 @@ Comparison StencilWorkload::verify_on_cpu() {
     for (auto& r : cpu_reference_) ptrs.push_back(&r);
     std::vector<double> params;
     for (const auto& p : spec_.params) params.push_back(opt_.params.count(p.name) ? opt_.params.at(p.name) : p.value);
-    reference_stencil(spec_, ins, params, ptrs);
+    if (spec_.is_scan()) {
+      cpu_scale_.emplace_back(spec_.dims, size_, 0);
+      reference_scan(spec_, in_host_[0], cpu_reference_[0], cpu_scale_[0]);
+    } else {
+      reference_stencil(spec_, ins, params, ptrs);
+    }
   }
   GPEN_CU(cuCtxSynchronize(), "waiting for the launch to verify");
   std::vector<Comparison> cs;
   for (std::size_t i = 0; i < outs.size(); ++i) {
     HostArray got(spec_.dims, size_, outs[i]->ghost), poison(spec_.dims, size_, outs[i]->ghost);
     got.data = sets_[0].out[i].download();
+    if (spec_.is_scan()) {
+      cs.push_back(compare_scan(spec_, got, cpu_reference_[i], cpu_scale_[i]));
+      continue;
+    }
     fill_nan(poison);
     cs.push_back(compare(got, cpu_reference_[i], poison, tolerance_for(spec_.dtype)));
   }
   return worst_of(cs);
 }
 
-void StencilWorkload::keep_as_reference(CUstream stream) {
+void Workload::keep_as_reference(CUstream stream) {
   reference_.clear();
   for (const auto& o : sets_[0].out) {
     reference_.emplace_back(o.dtype(), o.dims(), o.shape(), o.ghost());
@@ -96,7 +108,7 @@ void StencilWorkload::keep_as_reference(CUstream stream) {
   if (!comparer_) comparer_.emplace(spec_.dtype, ctx_);
 }
 
-Comparison StencilWorkload::compare_to_reference(CUstream stream) const {
+Comparison Workload::compare_to_reference(CUstream stream) const {
   GPEN_INTERNAL_CHECK(!reference_.empty(), "compare_to_reference before keep_as_reference");
   std::vector<Comparison> cs;
   for (std::size_t i = 0; i < reference_.size(); ++i)
@@ -104,7 +116,7 @@ Comparison StencilWorkload::compare_to_reference(CUstream stream) const {
   return worst_of(cs);
 }
 
-LaunchTimes time_launches(const StencilKernel& kernel, const StencilWorkload& w, int warmup, int repeat, CUstream stream) {
+LaunchTimes time_launches(const Kernel& kernel, const Workload& w, int warmup, int repeat, CUstream stream) {
   Event e0, e1;
   std::vector<float> times;
   for (int r = 0; r < warmup + repeat; ++r) {

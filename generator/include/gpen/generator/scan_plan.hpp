@@ -1,0 +1,40 @@
+// Spec + tunables -> the numbers a scan kernel is specialised on, and the
+// launch geometry for a problem size. The array is seen as
+// [outer][length][inner] around the scan axis (see templates/gpen/scan_common.cuh).
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "gpen/generator/spec.hpp"
+#include "gpen/generator/stencil_plan.hpp"
+
+namespace gpen {
+
+enum class ScanLayout {
+  Rows,     // contiguous axis: blocks scan segments of rows, look-back between segments
+  Columns,  // strided axis: a thread carries its columns along the axis
+};
+const char* to_string(ScanLayout l);
+
+struct ScanGeometry {
+  long long length = 1, inner = 1, outer = 1;
+  long long segments = 1;  // tiles along one row (rows layout)
+  long long tiles = 1;     // blocks of the launch
+};
+
+struct ScanPlan {
+  ScanLayout layout = ScanLayout::Rows;
+  int block_x = 128, block_y = 1, values_per_thread = 1, vector_x = 1;
+  std::string kernel_name;
+
+  int threads() const { return block_x * block_y; }
+  long long segment() const { return static_cast<long long>(block_x) * values_per_thread; }  // rows layout
+  ScanGeometry geometry(int dims, int axis, const std::array<long long, 3>& size) const;
+  LaunchDims launch(const ScanGeometry& g) const;
+};
+
+// Throws SpecError (pointer /tunables/...) when the choice cannot run.
+ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice);
+
+}  // namespace gpen

@@ -1,0 +1,60 @@
+#include "gpen/generator/scan_plan.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/generator/tunables.hpp"
+
+namespace gpen {
+
+const char* to_string(ScanLayout l) { return l == ScanLayout::Rows ? "rows" : "columns"; }
+
+ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 3>& size) const {
+  ScanGeometry g;
+  for (int ax = 0; ax < dims; ++ax) {
+    if (ax < axis) g.inner *= size[ax];
+    else if (ax == axis) g.length = size[ax];
+    else g.outer *= size[ax];
+  }
+  auto ceil_div = [](long long a, long long b) { return (a + b - 1) / b; };
+  if (layout == ScanLayout::Rows) {
+    g.segments = ceil_div(g.length, segment());
+    g.tiles = ceil_div(g.outer, block_y) * g.segments;
+  } else {
+    g.tiles = ceil_div(g.inner, static_cast<long long>(block_x) * vector_x) * g.outer;
+  }
+  return g;
+}
+
+LaunchDims ScanPlan::launch(const ScanGeometry& g) const {
+  LaunchDims d;
+  d.block = {static_cast<unsigned>(block_x), static_cast<unsigned>(block_y), 1};
+  d.grid = {static_cast<unsigned>(g.tiles), 1, 1};
+  return d;
+}
+
+ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
+  ScanPlan p;
+  p.layout = spec.scan.axis == 0 ? ScanLayout::Rows : ScanLayout::Columns;
+  p.block_x = static_cast<int>(tunable_int(choice, "block_x"));
+  p.block_y = static_cast<int>(tunable_int(choice, "block_y"));
+  p.values_per_thread = static_cast<int>(tunable_int(choice, "values_per_thread"));
+  p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
+  auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
+    spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
+  };
+  if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) fail("vector_x", fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
+  if (p.vector_x * size_of(spec.dtype) > 16)
+    fail("vector_x", fmt::format("vector_x = {} of {} is {} bytes an access", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
+         "at most 16 bytes an access (vector_x <= 2 for float64)");
+  if (p.threads() > 1024) fail("block_x", fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
+  if (p.layout == ScanLayout::Rows) {
+    if (p.block_x % 32) fail("block_x", fmt::format("block_x = {} along a row", p.block_x), "a multiple of 32: each row of a block is whole warps");
+    if (p.values_per_thread % p.vector_x)
+      fail("vector_x", fmt::format("vector_x = {} does not divide values_per_thread = {}", p.vector_x, p.values_per_thread),
+           "a vector width that divides values_per_thread");
+  }
+  p.kernel_name = fmt::format("gpen_{}_scan_{}", spec.name, to_string(p.layout));
+  return p;
+}
+
+}  // namespace gpen

@@ -1,0 +1,61 @@
+// A spec's kernel of any kind, compiled through the cache and loaded on a
+// context; launched on fields bound by name. StencilKernel and ScanKernel
+// are the kinds; make_kernel picks by spec.kind.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "gpen/generator/codegen.hpp"
+#include "gpen/runtime/device.hpp"
+#include "gpen/runtime/kernel_cache.hpp"
+
+namespace gpen {
+
+// A launch's arguments do not fit the spec (missing, extra or mismatched field).
+class BindingError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+using FieldBindings = std::map<std::string, const DeviceBuffer*>;
+using ParamValues = std::map<std::string, double>;
+
+// The checks of a launch that need no GPU: every field of the spec bound
+// once, dtype, dims, shape and ghost width as the spec says, params known.
+// Returns the interior shape. Throws BindingError.
+std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params);
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  Kernel(const Kernel&) = delete;
+
+  const GeneratedSource& source() const { return source_; }
+  const KernelCache::Result& compiled() const { return compiled_; }
+  double module_load_ms() const { return load_ms_; }
+
+  // Params not given take the spec's values.
+  virtual void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const = 0;
+
+ protected:
+  // Compiles (through the cache) and loads `source`; registers, shared memory
+  // and stack then come from the loaded function.
+  Kernel(const Spec& spec, GeneratedSource source, const Context& ctx, KernelCache& cache);
+  // Throws, in words, when a block of `threads` threads of `f` does not fit
+  // in one SM's registers (rather than CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
+  void check_block_fits(CUfunction f, int threads, const std::string& advice) const;
+  CUfunction function() const { return module_.function(); }
+
+  const Spec& spec_;
+  GeneratedSource source_;
+  KernelCache::Result compiled_;
+  double load_ms_ = 0;
+  Module module_;
+};
+
+std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+
+}  // namespace gpen

@@ -1,0 +1,77 @@
+#include "gpen/runtime/scan_kernel.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace gpen {
+namespace {
+
+// Host image of gpen::ScanArgs<real> (templates/gpen/scan_common.cuh); the
+// generated unit asserts its size.
+struct ScanArgsImage {
+  CUdeviceptr in, out;
+  long long length, inner, outer, segments;
+  CUdeviceptr aggregate, inclusive, flags, tickets;
+  unsigned long long ticket_base;
+  unsigned epoch, pad;
+};
+static_assert(sizeof(ScanArgsImage) == 96, "as templates/gpen/scan_common.cuh lays it out");
+
+constexpr unsigned kEpochs = 1u << 30;  // flags hold epoch << 2
+
+}  // namespace
+
+ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, generate(spec, choice), ctx, cache) {
+  check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
+}
+
+void ScanKernel::reserve(long long tiles) const {
+  if (tiles <= status_tiles_) return;
+  const std::size_t real = size_of(spec_.dtype);
+  const std::size_t bytes = static_cast<std::size_t>(tiles) * (2 * real + 4) + 16;
+  status_ = DeviceMemory(bytes);
+  // Zero flags are epoch 0, which no launch uses; the counter starts at 0.
+  GPEN_CU(cuMemsetD8(status_.get(), 0, bytes), "clearing the scan's tile status");
+  status_tiles_ = tiles;
+  tickets_issued_ = 0;
+}
+
+void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
+  const auto shape = check_bindings(spec_, fields, params);
+  const ScanPlan& p = plan();
+  const ScanGeometry g = p.geometry(spec_.dims, spec_.scan.axis, shape);
+  if (g.tiles > 0x7fffffffLL)
+    throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger block_x or values_per_thread", spec_.name, g.tiles));
+  ScanArgsImage a{};
+  a.in = fields.at(spec_.inputs()[0]->name)->get();
+  a.out = fields.at(spec_.output_fields()[0]->name)->get();
+  a.length = g.length;
+  a.inner = g.inner;
+  a.outer = g.outer;
+  a.segments = g.segments;
+  if (g.segments > 1) {
+    const long long tiles = g.segments * g.outer;  // status is per (row, segment)
+    reserve(tiles);
+    const std::size_t real = size_of(spec_.dtype);
+    // Laid out for the capacity, which may exceed this launch's tiles.
+    a.aggregate = status_.get();
+    a.inclusive = status_.get() + status_tiles_ * real;
+    a.flags = status_.get() + status_tiles_ * 2 * real;
+    a.tickets = (a.flags + status_tiles_ * 4 + 7) / 8 * 8;
+    if (++epoch_ == kEpochs) {  // every flag ever written is stale again
+      GPEN_CU(cuMemsetD8Async(a.flags, 0, status_tiles_ * 4, stream), "clearing the scan's tile flags");
+      epoch_ = 1;
+    }
+    a.epoch = epoch_;
+    a.ticket_base = tickets_issued_;
+    tickets_issued_ += static_cast<unsigned long long>(g.tiles);
+  }
+  const LaunchDims d = p.launch(g);
+  void* kernel_params[] = {&a};
+  GPEN_CU(cuLaunchKernel(function(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream, kernel_params, nullptr),
+          fmt::format("launching {} of spec '{}'", source_.name, spec_.name));
+}
+
+}  // namespace gpen

@@ -1,0 +1,122 @@
+// gpen scan templates: pieces shared by the two layouts.
+//
+// A scan spec's array is seen as [outer][length][inner]: `length` values
+// along the scan axis, `inner` values (the axes below it) between two of
+// them. The rows layout (scan_rows.cuh) serves the contiguous axis
+// (inner == 1), the columns layout (scan_columns.cuh) the strided ones.
+//
+// `B` is the bindings struct that the generator writes for one spec:
+//   using real;                           float or double
+//   kBlockX, kBlockY                      threads along the axis (rows) or across it (columns); rows a block
+//   kValuesPerThread                      values a thread holds along the axis
+//   kVectorX                              values a thread moves in one access
+//   kExclusive, kReverse                  the scan's direction and kind
+//   identity(), combine(a, b)             the operation; combine is associative,
+//                                         a is on the left (earlier values)
+#pragma once
+
+#include "gpen/stencil_vector.cuh"
+
+namespace gpen {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Kernel arguments; the host writes the same 96 bytes (runtime/src/scan_kernel.cpp).
+template <class real>
+struct ScanArgs {
+  const real* in;
+  real* out;
+  long long length;    // values along the scan axis
+  long long inner;     // distance between two of them (1: contiguous)
+  long long outer;     // rows (rows layout) or planes above the axis (columns)
+  long long segments;  // tiles along one row (rows layout); 1 otherwise
+  // Decoupled look-back between the segments of a row (used when segments > 1).
+  real* aggregate;     // per tile: the combination of its own values
+  real* inclusive;     // per tile: the combination of its row up to and including it
+  unsigned* flags;     // per tile: epoch << 2 | state
+  unsigned long long* tickets;  // tile order by arrival, so that a tile only waits on running ones
+  unsigned long long ticket_base;
+  unsigned epoch;      // this launch's; flags of other launches read as "not yet"
+  unsigned pad;
+};
+
+constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// Publishes a tile's aggregate or inclusive prefix: the value first, then the
+// flag that makes it visible.
+template <class real>
+__device__ __forceinline__ void publish(const ScanArgs<real>& a, long long tile, real v, unsigned state) {
+  __stcg((state == kTilePrefix ? a.inclusive : a.aggregate) + tile, v);
+  store_release(a.flags + tile, a.epoch << 2 | state);
+}
+
+// Inclusive scan across a warp, lane order = value order.
+template <class B>
+__device__ __forceinline__ typename B::real warp_inclusive_scan(typename B::real x, int lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const typename B::real y = __shfl_up_sync(kFullMask, x, d);
+    if (lane >= d) x = B::combine(y, x);
+  }
+  return x;
+}
+
+// The combination of every tile of a row before `tile` (tiles first..tile-1),
+// by one warp: lane k reads tile - 1 - k; the window stops at the nearest
+// tile that has published its inclusive prefix, else slides 32 tiles back.
+// The result is in every lane.
+template <class B>
+__device__ typename B::real look_back(const ScanArgs<typename B::real>& a, long long first, long long tile, int lane) {
+  using real = typename B::real;
+  real prefix = B::identity();
+  for (long long newest = tile - 1;; newest -= 32) {
+    const long long j = newest - lane;
+    unsigned state = kTilePrefix;
+    real v = B::identity();
+    if (j >= first) {
+      unsigned f;
+      do f = load_acquire(a.flags + j);
+      while ((f >> 2) != a.epoch);
+      state = f & 3u;
+      v = state == kTilePrefix ? __ldcg(a.inclusive + j) : __ldcg(a.aggregate + j);
+    }
+    const unsigned prefixes = __ballot_sync(kFullMask, state == kTilePrefix);
+    const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
+    if (lane > stop) v = B::identity();
+    // Ordered reduction: a higher lane holds an earlier tile, so it goes left.
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const real w = __shfl_down_sync(kFullMask, v, d);
+      if (lane + d < 32) v = B::combine(w, v);
+    }
+    prefix = B::combine(__shfl_sync(kFullMask, v, 0), prefix);
+    if (prefixes) return prefix;
+  }
+}
+
+// N values of a run at p (aligned to W values) in accesses of W values.
+template <int N, int W, class T>
+__device__ __forceinline__ void load_vectors(const T* p, T* d) {
+  using V = typename VectorOf<T, W>::type;
+#pragma unroll
+  for (int s = 0; s < N; s += W) unpack<T, W>(__ldg(reinterpret_cast<const V*>(p + s)), d + s);
+}
+
+template <int N, int W, class T>
+__device__ __forceinline__ void store_vectors(T* p, const T* s) {
+  using V = typename VectorOf<T, W>::type;
+#pragma unroll
+  for (int t = 0; t < N; t += W) *reinterpret_cast<V*>(p + t) = pack<T, W>(s + t);
+}
+
+}  // namespace gpen

@@ -1,0 +1,127 @@
+// GPU: scans against the CPU reference in double precision, outputs poisoned
+// with NaN first: every shipped spec, every axis, both dtypes, inclusive and
+// exclusive, forward and reverse, at sizes that cut blocks and segments
+// unevenly, at 512^3, and along one 2^28-value row (look-back over tens of
+// thousands of segments).
+#include <fmt/format.h>
+
+#include "../test_support.hpp"
+#include "gpen/runtime/stencil_run.hpp"
+
+using namespace gpen;
+
+namespace {
+
+Context& scan_ctx() {
+  static Context c(0);
+  return c;
+}
+
+// A scan spec written for the test: `op` with `identity` along `axis`.
+Spec scan_spec(int dims, const std::string& axis, const std::string& dtype, bool exclusive, bool reverse,
+               const std::string& op = "a + b", const std::string& identity = "0") {
+  return load_spec_string(fmt::format(R"({{"name": "t", "kind": "scan", "dtype": "{}", "dims": {},
+      "fields": [{{"name": "u", "role": "input"}}, {{"name": "s", "role": "output"}}],
+      "scan": {{"axis": "{}", "op": "{}", "identity": {}, "exclusive": {}, "reverse": {}}}}})",
+                                      dtype, dims, axis, op, identity, exclusive, reverse));
+}
+
+void check_scan(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size) {
+  RunOptions opt;
+  opt.size = size;
+  opt.repeat = 1;
+  opt.warmup = 0;
+  const RunReport r = run_spec(scan_ctx(), s, s.choose(set), opt);
+  INFO(s.name << " " << to_string(s.dtype) << " axis " << axis_name(s.scan.axis) << (s.scan.exclusive ? " exclusive" : " inclusive")
+              << (s.scan.reverse ? " reverse " : " forward ") << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
+  INFO(r.check->summary());
+  CHECK(r.check->pass);
+}
+
+const char* kAxes[] = {"x", "y", "z"};
+
+}  // namespace
+
+TEST_CASE("every shipped scan spec at odd sizes, fp64 and fp32") {
+  int runs = 0;
+  for (const auto& path : gpen::test::shipped_specs("scan"))
+    for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
+      const Spec s = load_spec(path, d);
+      for (const auto& size : std::vector<std::array<long long, 3>>{{1, 1, 1}, {31, 33, 5}, {1000, 7, 3}, {67, 45, 33}}) {
+        std::array<long long, 3> n = size;
+        for (int ax = s.dims; ax < 3; ++ax) n[ax] = 1;
+        check_scan(s, {}, n);
+        ++runs;
+      }
+    }
+  CHECK(runs == 6 * 2 * 4);
+}
+
+TEST_CASE("every axis of 1-3-D arrays: inclusive and exclusive, forward and reverse") {
+  for (int dims = 1; dims <= 3; ++dims)
+    for (int ax = 0; ax < dims; ++ax)
+      for (const char* dtype : {"float64", "float32"})
+        for (bool exclusive : {false, true})
+          for (bool reverse : {false, true}) {
+            const Spec s = scan_spec(dims, kAxes[ax], dtype, exclusive, reverse);
+            const std::array<long long, 3> size = dims == 1 ? std::array<long long, 3>{4099, 1, 1}
+                                                  : dims == 2 ? std::array<long long, 3>{1000, 33, 1}
+                                                              : std::array<long long, 3>{67, 45, 33};
+            check_scan(s, {}, size);
+          }
+}
+
+TEST_CASE("other operations: running max and min with infinite identities, products") {
+  for (const char* dtype : {"float64", "float32"})
+    for (int ax = 0; ax < 3; ++ax) {
+      check_scan(scan_spec(3, kAxes[ax], dtype, false, false, "max(a, b)", "\"-inf\""), {}, {67, 45, 33});
+      check_scan(scan_spec(3, kAxes[ax], dtype, true, true, "min(a, b)", "\"inf\""), {}, {67, 45, 33});
+      check_scan(scan_spec(3, kAxes[ax], dtype, false, false, "a * b", "1"), {}, {31, 33, 5});
+    }
+}
+
+TEST_CASE("block shapes, values a thread and vector widths that cut rows and segments unevenly") {
+  for (const char* dtype : {"float64", "float32"})
+    for (bool exclusive : {false, true}) {
+      const Spec rows2 = scan_spec(2, "x", dtype, exclusive, exclusive);
+      for (const char* bx : {"32", "64", "256", "512"})
+        for (const char* v : {"1", "2", "16"})
+          check_scan(rows2, {fmt::format("block_x={}", bx), fmt::format("values_per_thread={}", v), "vector_x=1", "block_y=2"}, {3001, 7, 1});
+      check_scan(rows2, {"values_per_thread=16", "vector_x=2"}, {3002, 5, 1});  // vector runs
+      check_scan(rows2, {"values_per_thread=16", "vector_x=2"}, {3001, 5, 1});  // rows not whole vectors
+      const Spec cols = scan_spec(3, "z", dtype, exclusive, !exclusive);
+      for (const char* bx : {"32", "256"})
+        for (const char* v : {"1", "16"})
+          for (const char* w : {"1", "2"}) check_scan(cols, {fmt::format("block_x={}", bx), fmt::format("values_per_thread={}", v), fmt::format("vector_x={}", w)}, {67, 5, 33});
+      check_scan(cols, {"vector_x=2"}, {68, 5, 33});
+    }
+}
+
+TEST_CASE("repeated launches reuse the look-back status: every launch is right") {
+  const Spec s = scan_spec(1, "x", "float64", false, false);
+  Workload w(scan_ctx(), s, {1000003, 1, 1});
+  const auto k = make_kernel(s, s.choose({"values_per_thread=2"}), scan_ctx());
+  for (int r = 0; r < 4; ++r) {
+    w.poison_outputs();
+    k->launch(w.bindings(), w.params());
+    const Comparison c = w.verify_on_cpu();
+    INFO("launch " << r << ": " << c.summary());
+    CHECK(c.pass);
+  }
+  // Another shape on the same kernel: the status is laid out anew.
+  Workload w2(scan_ctx(), s, {5000011, 1, 1});
+  w2.poison_outputs();
+  k->launch(w2.bindings(), w2.params());
+  CHECK(w2.verify_on_cpu().pass);
+}
+
+TEST_CASE("512^3 along every axis: fp64 inclusive, fp32 exclusive") {
+  for (int ax = 0; ax < 3; ++ax) {
+    check_scan(scan_spec(3, kAxes[ax], "float64", false, false), {}, {512, 512, 512});
+    check_scan(scan_spec(3, kAxes[ax], "float32", true, false), {}, {512, 512, 512});
+  }
+}
+
+TEST_CASE("one row of 2^28 values, fp32 and fp64") {
+  for (const char* dtype : {"float32", "float64"}) check_scan(scan_spec(1, "x", dtype, false, false), {}, {1LL << 28, 1, 1});
+}
