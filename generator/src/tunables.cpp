@@ -47,10 +47,14 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   const bool rows = spec.scan.axis == 0;
   const long long vec = spec.dtype == Dtype::Float32 ? 4 : 2;
   std::vector<Builtin> b;
-  b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, 128LL, 32, 1024, {}});
+  // Defaults: the fastest variants on an H100 (bench/RESULTS.md): short rows
+  // 128x2 threads, 4 values each; one long row 256 threads, 16 values each
+  // (fewer, larger segments to look back over); columns 1 value a step.
+  const bool one_row = rows && spec.dims == 1;
+  b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, one_row ? 256LL : 128LL, 32, 1024, {}});
   if (rows && spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL}, 2LL, 1, 32, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
-  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL}, rows ? 8LL : 4LL, 1, 64, {}});
+  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? 16LL : rows ? 4LL : 1LL, 1, 64, {}});
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, vec, 1, 4, {}});
   return b;
 }

@@ -12,13 +12,12 @@ namespace {
 struct ScanArgsImage {
   CUdeviceptr in, out;
   long long length, inner, outer, segments;
-  CUdeviceptr aggregate, inclusive, flags, tickets;
-  unsigned long long ticket_base;
+  CUdeviceptr aggregate, inclusive, flags;
   unsigned epoch, pad;
 };
-static_assert(sizeof(ScanArgsImage) == 96, "as templates/gpen/scan_common.cuh lays it out");
+static_assert(sizeof(ScanArgsImage) == 80, "as templates/gpen/scan_common.cuh lays it out");
 
-constexpr unsigned kEpochs = 1u << 30;  // flags hold epoch << 2
+constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state in 32 bits
 
 }  // namespace
 
@@ -30,12 +29,11 @@ ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Cont
 void ScanKernel::reserve(long long tiles) const {
   if (tiles <= status_tiles_) return;
   const std::size_t real = size_of(spec_.dtype);
-  const std::size_t bytes = static_cast<std::size_t>(tiles) * (2 * real + 4) + 16;
+  const std::size_t bytes = static_cast<std::size_t>(tiles) * (2 * real + 8);
   status_ = DeviceMemory(bytes);
-  // Zero flags are epoch 0, which no launch uses; the counter starts at 0.
+  // Zero flags are epoch 0, which no launch uses.
   GPEN_CU(cuMemsetD8(status_.get(), 0, bytes), "clearing the scan's tile status");
   status_tiles_ = tiles;
-  tickets_issued_ = 0;
 }
 
 void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -59,14 +57,11 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
     a.aggregate = status_.get();
     a.inclusive = status_.get() + status_tiles_ * real;
     a.flags = status_.get() + status_tiles_ * 2 * real;
-    a.tickets = (a.flags + status_tiles_ * 4 + 7) / 8 * 8;
     if (++epoch_ == kEpochs) {  // every flag ever written is stale again
-      GPEN_CU(cuMemsetD8Async(a.flags, 0, status_tiles_ * 4, stream), "clearing the scan's tile flags");
+      GPEN_CU(cuMemsetD8Async(a.flags, 0, status_tiles_ * 8, stream), "clearing the scan's tile flags");
       epoch_ = 1;
     }
     a.epoch = epoch_;
-    a.ticket_base = tickets_issued_;
-    tickets_issued_ += static_cast<unsigned long long>(g.tiles);
   }
   const LaunchDims d = p.launch(g);
   void* kernel_params[] = {&a};

@@ -21,7 +21,7 @@ namespace gpen {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// Kernel arguments; the host writes the same 96 bytes (runtime/src/scan_kernel.cpp).
+// Kernel arguments; the host writes the same 80 bytes (runtime/src/scan_kernel.cpp).
 template <class real>
 struct ScanArgs {
   const real* in;
@@ -33,31 +33,56 @@ struct ScanArgs {
   // Decoupled look-back between the segments of a row (used when segments > 1).
   real* aggregate;     // per tile: the combination of its own values
   real* inclusive;     // per tile: the combination of its row up to and including it
-  unsigned* flags;     // per tile: epoch << 2 | state
-  unsigned long long* tickets;  // tile order by arrival, so that a tile only waits on running ones
-  unsigned long long ticket_base;
+  unsigned* flags;     // per tile, 8 bytes: see publish()
   unsigned epoch;      // this launch's; flags of other launches read as "not yet"
   unsigned pad;
 };
 
 constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;
 
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+// Tile status. float: one 64-bit word per tile, (epoch << 2 | state) << 32 |
+// value bits, written and read whole, so one relaxed load per look-back lane
+// sees state and value together. double: value and flag in separate words,
+// ordered by fences. `flags` holds 8 bytes a tile either way.
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 }
-
-__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-// Publishes a tile's aggregate or inclusive prefix: the value first, then the
-// flag that makes it visible.
+// Publishes a tile's aggregate or inclusive prefix.
 template <class real>
 __device__ __forceinline__ void publish(const ScanArgs<real>& a, long long tile, real v, unsigned state) {
-  __stcg((state == kTilePrefix ? a.inclusive : a.aggregate) + tile, v);
-  store_release(a.flags + tile, a.epoch << 2 | state);
+  const unsigned long long tag = static_cast<unsigned long long>(a.epoch << 2 | state) << 32;
+  unsigned long long* status = reinterpret_cast<unsigned long long*>(a.flags) + tile;
+  if constexpr (sizeof(real) == 4) {
+    store_relaxed(status, tag | __float_as_uint(v));
+  } else {
+    __stcg((state == kTilePrefix ? a.inclusive : a.aggregate) + tile, v);
+    __threadfence();  // the value before the flag
+    store_relaxed(status, tag);
+  }
+}
+
+// Waits until the tile has published something in this launch; returns its
+// state and value.
+template <class real>
+__device__ __forceinline__ unsigned wait_for_tile(const ScanArgs<real>& a, long long tile, real& v) {
+  const unsigned long long* status = reinterpret_cast<const unsigned long long*>(a.flags) + tile;
+  unsigned long long w;
+  do w = load_relaxed(status);
+  while ((w >> 34) != a.epoch);
+  const unsigned state = static_cast<unsigned>(w >> 32) & 3u;
+  if constexpr (sizeof(real) == 4) {
+    v = __uint_as_float(static_cast<unsigned>(w));
+  } else {
+    __threadfence();  // the flag before the value
+    v = __ldcg((state == kTilePrefix ? a.inclusive : a.aggregate) + tile);
+  }
+  return state;
 }
 
 // Inclusive scan across a warp, lane order = value order.
@@ -83,13 +108,7 @@ __device__ typename B::real look_back(const ScanArgs<typename B::real>& a, long 
     const long long j = newest - lane;
     unsigned state = kTilePrefix;
     real v = B::identity();
-    if (j >= first) {
-      unsigned f;
-      do f = load_acquire(a.flags + j);
-      while ((f >> 2) != a.epoch);
-      state = f & 3u;
-      v = state == kTilePrefix ? __ldcg(a.inclusive + j) : __ldcg(a.aggregate + j);
-    }
+    if (j >= first) state = wait_for_tile(a, j, v);
     const unsigned prefixes = __ballot_sync(kFullMask, state == kTilePrefix);
     const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
     if (lane > stop) v = B::identity();
@@ -104,19 +123,32 @@ __device__ typename B::real look_back(const ScanArgs<typename B::real>& a, long 
   }
 }
 
+// Cache policy of the data (not the status): a scan reads and writes each
+// value once, so streaming (evict-first) accesses are an option.
+#ifndef GPEN_SCAN_STREAMING
+#define GPEN_SCAN_STREAMING 1  // measured: +2-4 points of copy on y and z, +16 on one long row (bench/RESULTS.md)
+#endif
+
 // N values of a run at p (aligned to W values) in accesses of W values.
 template <int N, int W, class T>
 __device__ __forceinline__ void load_vectors(const T* p, T* d) {
   using V = typename VectorOf<T, W>::type;
 #pragma unroll
-  for (int s = 0; s < N; s += W) unpack<T, W>(__ldg(reinterpret_cast<const V*>(p + s)), d + s);
+  for (int s = 0; s < N; s += W) {
+    const V* q = reinterpret_cast<const V*>(p + s);
+    unpack<T, W>(GPEN_SCAN_STREAMING ? __ldcs(q) : __ldg(q), d + s);
+  }
 }
 
 template <int N, int W, class T>
 __device__ __forceinline__ void store_vectors(T* p, const T* s) {
   using V = typename VectorOf<T, W>::type;
 #pragma unroll
-  for (int t = 0; t < N; t += W) *reinterpret_cast<V*>(p + t) = pack<T, W>(s + t);
+  for (int t = 0; t < N; t += W) {
+    V* q = reinterpret_cast<V*>(p + t);
+    if (GPEN_SCAN_STREAMING) __stcs(q, pack<T, W>(s + t));
+    else *q = pack<T, W>(s + t);
+  }
 }
 
 }  // namespace gpen

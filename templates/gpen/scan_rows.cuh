@@ -21,15 +21,13 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
   static_assert(V % W == 0, "a thread's values are whole vectors");
   __shared__ real warp_total[R][kWarps];
   __shared__ real row_prefix[R];
-  __shared__ long long arrival;
 
   const int tx = threadIdx.x, ty = threadIdx.y, lane = tx & 31, warp = tx >> 5;
-  long long tile = blockIdx.x;
-  if (a.segments > 1) {  // tiles in order of arrival: a tile waits on earlier ones only
-    if (tx == 0 && ty == 0) arrival = static_cast<long long>(atomicAdd(a.tickets, 1ULL) - a.ticket_base);
-    __syncthreads();
-    tile = arrival;
-  }
+  // A tile waits only on tiles of lower index, which the GPU dispatches
+  // first (as CUB's single-pass scan also assumes). An arrival counter would
+  // not need that, but its atomic costs a round trip before the first load of
+  // every tile: half the bandwidth of a row of two segments (bench/RESULTS.md).
+  const long long tile = blockIdx.x;
   const long long seg = tile % a.segments, row = (tile / a.segments) * R + ty;
   const bool live = row < a.outer;
   const long long n = a.length;

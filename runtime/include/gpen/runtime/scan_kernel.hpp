@@ -1,5 +1,5 @@
 // A scan spec's kernel, loaded, with the scratch its look-back needs: tile
-// status (aggregate, inclusive prefix, flag) and the arrival counter. Flags
+// status (aggregate, inclusive prefix, flag). Flags
 // carry the launch's epoch, so no launch has to clear them; launches of one
 // ScanKernel must therefore follow each other in stream order.
 #pragma once
@@ -19,10 +19,9 @@ class ScanKernel : public Kernel {
   // Status for `tiles` tiles, grown on demand (synchronous allocation).
   void reserve(long long tiles) const;
 
-  mutable DeviceMemory status_;  // aggregate[tiles], inclusive[tiles], flags[tiles], then the counter
+  mutable DeviceMemory status_;  // aggregate[tiles], inclusive[tiles], flags[tiles] (8 bytes each)
   mutable long long status_tiles_ = 0;
   mutable unsigned epoch_ = 0;
-  mutable unsigned long long tickets_issued_ = 0;
 };
 
 }  // namespace gpen
