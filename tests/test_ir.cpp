@@ -27,7 +27,7 @@ TEST_CASE("D(u) - D(u) cancels to zero") {
   CHECK(e.args[0]->number.r.is_zero());
 }
 
-TEST_CASE("mixed derivative composes offsets; footprint per axis") {
+TEST_CASE("mixed derivative composes offsets, footprint per axis") {
   const Spec s = load_spec_string(gpen::test::minimal_spec("D2(D2(u, x) * u, y)"));
   const Footprint fp = s.footprint();
   CHECK(fp[0] == std::array<int, 3>{1, 1, 0});

@@ -28,7 +28,7 @@ std::string only_entry(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("miss compiles and stores; a new cache in the same directory hits on disk; then memory") {
+TEST_CASE("miss compiles and stores, a new cache in the same directory hits on disk, then memory") {
   TempDir d;
   const GeneratedSource g = sample();
   KernelCache a(d.path);

@@ -46,7 +46,7 @@ TEST_CASE("the key changes with the spec, its dtype, the size class, the GPU and
   CHECK(tuning_key(s, {512, 512, 512}, other).str() != k);
 }
 
-TEST_CASE("records round-trip; other keys, stale choices and corrupt files find nothing") {
+TEST_CASE("records round-trip, other keys, stale choices and corrupt files find nothing") {
   gpen::test::TempDir dir;
   const TuningDb db(dir.path + "/sub/tuning.json");  // the directory is created on store
   const Spec s = o8();

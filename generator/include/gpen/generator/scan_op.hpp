@@ -16,8 +16,8 @@ Spec scan_op_scope(Dtype dtype);
 double apply_scan_op(const ScanDecl& scan, double a, double b);
 
 // Throws SpecError at /scan/op when the operation does not read both values
-// or is plainly not associative on sample values, and at /scan/identity when
-// op(e, x) or op(x, e) is not x. Sampling cannot prove associativity; it
+// or is plainly not associative on sample values, then at /scan/identity
+// when op(e, x) or op(x, e) is not x. Sampling cannot prove associativity; it
 // catches the usual mistakes (a - b, a / b, (a + b) / 2).
 void check_scan_op(const ScanDecl& scan, const JsonSource& src);
 

@@ -1,0 +1,205 @@
+// Scan specs on the CPU: parsing and its errors (pointer, line, column,
+// expectation), the checks of the operation, the plan's refusals, the
+// generated source and its NVRTC compile, and the CPU reference and
+// comparison that the GPU tests rely on.
+#include <cmath>
+#include <limits>
+
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/scan_op.hpp"
+#include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/runtime/scan_reference.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+using gpen::test::spec_error_of;
+using gpen::test::with;
+
+namespace {
+
+// One key a line, so that tests can predict lines: "scan" is line 7.
+std::string scan_json(const std::string& scan = R"J({"axis": "y", "op": "a + b", "identity": 0})J", int dims = 2) {
+  return "{\n"
+         "  \"name\": \"t\",\n"
+         "  \"kind\": \"scan\",\n"
+         "  \"dtype\": \"float64\",\n"
+         "  \"dims\": " + std::to_string(dims) + ",\n"
+         "  \"fields\": [{\"name\": \"u\", \"role\": \"input\"}, {\"name\": \"s\", \"role\": \"output\"}],\n"
+         "  \"scan\": " + scan + "\n"
+         "}\n";
+}
+
+std::string message(const SpecError& e) { return e.what(); }
+
+}  // namespace
+
+TEST_CASE("a scan spec parses: axis, operation, identity, direction") {
+  const Spec s = load_spec_string(scan_json(R"J({"axis": "y", "op": "max(a, b)", "identity": "-inf", "exclusive": true, "reverse": true})J"));
+  CHECK(s.is_scan());
+  CHECK(s.scan.axis == 1);
+  CHECK(s.scan.identity == -HUGE_VAL);
+  CHECK(s.scan.exclusive);
+  CHECK(s.scan.reverse);
+  CHECK(apply_scan_op(s.scan, 2.0, -3.0) == 2.0);
+  CHECK(s.find_tunable("strategy") == nullptr);
+  CHECK(s.find_tunable("values_per_thread") != nullptr);
+}
+
+TEST_CASE("scan errors name the pointer, line and column, and what was expected") {
+  SUBCASE("missing identity") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "a + b"})J"));
+    CHECK(e.pointer() == "/scan");
+    CHECK(e.line() == 7);
+    CHECK(message(e).find("missing key 'identity'") != std::string::npos);
+  }
+  SUBCASE("wrong arity") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "max(a)", "identity": 0})J"));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(e.line() == 7);
+    CHECK(e.column() == 32);  // the 'm' of max inside the string
+    CHECK(message(e).find("'max' takes 2 arguments, got 1") != std::string::npos);
+  }
+  SUBCASE("a name that is neither value") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "a + c", "identity": 0})J"));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(e.column() == 36);
+    CHECK(message(e).find("unknown identifier 'c'") != std::string::npos);
+    CHECK(message(e).find("a (the running value) and b (the next input): a, b") != std::string::npos);
+  }
+  SUBCASE("an operation of one value") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "2 * a", "identity": 0})J"));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(message(e).find("never reads b") != std::string::npos);
+  }
+  SUBCASE("not associative") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "a - b", "identity": 0})J"));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(message(e).find("is not associative") != std::string::npos);
+    CHECK(message(e).find("an associative operation") != std::string::npos);
+  }
+  SUBCASE("an identity that is not one") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "max(a, b)", "identity": 0})J"));
+    CHECK(e.pointer() == "/scan/identity");
+    CHECK(message(e).find("0 is not an identity of 'max(a, b)'") != std::string::npos);
+    CHECK(message(e).find("\"-inf\" for max(a, b)") != std::string::npos);
+  }
+  SUBCASE("identity of the wrong type") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "a + b", "identity": "zero"})J"));
+    CHECK(e.pointer() == "/scan/identity");
+    CHECK(message(e).find("a number, or \"inf\" / \"-inf\"") != std::string::npos);
+  }
+  SUBCASE("an axis the arrays do not have") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "z", "op": "a + b", "identity": 0})J"));
+    CHECK(e.pointer() == "/scan/axis");
+    CHECK(message(e).find("one of: x, y") != std::string::npos);
+  }
+  SUBCASE("exclusive must be a boolean") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "y", "op": "a + b", "identity": 0, "exclusive": 1})J"));
+    CHECK(e.pointer() == "/scan/exclusive");
+    CHECK(message(e).find("true or false") != std::string::npos);
+  }
+  SUBCASE("stencil keys do not belong to a scan") {
+    const SpecError e = spec_error_of(with(scan_json(), "  \"scan\"", "  \"outputs\": [],\n  \"scan\""));
+    CHECK(e.pointer() == "/outputs");
+    CHECK(message(e).find("unknown key 'outputs'") != std::string::npos);
+  }
+  SUBCASE("one input and one output, no ghosts") {
+    const SpecError two = spec_error_of(with(scan_json(), R"J({"name": "s", "role": "output"})J", R"J({"name": "s", "role": "output"}, {"name": "w", "role": "output"})J"));
+    CHECK(two.pointer() == "/fields");
+    CHECK(message(two).find("exactly one input and one output") != std::string::npos);
+    const SpecError ghost = spec_error_of(with(scan_json(), R"J("role": "input")J", R"J("role": "input", "ghost": 2)J"));
+    CHECK(ghost.pointer() == "/fields/0/ghost");
+  }
+}
+
+TEST_CASE("the plan refuses tunables a scan layout cannot run") {
+  const Spec rows = load_spec_string(scan_json(R"J({"axis": "x", "op": "a + b", "identity": 0})J"));
+  CHECK_THROWS_WITH(generate(rows, rows.choose({"vector_x=4"})), doctest::Contains("at most 16 bytes an access"));
+  const Spec odd = load_spec_string(with(scan_json(R"J({"axis": "x", "op": "a + b", "identity": 0})J"), "  \"scan\"",
+                                          "  \"tunables\": {\"block_x\": {\"values\": [48]}},\n  \"scan\""));
+  CHECK_THROWS_WITH(generate(odd, odd.choose()), doctest::Contains("a multiple of 32"));
+  CHECK_THROWS_WITH(generate(rows, rows.choose({"values_per_thread=1", "vector_x=2"})), doctest::Contains("does not divide values_per_thread"));
+  CHECK_THROWS_WITH(generate(rows, rows.choose({"block_x=512", "block_y=4"})), doctest::Contains("at most 1024 threads"));
+  const Spec cols = load_spec_string(scan_json());
+  CHECK_THROWS_WITH(cols.choose({"block_y=2"}), doctest::Contains("not an allowed value"));
+}
+
+TEST_CASE("generated scan units: banner, layout, the operation, infinite identities") {
+  const Spec s = load_spec_string(scan_json(R"J({"axis": "x", "op": "max(a, b)", "identity": "-inf", "reverse": true})J"));
+  const GeneratedSource g = generate(s, s.choose());
+  CHECK(g.name == "t.scan_rows.cu");
+  CHECK(g.source.find("spec hash: sha256:" + s.hash) != std::string::npos);
+  CHECK(g.source.find("tunables:  block_x=128 block_y=2 values_per_thread=4 vector_x=2") != std::string::npos);
+  CHECK(g.source.find("#include \"gpen/scan_rows.cuh\"") != std::string::npos);
+  CHECK(g.source.find("return fmax(a, b);") != std::string::npos);
+  CHECK(g.source.find("__longlong_as_double(0xfff0000000000000LL)") != std::string::npos);
+  CHECK(g.source.find("kReverse = true") != std::string::npos);
+  const Spec y = load_spec_string(scan_json());
+  CHECK(generate(y, y.choose()).name == "t.scan_columns.cu");
+}
+
+TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
+  int compiled = 0;
+  for (const auto& path : gpen::test::shipped_specs("scan"))
+    for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
+      const Spec spec = load_spec(path, d);
+      for (const std::vector<std::string>& set : {std::vector<std::string>{}, {"values_per_thread=16", "vector_x=1"}}) {
+        const GeneratedSource g = generate(spec, spec.choose(set));
+        CAPTURE(g.name);
+        const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
+        INFO("NVRTC log:\n" << k.log);
+        CHECK(k.cubin.size() > 1000);
+        CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
+        if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);
+        ++compiled;
+      }
+    }
+  CHECK(compiled == 6 * 2 * 2);
+}
+
+namespace {
+HostArray line(std::vector<double> v) {
+  HostArray a(1, {static_cast<long long>(v.size()), 1, 1}, 0);
+  a.data = std::move(v);
+  return a;
+}
+}  // namespace
+
+TEST_CASE("the CPU reference: inclusive, exclusive, reverse, along y, other operations") {
+  auto run = [](const std::string& scan, int dims, HostArray in) {
+    const Spec s = load_spec_string(scan_json(scan, dims));
+    HostArray want(in.dims, in.shape, 0), scale(in.dims, in.shape, 0);
+    reference_scan(s, in, want, scale);
+    return want.data;
+  };
+  const HostArray x = line({1, 2, 3, 4});
+  CHECK(run(R"J({"axis": "x", "op": "a + b", "identity": 0})J", 1, x) == std::vector<double>{1, 3, 6, 10});
+  CHECK(run(R"J({"axis": "x", "op": "a + b", "identity": 0, "exclusive": true})J", 1, x) == std::vector<double>{0, 1, 3, 6});
+  CHECK(run(R"J({"axis": "x", "op": "a + b", "identity": 0, "reverse": true})J", 1, x) == std::vector<double>{10, 9, 7, 4});
+  CHECK(run(R"J({"axis": "x", "op": "a * b", "identity": 1, "exclusive": true, "reverse": true})J", 1, x) == std::vector<double>{24, 12, 4, 1});
+  CHECK(run(R"J({"axis": "x", "op": "max(a, b)", "identity": "-inf"})J", 1, line({3, 1, 4, 1})) == std::vector<double>{3, 3, 4, 4});
+  HostArray grid(2, {2, 3, 1}, 0);  // x fastest: rows (1, 2), (3, 4), (5, 6)
+  grid.data = {1, 2, 3, 4, 5, 6};
+  CHECK(run(R"J({"axis": "y", "op": "a + b", "identity": 0})J", 2, grid) == std::vector<double>{1, 2, 4, 6, 9, 12});
+  CHECK(run(R"J({"axis": "x", "op": "a + b", "identity": 0})J", 2, grid) == std::vector<double>{1, 3, 3, 7, 5, 11});
+}
+
+TEST_CASE("the scan comparison fails on a wrong value, an unwritten one, and passes roundings within the bound") {
+  const Spec s = load_spec_string(scan_json(R"J({"axis": "x", "op": "a + b", "identity": 0})J", 1));
+  HostArray in = line(std::vector<double>(1000, 0.5)), want(1, {1000, 1, 1}, 0), scale(1, {1000, 1, 1}, 0);
+  reference_scan(s, in, want, scale);
+  HostArray got = want;
+  CHECK(compare_scan(s, got, want, scale).pass);
+  got.data[700] += 3 * std::numeric_limits<double>::epsilon() * want.data[700];  // a rounding
+  CHECK(compare_scan(s, got, want, scale).pass);
+  got.data[700] = want.data[700] + 0.5;  // one value dropped or counted twice
+  const Comparison wrong = compare_scan(s, got, want, scale);
+  CHECK_FALSE(wrong.pass);
+  CHECK(wrong.worst[0] == 700);
+  CHECK(wrong.bound_ratio > 1);
+  got = want;
+  got.data[999] = std::nan("");
+  const Comparison unwritten = compare_scan(s, got, want, scale);
+  CHECK_FALSE(unwritten.pass);
+  CHECK(unwritten.non_finite == 1);
+}
