@@ -41,5 +41,14 @@ expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o
 expect 0 'none was launched' -- $gpen survey $specs
 expect 0 'removed [0-9]+ entries' -- $gpen cache clear
 expect 0 "$tmp/cache" -- $gpen cache path
+cat > $tmp/bad_scan.json <<'JSON'
+{"name": "bad_scan", "kind": "scan", "dtype": "float64", "dims": 1,
+ "fields": [{"name": "u", "role": "input"}, {"name": "s", "role": "output"}],
+ "scan": {"axis": "x", "op": "a - b", "identity": 0}}
+JSON
+expect 0 "scan 'cumsum_z'.*s = inclusive scan of u along z" -- $gpen check $specs/scan/cumsum_z.json
+expect 1 "bad_scan.json:4:.*/scan/op: 'a - b' is not associative" -- $gpen check $tmp/bad_scan.json
+expect 0 "cumsum_1d.scan_rows.cu .*cache miss" -- $gpen compile $specs/scan/cumsum_1d.json
+expect 3 "cannot run exclusive_sum" -- $gpen run $specs/scan/exclusive_sum.json --size 1000
 rm -rf $tmp
 exit $fail
