@@ -47,7 +47,7 @@ cat > $tmp/bad_scan.json <<'JSON'
  "scan": {"axis": "x", "op": "a - b", "identity": 0}}
 JSON
 expect 0 "scan 'cumsum_z'.*s = inclusive scan of u along z" -- $gpen check $specs/scan/cumsum_z.json
-expect 1 "bad_scan.json:4:.*/scan/op: 'a - b' is not associative" -- $gpen check $tmp/bad_scan.json
+expect 1 "bad_scan.json:3:30: error: /scan/op: 'a - b' is not associative" -- $gpen check $tmp/bad_scan.json
 expect 0 "cumsum_1d.scan_rows.cu .*cache miss" -- $gpen compile $specs/scan/cumsum_1d.json
 expect 3 "cannot run exclusive_sum" -- $gpen run $specs/scan/exclusive_sum.json --size 1000
 rm -rf $tmp
