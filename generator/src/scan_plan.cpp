@@ -8,13 +8,18 @@ namespace gpen {
 
 const char* to_string(ScanLayout l) { return l == ScanLayout::Rows ? "rows" : "columns"; }
 
-ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 3>& size) const {
+ScanGeometry scan_lines(int dims, int axis, const std::array<long long, 3>& size) {
   ScanGeometry g;
   for (int ax = 0; ax < dims; ++ax) {
     if (ax < axis) g.inner *= size[ax];
     else if (ax == axis) g.length = size[ax];
     else g.outer *= size[ax];
   }
+  return g;
+}
+
+ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 3>& size) const {
+  ScanGeometry g = scan_lines(dims, axis, size);
   auto ceil_div = [](long long a, long long b) { return (a + b - 1) / b; };
   if (layout == ScanLayout::Rows) {
     g.segments = ceil_div(g.length, segment());

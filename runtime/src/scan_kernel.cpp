@@ -12,7 +12,7 @@ namespace {
 struct ScanArgsImage {
   CUdeviceptr in, out;
   long long length, inner, outer, segments;
-  CUdeviceptr aggregate, inclusive, flags;
+  CUdeviceptr aggregate, inclusive, status;
   unsigned epoch, pad;
 };
 static_assert(sizeof(ScanArgsImage) == 80, "as templates/gpen/scan_common.cuh lays it out");
@@ -31,7 +31,7 @@ void ScanKernel::reserve(long long tiles) const {
   const std::size_t real = size_of(spec_.dtype);
   const std::size_t bytes = static_cast<std::size_t>(tiles) * (2 * real + 8);
   status_ = DeviceMemory(bytes);
-  // Zero flags are epoch 0, which no launch uses.
+  // Zero status words are epoch 0, which no launch uses.
   GPEN_CU(cuMemsetD8(status_.get(), 0, bytes), "clearing the scan's tile status");
   status_tiles_ = tiles;
 }
@@ -56,9 +56,9 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
     // Laid out for the capacity, which may exceed this launch's tiles.
     a.aggregate = status_.get();
     a.inclusive = status_.get() + status_tiles_ * real;
-    a.flags = status_.get() + status_tiles_ * 2 * real;
+    a.status = status_.get() + status_tiles_ * 2 * real;
     if (++epoch_ == kEpochs) {  // every flag ever written is stale again
-      GPEN_CU(cuMemsetD8Async(a.flags, 0, status_tiles_ * 8, stream), "clearing the scan's tile flags");
+      GPEN_CU(cuMemsetD8Async(a.status, 0, status_tiles_ * 8, stream), "clearing the scan's tile status");
       epoch_ = 1;
     }
     a.epoch = epoch_;

@@ -12,11 +12,9 @@ namespace gpen {
 namespace {
 
 // The array as [outer][length][inner] around the axis.
-ScanGeometry lines_of(const Spec& spec, const HostArray& a) {
-  return ScanPlan{}.geometry(spec.dims, spec.scan.axis, a.shape);
-}
+ScanGeometry lines_of(const Spec& spec, const HostArray& a) { return scan_lines(spec.dims, spec.scan.axis, a.shape); }
 
-// Calls f(first, stride) for every line along the axis, on all cores.
+// Calls f(line, first, stride) for every line along the axis, on all cores.
 template <class F>
 void for_each_line(const ScanGeometry& g, F f) {
   const long long lines = g.outer * g.inner;
@@ -26,7 +24,7 @@ void for_each_line(const ScanGeometry& g, F f) {
     pool.emplace_back([&, w] {
       for (long long l = w; l < lines; l += workers) {
         const long long o = l / g.inner, c = l % g.inner;
-        f(o * g.length * g.inner + c, g.inner);
+        f(l, o * g.length * g.inner + c, g.inner);
       }
     });
   for (auto& t : pool) t.join();
@@ -42,7 +40,7 @@ long long at(const Spec& spec, const ScanGeometry& g, long long first, long long
 void reference_scan(const Spec& spec, const HostArray& in, HostArray& want, HostArray& scale) {
   const ScanGeometry g = lines_of(spec, in);
   const ScanDecl& s = spec.scan;
-  for_each_line(g, [&](long long first, long long stride) {
+  for_each_line(g, [&](long long, long long first, long long stride) {
     double run = s.identity, big = 0;
     for (long long p = 0; p < g.length; ++p) {
       const long long i = at(spec, g, first, stride, p);
@@ -64,8 +62,8 @@ Comparison compare_scan(const Spec& spec, const HostArray& got, const HostArray&
     long long non_finite = 0, first_bad = -1, worst_at = -1;
   };
   std::vector<Partial> parts(static_cast<std::size_t>(g.outer * g.inner));
-  for_each_line(g, [&](long long first, long long stride) {
-    Partial& r = parts[static_cast<std::size_t>((first / (g.length * g.inner)) * g.inner + first % g.inner)];
+  for_each_line(g, [&](long long line, long long first, long long stride) {
+    Partial& r = parts[static_cast<std::size_t>(line)];
     for (long long p = 0; p < g.length; ++p) {
       const long long i = at(spec, g, first, stride, p);
       const double x = got.data[i], w = want.data[i];

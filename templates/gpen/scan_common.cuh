@@ -33,8 +33,8 @@ struct ScanArgs {
   // Decoupled look-back between the segments of a row (used when segments > 1).
   real* aggregate;     // per tile: the combination of its own values
   real* inclusive;     // per tile: the combination of its row up to and including it
-  unsigned* flags;     // per tile, 8 bytes: see publish()
-  unsigned epoch;      // this launch's; flags of other launches read as "not yet"
+  unsigned long long* status;  // per tile: see publish()
+  unsigned epoch;      // this launch's; status words of other launches read as "not yet"
   unsigned pad;
 };
 
@@ -43,7 +43,7 @@ constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;
 // Tile status. float: one 64-bit word per tile, (epoch << 2 | state) << 32 |
 // value bits, written and read whole, so one relaxed load per look-back lane
 // sees state and value together. double: value and flag in separate words,
-// ordered by fences. `flags` holds 8 bytes a tile either way.
+// ordered by fences.
 __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
   unsigned long long v;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -57,7 +57,7 @@ __device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned lo
 template <class real>
 __device__ __forceinline__ void publish(const ScanArgs<real>& a, long long tile, real v, unsigned state) {
   const unsigned long long tag = static_cast<unsigned long long>(a.epoch << 2 | state) << 32;
-  unsigned long long* status = reinterpret_cast<unsigned long long*>(a.flags) + tile;
+  unsigned long long* status = a.status + tile;
   if constexpr (sizeof(real) == 4) {
     store_relaxed(status, tag | __float_as_uint(v));
   } else {
@@ -71,7 +71,7 @@ __device__ __forceinline__ void publish(const ScanArgs<real>& a, long long tile,
 // state and value.
 template <class real>
 __device__ __forceinline__ unsigned wait_for_tile(const ScanArgs<real>& a, long long tile, real& v) {
-  const unsigned long long* status = reinterpret_cast<const unsigned long long*>(a.flags) + tile;
+  const unsigned long long* status = a.status + tile;
   unsigned long long w;
   do w = load_relaxed(status);
   while ((w >> 34) != a.epoch);

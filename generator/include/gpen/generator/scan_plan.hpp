@@ -23,6 +23,9 @@ struct ScanGeometry {
   long long tiles = 1;     // blocks of the launch
 };
 
+// length, inner and outer of `size` around `axis` (segments and tiles left at 1).
+ScanGeometry scan_lines(int dims, int axis, const std::array<long long, 3>& size);
+
 struct ScanPlan {
   ScanLayout layout = ScanLayout::Rows;
   int block_x = 128, block_y = 1, values_per_thread = 1, vector_x = 1;

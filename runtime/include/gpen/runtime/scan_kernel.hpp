@@ -1,5 +1,5 @@
 // A scan spec's kernel, loaded, with the scratch its look-back needs: tile
-// status (aggregate, inclusive prefix, flag). Flags
+// status (aggregate, inclusive prefix, status word). Status words
 // carry the launch's epoch, so no launch has to clear them; launches of one
 // ScanKernel must therefore follow each other in stream order.
 #pragma once
@@ -19,7 +19,7 @@ class ScanKernel : public Kernel {
   // Status for `tiles` tiles, grown on demand (synchronous allocation).
   void reserve(long long tiles) const;
 
-  mutable DeviceMemory status_;  // aggregate[tiles], inclusive[tiles], flags[tiles] (8 bytes each)
+  mutable DeviceMemory status_;  // aggregate[tiles], inclusive[tiles], status[tiles] (8 bytes each)
   mutable long long status_tiles_ = 0;
   mutable unsigned epoch_ = 0;
 };
