@@ -28,6 +28,14 @@ void add_check(CLI::App& app, Runner& run) {
                        s.inputs()[0]->name, axis_name(s.scan.axis), s.scan.op_text, s.scan.identity_text);
             continue;
           }
+          if (s.is_sbp()) {
+            std::vector<std::string> axes;
+            for (int a : s.sbp.axes) axes.push_back(axis_name(a));
+            fmt::print("ok  {}: sbp '{}', {}, {}-D; {} = D{} {} along {}; interior order {}, boundary order {}, {} closure rows a side, lines of >= {} points\n",
+                       f, s.name, to_string(s.dtype), s.dims, s.output_fields()[0]->name, s.sbp.derivative, s.inputs()[0]->name,
+                       fmt::join(axes, " + "), s.sbp.order, s.sbp.boundary_order, s.sbp.rows(), s.sbp.min_length());
+            continue;
+          }
           const Footprint fp = s.footprint();
           std::string reach;
           for (const auto* in : s.inputs())

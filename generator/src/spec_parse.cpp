@@ -10,6 +10,7 @@
 
 #include "gpen/generator/fornberg.hpp"
 #include "gpen/generator/lower.hpp"
+#include "gpen/generator/sbp_check.hpp"
 #include "gpen/generator/scan_op.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/generator/spec.hpp"
@@ -154,9 +155,11 @@ class SpecParser {
     // The kind decides which other keys belong; without one, the stencil
     // keys are checked (and 'kind' reported missing).
     const json& root = r_.at("");
-    s_.kind = root.is_object() && root.contains("kind") ? r_.choice("/kind", {"stencil", "scan"}) : "stencil";
+    s_.kind = root.is_object() && root.contains("kind") ? r_.choice("/kind", {"stencil", "scan", "sbp"}) : "stencil";
     if (s_.is_scan()) {
       r_.object("", {"name", "kind", "dtype", "dims", "fields", "scan"}, {"$schema", "description", "tunables", "constraints"});
+    } else if (s_.is_sbp()) {
+      r_.object("", {"name", "kind", "dtype", "dims", "fields", "sbp"}, {"$schema", "description", "params", "tunables", "constraints"});
     } else {
       r_.object("", {"name", "kind", "dtype", "dims", "fields", "outputs"},
                 {"$schema", "description", "params", "operators", "lets", "tunables", "constraints"});
@@ -167,8 +170,9 @@ class SpecParser {
     if (dtype_override_) s_.dtype = *dtype_override_;
     s_.dims = static_cast<int>(r_.integer("/dims", 1, 3));
     fields();
-    if (s_.is_scan()) {
-      scan();
+    if (s_.is_scan() || s_.is_sbp()) {
+      if (s_.is_scan()) scan();
+      else sbp();
       s_.tunables = parse_tunables(s_, r_.has("/tunables") ? &r_.at("/tunables") : nullptr, *src_);
       s_.constraints = parse_constraints(s_, r_.has("/constraints") ? &r_.at("/constraints") : nullptr, *src_);
       return std::move(s_);
@@ -211,14 +215,88 @@ class SpecParser {
     if (out == 0) src_->fail("/fields", "no field has role \"output\"", "at least one output field");
   }
 
+  // An SBP operator: one input, one output, no ghost zones (closures
+  // replace them); the math is checked by check_sbp (sbp_check.cpp).
+  void sbp() {
+    one_input_one_output("sbp", "an SBP operator closes at the boundary with its own rows");
+    if (r_.has("/params")) params();
+    SbpDecl& d = s_.sbp;
+    d.pointer = "/sbp";
+    r_.object("/sbp", {"derivative", "order", "boundary_order", "axes", "interior", "left", "norm"},
+              {"source", "description", "spacing", "right", "boundary_derivative"});
+    if (r_.has("/sbp/source")) d.source_text = r_.string("/sbp/source");
+    d.derivative = static_cast<int>(r_.integer("/sbp/derivative", 1, 2));
+    d.order = static_cast<int>(r_.integer("/sbp/order", 1, 16));
+    d.boundary_order = static_cast<int>(r_.integer("/sbp/boundary_order", 1, d.order));
+    static const char* axes[] = {"x", "y", "z"};
+    const std::size_t na = r_.array("/sbp/axes", true);
+    for (std::size_t i = 0; i < na; ++i) {
+      const std::string p = json_pointer_join("/sbp/axes", i);
+      const std::string ax = r_.choice(p, std::vector<std::string>(axes, axes + s_.dims));
+      const int a = static_cast<int>(std::find(axes, axes + 3, ax) - axes);
+      if (std::count(d.axes.begin(), d.axes.end(), a)) src_->fail(p, fmt::format("axis {} appears twice", ax), "distinct axes");
+      d.axes.push_back(a);
+    }
+    d.spacing.assign(d.axes.size(), -1);
+    if (r_.has("/sbp/spacing")) {
+      // One param for every axis, or one per axis.
+      auto param = [&](const std::string& p) {
+        const std::string name = r_.string(p);
+        for (std::size_t k = 0; k < s_.params.size(); ++k)
+          if (s_.params[k].name == name) return static_cast<int>(k);
+        src_->fail(p, fmt::format("no param named '{}'", name), "the name of a param declared in /params (the grid spacing)");
+        return -1;
+      };
+      if (r_.at("/sbp/spacing").is_array()) {
+        if (r_.array("/sbp/spacing") != na)
+          src_->fail("/sbp/spacing", fmt::format("{} spacings for {} axes", r_.array("/sbp/spacing"), na), "one param name per entry of /sbp/axes, or one name for all");
+        for (std::size_t i = 0; i < na; ++i) d.spacing[i] = param(json_pointer_join("/sbp/spacing", i));
+      } else {
+        d.spacing.assign(na, param("/sbp/spacing"));
+      }
+    }
+    d.interior = rationals("/sbp/interior");
+    d.left = rows("/sbp/left");
+    if (r_.has("/sbp/right")) {
+      d.right = rows("/sbp/right");
+      d.right_given = true;
+    } else {
+      const Rational sign = d.derivative % 2 ? Rational(-1) : Rational(1);
+      for (const auto& row : d.left) {
+        d.right.emplace_back();
+        for (const auto& c : row) d.right.back().push_back(sign * c);
+      }
+    }
+    d.norm = rationals("/sbp/norm");
+    if (r_.has("/sbp/boundary_derivative")) d.boundary_derivative = rationals("/sbp/boundary_derivative");
+    check_sbp(d, *src_);
+  }
+
+  std::vector<Rational> rationals(const std::string& ptr) {
+    std::vector<Rational> v;
+    const std::size_t n = r_.array(ptr, true);
+    for (std::size_t i = 0; i < n; ++i) v.push_back(r_.rational(json_pointer_join(ptr, i)));
+    return v;
+  }
+
+  std::vector<std::vector<Rational>> rows(const std::string& ptr) {
+    std::vector<std::vector<Rational>> v;
+    const std::size_t n = r_.array(ptr, true);
+    for (std::size_t i = 0; i < n; ++i) v.push_back(rationals(json_pointer_join(ptr, i)));
+    return v;
+  }
+
+  void one_input_one_output(const char* kind, const char* why_no_ghosts) {
+    if (s_.inputs().size() != 1 || s_.output_fields().size() != 1)
+      src_->fail("/fields", fmt::format("{} input and {} output fields", s_.inputs().size(), s_.output_fields().size()),
+                 fmt::format("exactly one input and one output field for kind \"{}\"", kind));
+    for (const auto& f : s_.fields)
+      if (f.ghost != 0) src_->fail(f.pointer + "/ghost", fmt::format("ghost width {} on '{}'", f.ghost, f.name), fmt::format("no ghost zones (0): {}", why_no_ghosts));
+  }
+
   // One input, one output, no ghost zones: a scan reads no neighbours.
   void scan() {
-    const auto ins = s_.inputs();
-    if (ins.size() != 1 || s_.output_fields().size() != 1)
-      src_->fail("/fields", fmt::format("{} input and {} output fields", ins.size(), s_.output_fields().size()),
-                 "exactly one input and one output field for kind \"scan\"");
-    for (const auto& f : s_.fields)
-      if (f.ghost != 0) src_->fail(f.pointer + "/ghost", fmt::format("ghost width {} on '{}'", f.ghost, f.name), "no ghost zones (0): a scan reads no neighbours");
+    one_input_one_output("scan", "a scan reads no neighbours");
     ScanDecl& d = s_.scan;
     d.pointer = "/scan";
     r_.object("/scan", {"axis", "op", "identity"}, {"exclusive", "reverse", "description"});

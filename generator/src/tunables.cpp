@@ -59,6 +59,27 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   return b;
 }
 
+// SBP operators: a thread a point (direct) or pencils staged in shared
+// memory (one axis). The pencil's two sides are tunables of their own,
+// independent of the block's threads (seed 001's Approach 3).
+std::vector<Builtin> sbp_builtins(const Spec& spec) {
+  const bool one_axis = spec.sbp.axes.size() == 1;
+  const bool along_x = one_axis && spec.sbp.axes[0] == 0;
+  std::vector<Builtin> b;
+  // A pencil follows one axis: operators along several axes (a Laplacian) are direct only.
+  std::vector<TunableValue> strategies = {std::string("direct")};
+  if (one_axis) strategies.push_back(std::string("pencil"));
+  b.push_back({"strategy", true, strategies, std::string(one_axis ? "pencil" : "direct"), 0, 0, {"direct", "pencil"}});
+  b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL}, 32LL, 1, 1024, {}});
+  if (spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, 8LL, 1, 1024, {}});
+  else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
+  const long long along = along_x ? 64 : 32, across = spec.dims == 1 ? 1 : along_x ? 8 : 32;
+  b.push_back({"pencil_along", false, {8LL, 16LL, 32LL, 64LL, 128LL, 256LL}, along, 1, 4096, {}, "pencil", along});
+  if (spec.dims > 1) b.push_back({"pencil_across", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, across, 1, 1024, {}, "pencil", across});
+  else b.push_back({"pencil_across", false, {1LL}, 1LL, 1, 1, {}, "pencil", 1LL});
+  return b;
+}
+
 TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::string& ptr, const JsonSource& src) {
   if (b.is_string) {
     if (!j.is_string() || !std::count(b.strings.begin(), b.strings.end(), j.get<std::string>()))
@@ -73,7 +94,7 @@ TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::st
 }  // namespace
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
-  const auto builtins = spec.is_scan() ? scan_builtins(spec) : stencil_builtins(spec.dims);
+  const auto builtins = spec.is_scan() ? scan_builtins(spec) : spec.is_sbp() ? sbp_builtins(spec) : stencil_builtins(spec.dims);
   std::vector<TunableDecl> out;
   for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
   if (!node) return out;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/sbp_kernel.hpp"
 #include "gpen/runtime/scan_kernel.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
 
@@ -82,6 +83,7 @@ void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advi
 
 std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache) {
   if (spec.is_scan()) return std::make_unique<ScanKernel>(spec, choice, ctx, cache);
+  if (spec.is_sbp()) return std::make_unique<SbpKernel>(spec, choice, ctx, cache);
   return std::make_unique<StencilKernel>(spec, choice, ctx, cache);
 }
 

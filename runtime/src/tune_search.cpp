@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/constraints.hpp"
+#include "gpen/generator/sbp_plan.hpp"
 #include "gpen/generator/scan_plan.hpp"
 #include "gpen/generator/stencil_plan.hpp"
 
@@ -37,6 +38,10 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       std::size_t shared = 0;
       if (spec.is_scan()) {
         threads = plan_scan(spec, c).threads();
+      } else if (spec.is_sbp()) {
+        const SbpPlan plan = plan_sbp(spec, c);
+        threads = plan.threads();
+        shared = plan.shared_bytes;
       } else {
         const StencilPlan plan = plan_stencil(spec, c);
         threads = plan.threads();

@@ -1,5 +1,6 @@
 #include "gpen/runtime/workload.hpp"
 
+#include "gpen/runtime/sbp_reference.hpp"
 #include "gpen/runtime/scan_reference.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
 
@@ -80,6 +81,8 @@ Comparison Workload::verify_on_cpu() {
     if (spec_.is_scan()) {
       cpu_scale_.emplace_back(spec_.dims, size_, 0);
       reference_scan(spec_, in_host_[0], cpu_reference_[0], cpu_scale_[0]);
+    } else if (spec_.is_sbp()) {
+      reference_sbp(spec_, in_host_[0], opt_.params, cpu_reference_[0]);
     } else {
       reference_stencil(spec_, ins, params, ptrs);
     }

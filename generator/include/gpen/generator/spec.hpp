@@ -100,12 +100,41 @@ struct ScanDecl {
   std::string pointer;  // /scan
 };
 
+// The "sbp" object of an SBP spec: out = sum over `axes` of (D u) / h^derivative,
+// D being a summation-by-parts operator: the interior stencil away from the
+// boundaries, closure rows at them. Row i of `left` holds the coefficients
+// of u[0], u[1], ... for the output at point i; row i of `right` those of
+// u[n-1], u[n-2], ... for the output at point n-1-i (derived from `left` by
+// symmetry, sign (-1)^derivative, when not given).
+struct SbpDecl {
+  std::string source_text;  // the literature the coefficients come from
+  int derivative = 1;
+  int order = 2;            // interior order of accuracy
+  int boundary_order = 1;   // closure rows' order of accuracy
+  std::vector<int> axes;    // user axes, in the spec's order
+  std::vector<int> spacing; // per entry of `axes`: index into Spec::params, or -1 (h = 1)
+  std::vector<Rational> interior;  // centred, odd length
+  std::vector<std::vector<Rational>> left, right;
+  bool right_given = false;
+  std::vector<Rational> norm;                 // H's weights at the closure points (1 inside)
+  std::vector<Rational> boundary_derivative;  // second derivatives: the first row of S (optional)
+  std::string pointer;                        // /sbp
+
+  int radius() const { return static_cast<int>(interior.size() / 2); }
+  int rows() const { return static_cast<int>(left.size()); }
+  int left_width() const;
+  int right_width() const;
+  // The shortest line the operator applies to: each closure reaches only
+  // its own rows and interior points.
+  long long min_length() const;
+};
+
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
 struct Spec {
   std::string name;
-  std::string kind;  // "stencil" or "scan"
+  std::string kind;  // "stencil", "scan" or "sbp"
   std::string description;
   Dtype dtype = Dtype::Float64;
   int dims = 3;
@@ -117,11 +146,13 @@ struct Spec {
   std::vector<TunableDecl> tunables;
   std::vector<ConstraintDecl> constraints;
   ScanDecl scan;                      // kind "scan" only
+  SbpDecl sbp;                        // kind "sbp" only
   std::string hash;                   // sha256 of the canonical JSON, hex
   std::vector<std::string> warnings;  // things that are legal but likely mistakes
   std::shared_ptr<const JsonSource> source;
 
   bool is_scan() const { return kind == "scan"; }
+  bool is_sbp() const { return kind == "sbp"; }
   std::vector<const FieldDecl*> inputs() const;
   std::vector<const FieldDecl*> output_fields() const;
   const FieldDecl* find_field(const std::string& n) const;
