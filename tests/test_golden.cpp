@@ -62,6 +62,16 @@ TEST_CASE("golden files of every shipped scan spec") {
   if (!update_golden()) CHECK(compared == 6);
 }
 
+TEST_CASE("golden files of every shipped SBP operator and strategy") {
+  int compared = 0;
+  for (const auto& path : gpen::test::shipped_specs("sbp")) {
+    const Spec spec = load_spec(path);
+    for (const auto& v : spec.find_tunable("strategy")->values)
+      compared += check_golden(generate(spec, spec.choose({"strategy=" + to_string(v)})));
+  }
+  if (!update_golden()) CHECK(compared == 5 * 2 + 2);  // five operators x {direct, pencil}, two Laplacians (direct)
+}
+
 TEST_CASE("generation is deterministic") {
   const Spec a = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
   const Spec b = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
