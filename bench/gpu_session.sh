@@ -3,6 +3,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh tests   # build, ctest, verify 512^3, load times, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh bench   # build, benchmarks, tuning benchmark
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh sbp     # build, SBP GPU tests, SBP benchmarks, sanitizer
 # Logs, JSON and SVG go to $OUT (or ./gpu-out).
 set -uo pipefail
 out=${OUT:-gpu-out}
@@ -45,6 +46,60 @@ if [ "${1:-tests}" = scan ]; then
     done
   done > "$out/sanitizer_scan.txt"
   cat "$out/sanitizer_scan.txt"
+  exit 0
+fi
+
+if [ "${1:-tests}" = sbp ]; then
+  step "SBP GPU tests"
+  build-gpu/tests/gpen_gpu_tests -sf='*sbp*' >"$out/gpu_sbp_tests.log" 2>&1; echo "gpu sbp tests rc=$?"
+  grep -E "test cases|assertions|ERROR|FAILED" "$out/gpu_sbp_tests.log" | head -20
+
+  step "SBP benchmarks: D2 order 4 along each axis of 8192^2 and 512^3 fp64, every tile shape (copy measured in the same run)"
+  {
+    for f in bench/specs/sbp_d2_o4_2d_x.json bench/specs/sbp_d2_o4_2d_y.json; do
+      $gpen bench $f --size 8192x8192 --strategies direct --blocks 32x2,32x4,32x8,64x2,64x4,128x1,128x2,256x1 --repeat 20 2>&1
+    done
+    for f in bench/specs/sbp_d2_o4_3d_x.json bench/specs/sbp_d2_o4_3d_y.json bench/specs/sbp_d2_o4_3d_z.json; do
+      $gpen bench $f --size 512 --strategies direct --blocks 32x2,32x4,32x8,64x2,64x4,128x1,128x2,256x1 --repeat 20 2>&1
+    done
+    for f in bench/specs/sbp_d2_o4_2d_x.json bench/specs/sbp_d2_o4_3d_x.json; do
+      [ $f = bench/specs/sbp_d2_o4_2d_x.json ] && size=8192x8192 || size=512
+      for al in 64 128 256; do for ac in 1 2 4 8; do
+        $gpen bench $f --size $size --strategies pencil --blocks 32x1,32x2,64x1,64x2,32x4 --set pencil_along=$al --set pencil_across=$ac --repeat 20 2>&1
+      done; done
+    done
+    for f in bench/specs/sbp_d2_o4_2d_y.json bench/specs/sbp_d2_o4_3d_y.json bench/specs/sbp_d2_o4_3d_z.json; do
+      [ $f = bench/specs/sbp_d2_o4_2d_y.json ] && size=8192x8192 || size=512
+      for al in 8 16 32 64; do for ac in 32 64; do
+        $gpen bench $f --size $size --strategies pencil --blocks 32x1,32x2,32x4,32x8,64x1,64x2 --set pencil_along=$al --set pencil_across=$ac --repeat 20 2>&1
+      done; done
+    done
+  } | grep -v "^spec" | grep -v skipped | sort -u >"$out/bench_sbp.txt"
+  grep -h "device-to-device" "$out/bench_sbp.txt" | sort -k6,6n | sed -n '1p;$p'
+  echo "-- best variant of each benchmark (by % of copy), and the best of each strategy"
+  awk '$1 ~ /^sbp/{for(i=1;i<=NF;i++) if($i ~ /%$/) p=$i; print p, $0}' "$out/bench_sbp.txt" | sort -k2,2 -k1,1nr | awk '$2!=q{print; q=$2}'
+  awk '$1 ~ /^sbp/{for(i=1;i<=NF;i++) if($i ~ /%$/) p=$i; print p, $0}' "$out/bench_sbp.txt" | sort -k2,2 -k4,4 -k1,1nr | awk '$2" "$4!=q{print; q=$2" "$4}'
+
+  step "gpen run --verify of the benchmark specs (defaults) and the Laplacians"
+  for a in x y; do $gpen run bench/specs/sbp_d2_o4_2d_$a.json --size 8192x8192 --verify 2>&1 | tail -2; done
+  for a in x y z; do $gpen run bench/specs/sbp_d2_o4_3d_$a.json --size 512 --verify 2>&1 | tail -2; done
+  $gpen run specs/sbp/laplacian3d_o4.json --size 512 --verify 2>&1 | tail -2
+
+  step "compute-sanitizer on SBP: both strategies, every axis, odd sizes, the shortest lines"
+  for tool in memcheck racecheck; do
+    for run in "bench/specs/sbp_d2_o4_3d_x.json 37x21x19" "bench/specs/sbp_d2_o4_3d_y.json 37x21x19" "bench/specs/sbp_d2_o4_3d_z.json 37x21x10" \
+               "specs/sbp/d1_o6.json 1001" "specs/sbp/laplacian3d_o4.json 10x11x12"; do
+      set -- $run
+      for st in direct pencil; do
+        [ $1 = specs/sbp/laplacian3d_o4.json ] && [ $st = pencil ] && continue
+        r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run $1 --size $2 --set strategy=$st --repeat 2 --verify --no-tuned 2>&1)
+        echo "$tool $run $st rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|verify' | tr '\n' ' ')"
+      done
+    done
+  done > "$out/sanitizer_sbp.txt"
+  bad() { awk '!(/rc=0/ && /ERROR SUMMARY: 0 errors/ && /PASS/)' "$out/sanitizer_sbp.txt"; }
+  echo "sanitizer runs: $(wc -l < "$out/sanitizer_sbp.txt"), with errors or failed checks: $(bad | wc -l)"
+  bad | head -5
   exit 0
 fi
 
