@@ -50,5 +50,10 @@ expect 0 "scan 'cumsum_z'.*s = inclusive scan of u along z" -- $gpen check $spec
 expect 1 "bad_scan.json:3:30: error: /scan/op: 'a - b' is not associative" -- $gpen check $tmp/bad_scan.json
 expect 0 "cumsum_1d.scan_rows.cu .*cache miss" -- $gpen compile $specs/scan/cumsum_1d.json
 expect 3 "cannot run exclusive_sum" -- $gpen run $specs/scan/exclusive_sum.json --size 1000
+sed 's|"17/48", "59/48", "43/48", "49/48"|"17/48", "59/48", "0", "49/48"|' $specs/sbp/d2_o4.json > $tmp/bad_sbp.json
+expect 0 "sbp 'sbp_d2_o4'.*d2u = D2 u along x; interior order 4, boundary order 2, 4 closure rows a side, lines of >= 10 points" -- $gpen check $specs/sbp/d2_o4.json
+expect 1 "bad_sbp.json:27:32: error: /sbp/norm/2: weight 0 is not positive" -- $gpen check $tmp/bad_sbp.json
+expect 0 "sbp_laplacian3d_o4.sbp_direct.cu .*cache miss" -- $gpen compile $specs/sbp/laplacian3d_o4.json
+expect 3 "cannot run sbp_d1_o6" -- $gpen run $specs/sbp/d1_o6.json --size 1000
 rm -rf $tmp
 exit $fail

@@ -65,15 +65,19 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
 std::vector<Builtin> sbp_builtins(const Spec& spec) {
   const bool one_axis = spec.sbp.axes.size() == 1;
   const bool along_x = one_axis && spec.sbp.axes[0] == 0;
-  std::vector<Builtin> b;
+  // Defaults: the fastest variants of D2 order 4 on an H100 (bench/RESULTS.md):
+  // along y or z, 32x32 pencils for 32x4 threads; along x, long 256-point
+  // pencils for 64 threads, except in 3-D, where a thread a point (128x1) wins.
+  const bool direct = !one_axis || (along_x && spec.dims == 3);
   // A pencil follows one axis: operators along several axes (a Laplacian) are direct only.
   std::vector<TunableValue> strategies = {std::string("direct")};
   if (one_axis) strategies.push_back(std::string("pencil"));
-  b.push_back({"strategy", true, strategies, std::string(one_axis ? "pencil" : "direct"), 0, 0, {"direct", "pencil"}});
-  b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL}, 32LL, 1, 1024, {}});
-  if (spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, 8LL, 1, 1024, {}});
+  std::vector<Builtin> b;
+  b.push_back({"strategy", true, strategies, std::string(direct ? "direct" : "pencil"), 0, 0, {"direct", "pencil"}});
+  b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL}, along_x ? (spec.dims == 3 ? 128LL : 64LL) : 32LL, 1, 1024, {}});
+  if (spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, along_x ? 1LL : 4LL, 1, 1024, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
-  const long long along = along_x ? 64 : 32, across = spec.dims == 1 ? 1 : along_x ? 8 : 32;
+  const long long along = along_x ? 256 : 32, across = spec.dims == 1 || along_x ? 1 : 32;
   b.push_back({"pencil_along", false, {8LL, 16LL, 32LL, 64LL, 128LL, 256LL}, along, 1, 4096, {}, "pencil", along});
   if (spec.dims > 1) b.push_back({"pencil_across", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, across, 1, 1024, {}, "pencil", across});
   else b.push_back({"pencil_across", false, {1LL}, 1LL, 1, 1, {}, "pencil", 1LL});
