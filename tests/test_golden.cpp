@@ -43,13 +43,20 @@ bool check_golden(const GeneratedSource& g) {
   return true;
 }
 
-TEST_CASE("golden files of every shipped spec and strategy") {
+// Every shipped spec of a kind directory with every strategy it allows;
+// returns how many files compared.
+int check_golden_every_strategy(const std::string& kind) {
   int compared = 0;
-  for (const auto& path : gpen::test::shipped_specs("stencil")) {
+  for (const auto& path : gpen::test::shipped_specs(kind)) {
     const Spec spec = load_spec(path);
     for (const auto& v : spec.find_tunable("strategy")->values)
       compared += check_golden(generate(spec, spec.choose({"strategy=" + to_string(v)})));
   }
+  return compared;
+}
+
+TEST_CASE("golden files of every shipped spec and strategy") {
+  const int compared = check_golden_every_strategy("stencil");
   if (!update_golden()) CHECK(compared >= 20);  // 5 stencil specs x 4 strategies
 }
 
@@ -63,12 +70,7 @@ TEST_CASE("golden files of every shipped scan spec") {
 }
 
 TEST_CASE("golden files of every shipped SBP operator and strategy") {
-  int compared = 0;
-  for (const auto& path : gpen::test::shipped_specs("sbp")) {
-    const Spec spec = load_spec(path);
-    for (const auto& v : spec.find_tunable("strategy")->values)
-      compared += check_golden(generate(spec, spec.choose({"strategy=" + to_string(v)})));
-  }
+  const int compared = check_golden_every_strategy("sbp");
   if (!update_golden()) CHECK(compared == 5 * 2 + 2);  // five operators x {direct, pencil}, two Laplacians (direct)
 }
 

@@ -11,6 +11,7 @@
 #include "gpen/generator/sbp_check.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
 #include "gpen/runtime/sbp_reference.hpp"
+#include "test_nvrtc.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -331,13 +332,7 @@ TEST_CASE("every shipped SBP operator and strategy compiles for sm_90, without s
     for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
       const Spec spec = load_spec(path, d);
       for (const auto& v : spec.find_tunable("strategy")->values) {
-        const GeneratedSource g = generate(spec, spec.choose({"strategy=" + to_string(v)}));
-        CAPTURE(g.name);
-        const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
-        INFO("NVRTC log:\n" << k.log);
-        CHECK(k.cubin.size() > 1000);
-        CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
-        if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);
+        gpen::test::check_compiles(generate(spec, spec.choose({"strategy=" + to_string(v)})), spec.name);
         ++compiled;
       }
     }

@@ -9,6 +9,7 @@
 #include "gpen/generator/scan_op.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
 #include "gpen/runtime/scan_reference.hpp"
+#include "test_nvrtc.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -144,13 +145,7 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
     for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
       const Spec spec = load_spec(path, d);
       for (const std::vector<std::string>& set : {std::vector<std::string>{}, {"values_per_thread=16", "vector_x=1"}}) {
-        const GeneratedSource g = generate(spec, spec.choose(set));
-        CAPTURE(g.name);
-        const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
-        INFO("NVRTC log:\n" << k.log);
-        CHECK(k.cubin.size() > 1000);
-        CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
-        if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);
+        gpen::test::check_compiles(generate(spec, spec.choose(set)), spec.name);
         ++compiled;
       }
     }
