@@ -58,7 +58,9 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
     // Threads along x run along the contiguous axis, whichever it is.
     const int threads_along = p.axis == 0 ? p.block_x : p.block_y, threads_across = p.axis == 0 ? p.block_y : p.block_x;
     if (p.along % threads_along || p.across % threads_across)
-      fail("pencil_along", fmt::format("a {}x{} pencil (along x across) for {}x{} threads", p.along, p.across, threads_along, threads_across),
+      fail("pencil_along",
+           fmt::format("a pencil of {} points along {} by {} across for {} threads along by {} across (block {}x{})", p.along,
+                       axis_name(p.axis), p.across, threads_along, threads_across, p.block_x, p.block_y),
            "pencil_along a multiple of the threads along the operator's axis, pencil_across of those across it");
     p.shared_bytes = static_cast<std::size_t>(p.along + 2 * spec.sbp.radius()) * p.across * size_of(spec.dtype);
     if (p.shared_bytes > 48 * 1024)
