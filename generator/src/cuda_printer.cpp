@@ -15,6 +15,15 @@ std::string real_literal(double v, Dtype dtype) {
   return dtype == Dtype::Float32 ? s + "f" : s;
 }
 
+std::string real_value(double v, Dtype dtype) {
+  if (std::isinf(v)) {
+    const bool f32 = dtype == Dtype::Float32;
+    if (v > 0) return f32 ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    return f32 ? "__int_as_float(0xff800000)" : "__longlong_as_double(0xfff0000000000000LL)";
+  }
+  return real_literal(v, dtype);
+}
+
 CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) {}
 CudaPrinter::CudaPrinter(const Spec& spec, std::vector<std::string> value_names)
     : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {}
@@ -23,6 +32,8 @@ std::string CudaPrinter::emit(const IrPtr& e) {
   Printed p = print(*e);
   return p.text;
 }
+
+void CudaPrinter::name(const IrPtr& e, const std::string& name) { named_.emplace_back(e.get(), name); }
 
 std::string CudaPrinter::body(const std::string& indent) const {
   std::string s;
@@ -57,7 +68,7 @@ std::string CudaPrinter::coefficient(const Rational& c) {
 
 // sum_t c_t * a_t, grouped by |c_t|: "kC1 * (a + b - c)". Groups in order of
 // how far their reads reach, so the centre comes first and the rest by ring.
-std::string CudaPrinter::linear(const Ir& e) {
+std::string CudaPrinter::linear(const Ir& e, const std::string& let_name) {
   for (const auto& [node, name] : hoisted_)
     if (node == &e) return name;
   std::map<Rational, std::vector<Term>, bool (*)(const Rational&, const Rational&)> groups(
@@ -82,7 +93,7 @@ std::string CudaPrinter::linear(const Ir& e) {
     return lo(a) < lo(b);
   });
 
-  const std::string name = fmt::format("t{}", temps_++);
+  const std::string name = let_name.empty() ? fmt::format("t{}", temps_++) : let_name;
   std::vector<std::string> lines;
   for (const auto& g : ordered) {
     const int negatives = static_cast<int>(std::count_if(g.begin(), g.end(), [](const Term& t) { return t.coeff.num() < 0; }));
@@ -111,6 +122,18 @@ std::string CudaPrinter::linear(const Ir& e) {
 }
 
 CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
+  for (const auto& [node, name] : hoisted_)
+    if (node == &e) return {name, 4};
+  for (auto it = named_.begin(); it != named_.end(); ++it) {
+    if (it->first != &e) continue;
+    const std::string name = it->second;
+    named_.erase(it);  // print the value itself below, once
+    if (e.kind == Ir::Kind::Linear) return {linear(e, name), 4};
+    const Printed value = print(e);
+    statements_.push_back(fmt::format("const real {} = {};", name, value.text));
+    hoisted_.emplace_back(&e, name);
+    return {name, 4};
+  }
   auto wrap = [](const Printed& p, int need) { return p.prec < need ? "(" + p.text + ")" : p.text; };
   switch (e.kind) {
     case Ir::Kind::Const: {

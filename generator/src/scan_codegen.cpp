@@ -27,16 +27,6 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const ScanPlan
       to_string(plan.layout), d.op_text, d.identity_text);
 }
 
-// The identity as a CUDA expression: infinities have no literal.
-std::string identity_literal(double v, Dtype dtype) {
-  if (std::isinf(v)) {
-    const bool f32 = dtype == Dtype::Float32;
-    if (v > 0) return f32 ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
-    return f32 ? "__int_as_float(0xff800000)" : "__longlong_as_double(0xfff0000000000000LL)";
-  }
-  return real_literal(v, dtype);
-}
-
 std::string bindings(const Spec& spec, const ScanPlan& plan) {
   const ScanDecl& d = spec.scan;
   std::string s;
@@ -47,7 +37,7 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
   s += fmt::format("  static constexpr int kVectorX = {};\n", plan.vector_x);
   s += fmt::format("  static constexpr bool kExclusive = {};\n", d.exclusive ? "true" : "false");
   s += fmt::format("  static constexpr bool kReverse = {};\n\n", d.reverse ? "true" : "false");
-  s += fmt::format("  static __device__ __forceinline__ real identity() {{ return {}; }}\n\n", identity_literal(d.identity, spec.dtype));
+  s += fmt::format("  static __device__ __forceinline__ real identity() {{ return {}; }}\n\n", real_value(d.identity, spec.dtype));
   const Spec scope = scan_op_scope(spec.dtype);
   CudaPrinter printer(scope, std::vector<std::string>{"a", "b"});
   const std::string result = printer.emit(d.op_ir);

@@ -10,6 +10,7 @@
 
 #include "gpen/generator/fornberg.hpp"
 #include "gpen/generator/lower.hpp"
+#include "gpen/generator/pairwise_scope.hpp"
 #include "gpen/generator/sbp_check.hpp"
 #include "gpen/generator/scan_op.hpp"
 #include "gpen/generator/sha256.hpp"
@@ -155,11 +156,14 @@ class SpecParser {
     // The kind decides which other keys belong; without one, the stencil
     // keys are checked (and 'kind' reported missing).
     const json& root = r_.at("");
-    s_.kind = root.is_object() && root.contains("kind") ? r_.choice("/kind", {"stencil", "scan", "sbp"}) : "stencil";
+    s_.kind = root.is_object() && root.contains("kind") ? r_.choice("/kind", {"stencil", "scan", "sbp", "pairwise"}) : "stencil";
     if (s_.is_scan()) {
       r_.object("", {"name", "kind", "dtype", "dims", "fields", "scan"}, {"$schema", "description", "tunables", "constraints"});
     } else if (s_.is_sbp()) {
       r_.object("", {"name", "kind", "dtype", "dims", "fields", "sbp"}, {"$schema", "description", "params", "tunables", "constraints"});
+    } else if (s_.is_pairwise()) {
+      r_.object("", {"name", "kind", "dtype", "dims", "fields", "pairwise", "outputs"},
+                {"$schema", "description", "params", "lets", "tunables", "constraints"});
     } else {
       r_.object("", {"name", "kind", "dtype", "dims", "fields", "outputs"},
                 {"$schema", "description", "params", "operators", "lets", "tunables", "constraints"});
@@ -178,20 +182,26 @@ class SpecParser {
       return std::move(s_);
     }
     if (r_.has("/params")) params();
+    if (s_.is_pairwise()) pairwise();
     if (r_.has("/operators")) operators();
     if (r_.has("/lets")) lets();
     outputs();
     s_.tunables = parse_tunables(s_, r_.has("/tunables") ? &r_.at("/tunables") : nullptr, *src_);
     s_.constraints = parse_constraints(s_, r_.has("/constraints") ? &r_.at("/constraints") : nullptr, *src_);
-    ghost_widths();
+    if (!s_.is_pairwise()) ghost_widths();
     unused();
     return std::move(s_);
   }
 
  private:
   void declare(const std::string& name, const std::string& ptr) {
-    static const std::set<std::string> reserved = {"x", "y", "z"};
-    if (reserved.count(name) || find_math_function(name)) {
+    if (s_.is_pairwise()) {
+      // Pair expressions have no axes, but read every field with a suffix.
+      if (find_math_function(name) || name == "ix" || name == "iy" || name == "iz")
+        src_->fail(ptr, fmt::format("'{}' is reserved (a math function or a cell coordinate)", name), "another name");
+      if (name.size() > 2 && (name.compare(name.size() - 2, 2, "_i") == 0 || name.compare(name.size() - 2, 2, "_j") == 0))
+        src_->fail(ptr, fmt::format("'{}' ends in a pair suffix", name), "a name not ending in _i or _j: expressions add them (x_i, x_j)");
+    } else if (name == "x" || name == "y" || name == "z" || find_math_function(name)) {
       src_->fail(ptr, fmt::format("'{}' is reserved (an axis or a math function)", name), "another name");
     }
     if (!names_.insert(name).second) src_->fail(ptr, fmt::format("'{}' is declared twice", name), "names unique across fields, params, operators and lets");
@@ -207,7 +217,10 @@ class SpecParser {
       f.pointer = p;
       f.name = r_.identifier(p + "/name");
       declare(f.name, p + "/name");
-      f.role = r_.choice(p + "/role", {"input", "output"}) == "input" ? FieldDecl::Role::Input : FieldDecl::Role::Output;
+      const std::string role = s_.is_pairwise() ? r_.choice(p + "/role", {"input", "target", "source", "output"})
+                                                : r_.choice(p + "/role", {"input", "output"});
+      f.role = role == "output" ? FieldDecl::Role::Output : FieldDecl::Role::Input;
+      f.set = role == "target" ? FieldDecl::Set::Targets : role == "source" ? FieldDecl::Set::Sources : FieldDecl::Set::Both;
       f.ghost = r_.has(p + "/ghost") ? static_cast<int>(r_.integer(p + "/ghost", 0, 64)) : 0;
       f.slot = f.role == FieldDecl::Role::Input ? in++ : out++;
       s_.fields.push_back(f);
@@ -383,10 +396,14 @@ class SpecParser {
       s_.lets.push_back(d);
     }
     // Lower after all names exist so that a forward reference gets its own message.
+    Spec& scope = pair_scope_ ? *pair_scope_ : s_;
+    if (pair_scope_) pair_scope_->lets = s_.lets;
     for (std::size_t i = 0; i < n; ++i) {
       auto& d = s_.lets[i];
       d.ast = parse_expression_at(d.text, *src_, d.pointer);
-      d.ir = lower_expression(s_, *d.ast, *src_, d.pointer, i);
+      if (pair_scope_) check_pair_names(s_, *d.ast, *src_, d.pointer);
+      d.ir = lower_expression(scope, *d.ast, *src_, d.pointer, i, scope_noun());
+      scope.lets[i].ir = d.ir;
     }
   }
 
@@ -395,7 +412,8 @@ class SpecParser {
     std::set<int> seen;
     for (std::size_t i = 0; i < n; ++i) {
       const std::string p = json_pointer_join("/outputs", i);
-      r_.object(p, {"field", "expr"}, {"description"});
+      if (s_.is_pairwise()) r_.object(p, {"field", "expr"}, {"description", "reduce"});
+      else r_.object(p, {"field", "expr"}, {"description"});
       OutputDecl o;
       o.pointer = p + "/expr";
       const std::string name = r_.string(p + "/field");
@@ -409,14 +427,77 @@ class SpecParser {
       if (!seen.insert(o.field).second) src_->fail(p + "/field", fmt::format("output '{}' is computed twice", name), "one expression per output field");
       o.text = r_.string(p + "/expr");
       o.ast = parse_expression_at(o.text, *src_, o.pointer);
-      o.ir = lower_expression(s_, *o.ast, *src_, o.pointer, s_.lets.size());
+      if (pair_scope_) check_pair_names(s_, *o.ast, *src_, o.pointer);
+      o.ir = lower_expression(pair_scope_ ? *pair_scope_ : s_, *o.ast, *src_, o.pointer, s_.lets.size(), scope_noun());
       s_.outputs.push_back(o);
+      if (s_.is_pairwise()) {
+        const std::string red = r_.has(p + "/reduce") ? r_.choice(p + "/reduce", {"sum", "min", "max"}) : "sum";
+        reduce.push_back(red == "sum" ? Reduce::Sum : red == "min" ? Reduce::Min : Reduce::Max);
+      }
     }
     for (const auto* f : s_.output_fields())
       if (!seen.count(static_cast<int>(f - s_.fields.data())))
         src_->fail(f->pointer, fmt::format("output field '{}' has no expression in /outputs", f->name), "an entry in /outputs for every output field");
     // Outputs are written in the order of their fields, so the kernel's slots match.
-    std::sort(s_.outputs.begin(), s_.outputs.end(), [](const OutputDecl& a, const OutputDecl& b) { return a.field < b.field; });
+    // Outputs in field order; their reductions with them.
+    std::vector<std::size_t> order(s_.outputs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s_.outputs[a].field < s_.outputs[b].field; });
+    std::vector<OutputDecl> sorted;
+    for (std::size_t i : order) {
+      sorted.push_back(s_.outputs[i]);
+      if (s_.is_pairwise()) s_.pairwise.reduce.push_back(reduce[i]);
+    }
+    s_.outputs = std::move(sorted);
+  }
+
+  std::string scope_noun() const {
+    return pair_scope_ ? "a value of the pair (a field with _i for the target or _j for the source), a param or a let"
+                       : "a declared input field, param or let";
+  }
+
+  // The "pairwise" object and the pair values it makes readable.
+  void pairwise() {
+    PairwiseDecl& d = s_.pairwise;
+    d.pointer = "/pairwise";
+    r_.object("/pairwise", {}, {"domain", "sources", "self", "pairs", "description"});
+    d.grid = r_.has("/pairwise/domain") && r_.choice("/pairwise/domain", {"particles", "grid"}) == "grid";
+    d.same_set = !r_.has("/pairwise/sources") || r_.choice("/pairwise/sources", {"targets", "separate"}) == "targets";
+    d.grouped = r_.has("/pairwise/pairs") && r_.choice("/pairwise/pairs", {"all", "grouped"}) == "grouped";
+    if (!d.grid && s_.dims != 1)
+      src_->fail("/dims", fmt::format("dims {} for particles", s_.dims), "dims 1: particles are 1-D arrays (domain \"grid\" takes 1-3-D grids)");
+    if (d.grid && !d.same_set)
+      src_->fail("/pairwise/sources", "separate sources on a grid", "\"targets\": on a grid, targets and sources are the same cells");
+    if (d.same_set) {
+      if (!r_.has("/pairwise/self"))
+        src_->fail("/pairwise", "missing key 'self'", "\"self\": \"skip\" or \"include\": whether the pair of a target with itself counts");
+      d.skip_self = r_.choice("/pairwise/self", {"include", "skip"}) == "skip";
+    } else if (r_.has("/pairwise/self")) {
+      src_->fail("/pairwise/self", "'self' with separate sources", "no 'self': a target is never one of separate sources");
+    }
+    for (const auto& f : s_.fields) {
+      if (f.role != FieldDecl::Role::Input) continue;
+      if (d.same_set && f.set != FieldDecl::Set::Both)
+        src_->fail(f.pointer + "/role", fmt::format("role '{}' while the sources are the targets", f.set == FieldDecl::Set::Targets ? "target" : "source"),
+                   "role \"input\" (read as name_i and name_j), or \"sources\": \"separate\" in /pairwise");
+      if (!d.same_set && f.set == FieldDecl::Set::Both)
+        src_->fail(f.pointer + "/role", "role 'input' with separate sources", "role \"target\" or \"source\": which set the field belongs to");
+      if (f.ghost != 0) src_->fail(f.pointer + "/ghost", fmt::format("ghost width {} on '{}'", f.ghost, f.name), "no ghost zones (0): pairs read no neighbours");
+      for (bool source : {false, true}) {
+        if ((f.set == FieldDecl::Set::Targets && source) || (f.set == FieldDecl::Set::Sources && !source)) continue;
+        d.values.push_back({f.name + (source ? "_j" : "_i"), source, static_cast<int>(&f - s_.fields.data()), -1, "f_" + f.name});
+      }
+    }
+    if (d.grid)
+      for (int ax = 0; ax < s_.dims; ++ax)
+        for (bool source : {false, true}) {
+          const std::string c = std::string("i") + axis_name(ax);
+          d.values.push_back({c + (source ? "_j" : "_i"), source, -1, ax, c});
+        }
+    if (s_.inputs().size() > 32 || s_.output_fields().size() > 16 || s_.params.size() > 16)
+      src_->fail("/fields", fmt::format("{} inputs, {} outputs and {} params", s_.inputs().size(), s_.output_fields().size(), s_.params.size()),
+                 "at most 32 inputs, 16 outputs and 16 params (the kernel's argument block)");
+    pair_scope_ = pairwise_scope(s_);
   }
 
   void ghost_widths() {
@@ -437,7 +518,10 @@ class SpecParser {
     std::vector<Access> acc;
     for (const auto& o : s_.outputs) collect_accesses(*o.ir, acc);
     for (const auto* f : s_.inputs()) {
-      const bool used = std::any_of(acc.begin(), acc.end(), [&](const Access& a) { return a.field == f->slot; });
+      const bool used = std::any_of(acc.begin(), acc.end(), [&](const Access& a) {
+        // Pair expressions read values of the pair (PairValue), each of one field.
+        return s_.is_pairwise() ? s_.pairwise.values[a.field].field == f - s_.fields.data() : a.field == f->slot;
+      });
       if (!used) s_.warnings.push_back(fmt::format("{}: input field '{}' is never read by the outputs", f->pointer, f->name));
     }
   }
@@ -447,6 +531,8 @@ class SpecParser {
   Spec s_;
   std::set<std::string> names_;
   std::optional<Dtype> dtype_override_;
+  std::optional<Spec> pair_scope_;  // pairwise: the names pair expressions see
+  std::vector<Reduce> reduce;       // pairwise: per /outputs entry, in file order
 };
 
 }  // namespace

@@ -115,6 +115,7 @@ std::string entries(const StencilPlan& plan) {
 GeneratedSource generate(const Spec& spec, const TunableChoice& choice) {
   if (spec.is_scan()) return generate_scan(spec, choice);
   if (spec.is_sbp()) return generate_sbp(spec, choice);
+  if (spec.is_pairwise()) return generate_pairwise(spec, choice);
   GeneratedSource g;
   g.choice = choice;
   g.plan = plan_stencil(spec, choice);

@@ -84,6 +84,27 @@ std::vector<Builtin> sbp_builtins(const Spec& spec) {
   return b;
 }
 
+// Pairwise: threads a block (= sources a shared-memory tile), targets a
+// thread, the unrolling of the source loop; cell blocks and streams for the
+// block-on-block schedule on grids.
+std::vector<Builtin> pairwise_builtins(const Spec& spec) {
+  const PairwiseDecl& d = spec.pairwise;
+  std::vector<TunableValue> strategies;
+  if (d.grouped) strategies.push_back(std::string("grouped"));
+  else strategies.push_back(std::string("tile"));
+  if (d.grid && !d.grouped) strategies.push_back(std::string("blocks"));
+  std::vector<Builtin> b;
+  b.push_back({"strategy", true, strategies, strategies.front(), 0, 0, {"tile", "grouped", "blocks"}});
+  b.push_back({"block_x", false, {64LL, 128LL, 256LL, 512LL}, 128LL, 32, 1024, {}});
+  b.push_back({"targets_per_thread", false, {1LL, 2LL, 4LL, 8LL}, 2LL, 1, 16, {}});
+  b.push_back({"unroll", false, {1LL, 4LL, 8LL, 16LL, 32LL}, 8LL, 1, 1024, {}});
+  if (strategies.size() > 1) {  // block-on-block is possible
+    b.push_back({"cell_block", false, {4LL, 8LL, 16LL}, 8LL, 1, 64, {}, "blocks", 0LL});
+    b.push_back({"streams", false, {1LL, 2LL, 3LL, 4LL}, 3LL, 1, 16, {}, "blocks", 0LL});
+  }
+  return b;
+}
+
 TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::string& ptr, const JsonSource& src) {
   if (b.is_string) {
     if (!j.is_string() || !std::count(b.strings.begin(), b.strings.end(), j.get<std::string>()))
@@ -98,7 +119,10 @@ TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::st
 }  // namespace
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
-  const auto builtins = spec.is_scan() ? scan_builtins(spec) : spec.is_sbp() ? sbp_builtins(spec) : stencil_builtins(spec.dims);
+  const auto builtins = spec.is_scan()       ? scan_builtins(spec)
+                        : spec.is_sbp()      ? sbp_builtins(spec)
+                        : spec.is_pairwise() ? pairwise_builtins(spec)
+                                             : stencil_builtins(spec.dims);
   std::vector<TunableDecl> out;
   for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
   if (!node) return out;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "gpen/generator/pairwise_plan.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/sbp_plan.hpp"
 #include "gpen/generator/scan_plan.hpp"
@@ -19,12 +20,14 @@ struct GeneratedSource {
   StencilPlan plan;    // kind "stencil"
   ScanPlan scan_plan;  // kind "scan"
   SbpPlan sbp_plan;    // kind "sbp"
+  PairwisePlan pairwise_plan;  // kind "pairwise"
 };
 
 // Any kind: dispatches on spec.kind.
 GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
 GeneratedSource generate_scan(const Spec& spec, const TunableChoice& choice);
 GeneratedSource generate_sbp(const Spec& spec, const TunableChoice& choice);
+GeneratedSource generate_pairwise(const Spec& spec, const TunableChoice& choice);
 
 // The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
 GeneratedSource generate_periodic_fill(Dtype dtype);

@@ -15,6 +15,9 @@ namespace gpen {
 // "0.2f"); the same text reads back to the same value.
 std::string real_literal(double v, Dtype dtype);
 
+// real_literal, or a bit pattern for +-inf, which have no literal.
+std::string real_value(double v, Dtype dtype);
+
 class CudaPrinter {
  public:
   // kernel_axis maps user axes to the kernel's (see StencilPlan).
@@ -27,6 +30,10 @@ class CudaPrinter {
   // expression that names its value.
   std::string emit(const IrPtr& e);
 
+  // Prints `e` (a let) as a statement of its own, `const real <name> = ...;`,
+  // the first time an expression uses it, and as `name` after that.
+  void name(const IrPtr& e, const std::string& name);
+
   // Declarations of the named coefficients, then the statements, indented.
   std::string body(const std::string& indent) const;
 
@@ -37,7 +44,7 @@ class CudaPrinter {
   };
   Printed print(const Ir& e);
   std::string access(const Access& a) const;
-  std::string linear(const Ir& e);
+  std::string linear(const Ir& e, const std::string& name = "");
   std::string coefficient(const Rational& c);
 
   const Spec& spec_;
@@ -46,6 +53,7 @@ class CudaPrinter {
   std::vector<std::pair<Rational, std::string>> coeffs_;  // value -> name
   std::vector<std::string> statements_;
   std::vector<std::pair<const Ir*, std::string>> hoisted_;  // shared nodes (lets) print once
+  std::vector<std::pair<const Ir*, std::string>> named_;    // see name(); not yet printed
   int temps_ = 0;
 };
 

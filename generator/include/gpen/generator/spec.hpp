@@ -24,11 +24,15 @@ inline std::size_t size_of(Dtype d) { return d == Dtype::Float32 ? 4 : 8; }
 
 struct FieldDecl {
   enum class Role { Input, Output };
+  // Pairwise specs with separate target and source sets: which set an input
+  // belongs to ("role": "target" or "source"); Both everywhere else.
+  enum class Set { Both, Targets, Sources };
   std::string name;
   Role role = Role::Input;
   int ghost = 0;  // ghost-zone width on every axis the array has
   int slot = 0;   // index among the inputs, or among the outputs
   std::string pointer;
+  Set set = Set::Both;
 };
 
 struct ParamDecl {
@@ -129,12 +133,44 @@ struct SbpDecl {
   long long min_length() const;
 };
 
+// One value a pair expression reads: an input field (or, on a grid, a
+// cell's integer coordinate ix, iy, iz) at the target (suffix _i) or at the
+// source (_j). Pair expressions are lowered with these as their inputs:
+// Access::field indexes PairwiseDecl::values.
+struct PairValue {
+  std::string name;     // as written: "x_i", "m_j", "ix_j"
+  bool source = false;  // _j
+  int field = -1;       // index into Spec::fields, or -1 for a cell coordinate
+  int axis = -1;        // cell coordinate: its user axis
+  std::string member;   // its member in the generated Target/Source struct: "f_x", "ix"
+};
+
+enum class Reduce { Sum, Min, Max };
+const char* to_string(Reduce r);
+
+// The "pairwise" object of a pairwise spec: every output at target i is the
+// reduction over sources j of its expression of the pair, e.g.
+// phi_i = sum_j m_j / sqrt(|x_i - x_j|^2 + eps2). Lets and outputs are
+// lowered against `values` (see PairValue).
+struct PairwiseDecl {
+  bool grid = false;         // domain "grid": targets and sources are the cells of a dims-D grid
+  bool same_set = true;      // "sources": "targets" (one set of N) or "separate" (N targets, M sources)
+  bool skip_self = false;    // "self": "skip" leaves out the pair i == j
+  bool grouped = false;      // "pairs": "grouped": per-target-group source ranges (a tree or cell list)
+  std::vector<PairValue> values;
+  std::vector<Reduce> reduce;  // per entry of Spec::outputs
+  std::string pointer;         // /pairwise
+
+  // The values a side reads, in `values` order (the members of its struct).
+  std::vector<int> read_by(bool source, const std::vector<IrPtr>& exprs) const;
+};
+
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
 struct Spec {
   std::string name;
-  std::string kind;  // "stencil", "scan" or "sbp"
+  std::string kind;  // "stencil", "scan", "sbp" or "pairwise"
   std::string description;
   Dtype dtype = Dtype::Float64;
   int dims = 3;
@@ -147,12 +183,14 @@ struct Spec {
   std::vector<ConstraintDecl> constraints;
   ScanDecl scan;                      // kind "scan" only
   SbpDecl sbp;                        // kind "sbp" only
+  PairwiseDecl pairwise;              // kind "pairwise" only
   std::string hash;                   // sha256 of the canonical JSON, hex
   std::vector<std::string> warnings;  // things that are legal but likely mistakes
   std::shared_ptr<const JsonSource> source;
 
   bool is_scan() const { return kind == "scan"; }
   bool is_sbp() const { return kind == "sbp"; }
+  bool is_pairwise() const { return kind == "pairwise"; }
   std::vector<const FieldDecl*> inputs() const;
   std::vector<const FieldDecl*> output_fields() const;
   const FieldDecl* find_field(const std::string& n) const;

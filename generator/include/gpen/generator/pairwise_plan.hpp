@@ -1,0 +1,49 @@
+// Spec + tunables -> the numbers a pairwise kernel is specialised on.
+//
+// tile:    a block of kBlock threads owns kBlock * targets_per_thread
+//          targets and walks all sources in tiles of kBlock, staged in
+//          shared memory; the last tile may be ragged (seed 002, Step 09).
+// grouped: a block per target group; the group's targets against its list
+//          of source ranges (a tree's or cell list's interaction lists,
+//          seed 002, Steps 11-12).
+// blocks:  grids only (seed 000): sink blocks x source blocks of
+//          cell_block^dims cells; one launch per source pencil (a row of
+//          source blocks along x) writes a partial result per sink cell and
+//          source block; pencils rotate over `streams` streams, each folding
+//          its partials into a running result on the GPU, and a last fold
+//          combines the streams' results into the outputs.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+
+enum class PairStrategy { Tile, Grouped, Blocks };
+const char* to_string(PairStrategy s);
+
+struct PairwisePlan {
+  PairStrategy strategy = PairStrategy::Tile;
+  int block = 128;               // threads, and sources a shared-memory tile
+  int targets_per_thread = 1;
+  int unroll = 1;                // full tiles: the source loop unrolled this many times
+  int cell_block = 0;            // blocks: a cell block's side along every grid axis
+  int streams = 1;               // blocks
+  std::size_t shared_bytes = 0;  // the source tile
+  std::size_t source_bytes = 0;  // one source's packed values
+  std::string kernel_name;
+  std::string fold_kernel_name;  // blocks: folds partial results
+
+  int targets_per_block() const { return block * targets_per_thread; }
+};
+
+// Throws SpecError (pointer /tunables/...) when the choice cannot run.
+PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice);
+
+// Bytes of one source in shared memory: the values the outputs read at the
+// source, padded to whole 16-byte words so that a word is one load.
+std::size_t packed_source_bytes(const Spec& spec);
+
+}  // namespace gpen

@@ -1,0 +1,59 @@
+#include "gpen/generator/pairwise_plan.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/generator/tunables.hpp"
+
+namespace gpen {
+
+const char* to_string(PairStrategy s) {
+  return s == PairStrategy::Tile ? "tile" : s == PairStrategy::Grouped ? "grouped" : "blocks";
+}
+
+namespace {
+
+std::vector<IrPtr> output_exprs(const Spec& spec) {
+  std::vector<IrPtr> v;
+  for (const auto& o : spec.outputs) v.push_back(o.ir);
+  return v;
+}
+
+}  // namespace
+
+std::size_t packed_source_bytes(const Spec& spec) {
+  const std::size_t values = spec.pairwise.read_by(true, output_exprs(spec)).size();
+  const std::size_t bytes = values * size_of(spec.dtype);
+  return (bytes + 15) / 16 * 16;
+}
+
+PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
+  PairwisePlan p;
+  const std::string st = tunable_string(choice, "strategy");
+  p.strategy = st == "grouped" ? PairStrategy::Grouped : st == "blocks" ? PairStrategy::Blocks : PairStrategy::Tile;
+  p.block = static_cast<int>(tunable_int(choice, "block_x"));
+  p.targets_per_thread = static_cast<int>(tunable_int(choice, "targets_per_thread"));
+  p.unroll = static_cast<int>(tunable_int(choice, "unroll"));
+  auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
+    spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
+  };
+  if (p.block % 32) fail("block_x", fmt::format("block_x = {} threads", p.block), "a multiple of 32: whole warps share each source tile");
+  if (p.block % p.unroll) fail("unroll", fmt::format("unroll = {} for tiles of {} sources", p.unroll, p.block), "a divisor of block_x");
+  // The strategy's tunables are refused with the others rather than ignored.
+  if (p.strategy == PairStrategy::Blocks) {
+    p.cell_block = static_cast<int>(tunable_int(choice, "cell_block"));
+    p.streams = static_cast<int>(tunable_int(choice, "streams"));
+  } else {
+    for (const char* t : {"cell_block", "streams"})
+      if (choice.count(t) && choice.at(t) != spec.find_tunable(t)->plain)
+        fail(t, fmt::format("{} = {} with strategy {}", t, to_string(choice.at(t)), st), "strategy blocks, or no cell blocks");
+  }
+  p.source_bytes = packed_source_bytes(spec);
+  p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block);
+  if (p.shared_bytes > 48 * 1024)
+    fail("block_x", fmt::format("a source tile of {} x {} bytes", p.block, p.source_bytes), "at most 48 KiB of shared memory a block: a smaller block_x");
+  p.kernel_name = fmt::format("gpen_{}_pairwise_{}", spec.name, st);
+  if (p.strategy == PairStrategy::Blocks) p.fold_kernel_name = fmt::format("gpen_{}_pairwise_fold", spec.name);
+  return p;
+}
+
+}  // namespace gpen

@@ -1,0 +1,228 @@
+// gpen pairwise templates: every output at target i is the reduction over
+// sources j of a formula of the pair. Sources are staged in shared memory a
+// tile of kBlock at a time, one per thread, and every thread applies each
+// staged source to its kTargetsPerThread targets, which stay in registers.
+//
+// `B` is the bindings struct that the generator writes for one spec:
+//   using real;
+//   kBlock, kTargetsPerThread, kUnroll   tunables
+//   kOutputs                             outputs (accumulators a target)
+//   kSkipSelf                            leave out the pair i == j
+//   kDims, kCellBlock                    grids: axes; blocks: a cell block's side
+//   Target, Source                       the values each end of a pair reads
+//   Params                               the spec's params in `real`
+//   load_target(a, i), load_source(a, j), params(a)
+//   init(acc), pair(t, s, p, acc), store(a, i, acc)
+//   combine(o, x, y)                     output o's reduction of two partial results
+#pragma once
+
+namespace gpen {
+
+// Kernel arguments; the host writes the same 608 bytes
+// (runtime/src/pairwise_kernel.cpp).
+struct PairArgs {
+  const void* in[32];  // the spec's inputs, in order
+  void* out[16];       // its outputs, in order
+  long long n_targets, n_sources;
+  long long grid[3];   // grids: cells along x, y, z (1 for axes the grid lacks)
+  // grouped: group g's targets are [target_groups[g], target_groups[g+1]);
+  // its source ranges are source_ranges[2r], [2r+1] for r in
+  // [range_offsets[g], range_offsets[g+1]).
+  const int* target_groups;
+  const int* range_offsets;
+  const int* source_ranges;
+  long long groups;
+  long long pencil[2];  // blocks: the source pencil's block coordinates along y, z
+  void* partial;        // blocks: [output][source block of the pencil][cell]
+  double params[16];
+};
+
+// The fold of partial results: dest = combine(dest?, partial[0..count-1]).
+struct PairFoldArgs {
+  const void* partial;   // [output][count][cells]
+  void* running;         // [output * running_stride + cell], or null: into out
+  void* out[16];
+  long long count, cells, running_stride;
+  long long accumulate;  // 1: fold into what `running` holds
+};
+
+// A grid cell's coordinates from its linear index (x fastest).
+__device__ __forceinline__ void pair_cell(const PairArgs& a, long long i, long long (&c)[3]) {
+  c[0] = i % a.grid[0];
+  const long long rest = i / a.grid[0];
+  c[1] = rest % a.grid[1];
+  c[2] = rest / a.grid[1];
+}
+
+// Applies the `count` sources index(0 .. count-1) to the P targets whose
+// indices are `ti`, a shared-memory tile at a time. `maybe_self(k0, n)`
+// says whether sources k0 .. k0+n-1 may include a target of the block;
+// only such tiles test i == j (kSkipSelf).
+template <class B, class Index, class MaybeSelf>
+__device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B::Params& prm, long long count, Index index,
+                                             MaybeSelf maybe_self, const long long (&ti)[B::kTargetsPerThread],
+                                             const typename B::Target (&t)[B::kTargetsPerThread],
+                                             typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], typename B::Source* tile) {
+  constexpr int T = B::kBlock, P = B::kTargetsPerThread;
+  for (long long k0 = 0; k0 < count; k0 += T) {
+    __syncthreads();  // the previous tile is consumed
+    if (k0 + threadIdx.x < count) tile[threadIdx.x] = B::load_source(a, index(k0 + threadIdx.x));
+    __syncthreads();
+    const int n = count - k0 < T ? static_cast<int>(count - k0) : T;
+    if (n == T && !(B::kSkipSelf && maybe_self(k0, n))) {
+#pragma unroll B::kUnroll
+      for (int k = 0; k < T; ++k) {
+        const typename B::Source s = tile[k];
+#pragma unroll
+        for (int p = 0; p < P; ++p) B::pair(t[p], s, prm, acc[p]);
+      }
+    } else {
+      // The ragged last tile, or one that may hold a target's own index.
+      for (int k = 0; k < n; ++k) {
+        const typename B::Source s = tile[k];
+        const long long j = B::kSkipSelf ? index(k0 + k) : -1;
+#pragma unroll
+        for (int p = 0; p < P; ++p)
+          if (!B::kSkipSelf || j != ti[p]) B::pair(t[p], s, prm, acc[p]);
+      }
+    }
+  }
+}
+
+// The targets local[p] = first + p * kBlock + threadIdx.x below `end` (the
+// rest repeat end - 1 and are not stored) at indices ti[p] = index(local[p]),
+// their accumulators reset.
+template <class B, class Index>
+__device__ __forceinline__ void pair_targets(const PairArgs& a, long long first, long long end, Index index,
+                                             long long (&local)[B::kTargetsPerThread], long long (&ti)[B::kTargetsPerThread],
+                                             typename B::Target (&t)[B::kTargetsPerThread],
+                                             typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs]) {
+#pragma unroll
+  for (int p = 0; p < B::kTargetsPerThread; ++p) {
+    local[p] = first + p * B::kBlock + threadIdx.x;
+    ti[p] = index(local[p] < end ? local[p] : end - 1);
+    t[p] = B::load_target(a, ti[p]);
+    B::init(acc[p]);
+  }
+}
+
+// Every target against every source; a block owns kBlock * P consecutive targets.
+template <class B>
+__device__ void pairwise_tile(const PairArgs& a) {
+  constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
+  __shared__ typename B::Source tile[B::kBlock];
+  const typename B::Params prm = B::params(a);
+  const long long first = static_cast<long long>(blockIdx.x) * TP;
+  long long local[P], ti[P];
+  typename B::Target t[P];
+  typename B::real acc[P][B::kOutputs];
+  const auto identity = [](long long k) { return k; };
+  pair_targets<B>(a, first, a.n_targets, identity, local, ti, t, acc);
+  pair_sources<B>(
+      a, prm, a.n_sources, identity, [&](long long k0, int n) { return k0 < first + TP && first < k0 + n; }, ti, t, acc, tile);
+#pragma unroll
+  for (int p = 0; p < P; ++p)
+    if (local[p] < a.n_targets) B::store(a, ti[p], acc[p]);
+}
+
+// A block per target group: its targets, kBlock * P at a time, against each
+// of its source ranges.
+template <class B>
+__device__ void pairwise_grouped(const PairArgs& a) {
+  constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
+  __shared__ typename B::Source tile[B::kBlock];
+  const typename B::Params prm = B::params(a);
+  const long long g = blockIdx.x;
+  const long long end = a.target_groups[g + 1];
+  for (long long first = a.target_groups[g]; first < end; first += TP) {
+    long long local[P], ti[P];
+    typename B::Target t[P];
+    typename B::real acc[P][B::kOutputs];
+    pair_targets<B>(a, first, end, [](long long k) { return k; }, local, ti, t, acc);
+    for (int r = a.range_offsets[g]; r < a.range_offsets[g + 1]; ++r) {
+      const long long begin = a.source_ranges[2 * r], stop = a.source_ranges[2 * r + 1];
+      pair_sources<B>(
+          a, prm, stop - begin, [=](long long k) { return begin + k; },
+          [&](long long k0, int n) { return begin + k0 < first + TP && first < begin + k0 + n; }, ti, t, acc, tile);
+    }
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+      if (local[p] < end) B::store(a, ti[p], acc[p]);
+  }
+}
+
+// A cell block: its first cell's coordinates and its extent, clipped at the grid's edge.
+struct PairCellBlock {
+  long long first[3];
+  long long extent[3];
+  __device__ __forceinline__ long long cells() const { return extent[0] * extent[1] * extent[2]; }
+  // The linear grid index of the block's k-th cell (x fastest).
+  __device__ __forceinline__ long long cell(const PairArgs& a, long long k) const {
+    const long long x = k % extent[0], rest = k / extent[0];
+    const long long y = rest % extent[1], z = rest / extent[1];
+    return (first[0] + x) + a.grid[0] * ((first[1] + y) + a.grid[1] * (first[2] + z));
+  }
+};
+
+template <class B>
+__device__ __forceinline__ PairCellBlock pair_cell_block(const PairArgs& a, const long long (&b)[3]) {
+  PairCellBlock c;
+#pragma unroll
+  for (int ax = 0; ax < 3; ++ax) {
+    const long long side = ax < B::kDims ? B::kCellBlock : 1;
+    c.first[ax] = b[ax] * side;
+    c.extent[ax] = a.grid[ax] - c.first[ax] < side ? a.grid[ax] - c.first[ax] : side;
+  }
+  return c;
+}
+
+// Block on block (seed 000): blockIdx.x is the sink block, blockIdx.y the
+// source block within the pencil a.pencil. Each sink cell's partial result
+// over the source block goes to a.partial[output][blockIdx.y][cell].
+template <class B>
+__device__ void pairwise_blocks(const PairArgs& a) {
+  using real = typename B::real;
+  constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
+  __shared__ typename B::Source tile[B::kBlock];
+  const typename B::Params prm = B::params(a);
+  const long long kx = (a.grid[0] + B::kCellBlock - 1) / B::kCellBlock;
+  const long long ky = B::kDims > 1 ? (a.grid[1] + B::kCellBlock - 1) / B::kCellBlock : 1;
+  const long long sb = blockIdx.x;
+  const long long sink_b[3] = {sb % kx, (sb / kx) % ky, sb / (kx * ky)};
+  const long long source_b[3] = {blockIdx.y, a.pencil[0], a.pencil[1]};
+  const PairCellBlock sink = pair_cell_block<B>(a, sink_b), source = pair_cell_block<B>(a, source_b);
+  const bool same = sink_b[0] == source_b[0] && sink_b[1] == source_b[1] && sink_b[2] == source_b[2];
+  const long long n_cells = a.grid[0] * a.grid[1] * a.grid[2];
+  real* partial = static_cast<real*>(a.partial);
+  for (long long first = 0; first < sink.cells(); first += TP) {
+    long long local[P], ti[P];
+    typename B::Target t[P];
+    real acc[P][B::kOutputs];
+    pair_targets<B>(a, first, sink.cells(), [&](long long k) { return sink.cell(a, k); }, local, ti, t, acc);
+    pair_sources<B>(
+        a, prm, source.cells(), [&](long long k) { return source.cell(a, k); }, [&](long long, int) { return same; }, ti, t, acc, tile);
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+      if (local[p] < sink.cells())
+#pragma unroll
+        for (int o = 0; o < B::kOutputs; ++o) partial[(static_cast<long long>(o) * gridDim.y + blockIdx.y) * n_cells + ti[p]] = acc[p][o];
+  }
+}
+
+// A thread a cell: folds `count` partial results of every output.
+template <class B>
+__device__ void pairwise_fold(const PairFoldArgs& f) {
+  using real = typename B::real;
+  const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= f.cells) return;
+  const real* partial = static_cast<const real*>(f.partial);
+#pragma unroll
+  for (int o = 0; o < B::kOutputs; ++o) {
+    real* dest = f.running ? static_cast<real*>(f.running) + o * f.running_stride + c : static_cast<real*>(f.out[o]) + c;
+    real v = f.accumulate ? *dest : B::identity(o);
+    for (long long k = 0; k < f.count; ++k) v = B::combine(o, v, partial[(o * f.count + k) * f.cells + c]);
+    *dest = v;
+  }
+}
+
+}  // namespace gpen
