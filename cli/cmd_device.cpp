@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tuning_db.hpp"
 
@@ -54,6 +55,66 @@ std::vector<std::string> strategies_of(const Spec& s) {
     for (const auto& v : t->values) out.push_back(to_string(v));
   if (out.empty()) out.push_back("");
   return out;
+}
+
+nlohmann::json pair_report_json(const PairRunReport& r, const DeviceInfo& d) {
+  nlohmann::json j = {{"spec", r.spec},        {"variant", r.variant},         {"unit", r.unit},
+                      {"cache", r.cache},      {"cache_ms", r.cache_ms},       {"load_ms", r.load_ms},
+                      {"median_ms", r.median_ms}, {"min_ms", r.min_ms},        {"pairs", r.pairs},
+                      {"pairs_per_s", r.pairs_per_s}, {"rsqrt_bound_per_s", rsqrt_bound_per_s(d)}, {"usage", to_json(r.usage)}};
+  if (r.check) j["verify"] = {{"pass", r.check->pass}, {"worst_of_bound", r.check->bound_ratio}, {"rel_l2", r.check->rel_l2},
+                               {"max_abs", r.check->max_abs}, {"non_finite", r.check->non_finite}};
+  return j;
+}
+
+// `gpen run` of a pairwise spec: pairs per second beside the rsqrt bound.
+int run_pairwise(const Context& ctx, const Spec& s, const TunableChoice& choice, const std::string& size, int repeat, bool verify, bool json) {
+  PairWorkload w(ctx, s, parse_pair_size(s, size));
+  const PairRunReport r = measure_pairwise(ctx, w, choice, 2, repeat, verify);
+  const double bound = rsqrt_bound_per_s(ctx.info());
+  if (json) {
+    auto j = pair_report_json(r, ctx.info());
+    j["gpu"] = ctx.info().name;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), size, r.variant);
+    fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", r.unit, r.cache, r.cache_ms,
+               r.load_ms, r.usage.registers, r.usage.spill_stores);
+    fmt::print("  time {:.4f} ms (median of {}), {:.4g} pairs, {:.3e} pairs/s = {:.1f}% of the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)\n",
+               r.median_ms, repeat, r.pairs, r.pairs_per_s, 100 * r.pairs_per_s / bound, bound, ctx.info().sm_count, ctx.info().clock_khz / 1000);
+    if (r.check) fmt::print("  verify: {}\n", r.check->summary());
+  }
+  return r.check && !r.check->pass ? kExitInvalid : kExitOk;
+}
+
+// `gpen bench` of a pairwise spec: every strategy x block, pairs per second.
+// False when a variant fails verification.
+bool bench_pairwise(const Context& ctx, const Spec& s, const std::string& size, const std::vector<std::string>& strategies,
+                    const std::vector<std::string>& blocks, const std::vector<std::string>& fixed, int repeat, bool verify, nlohmann::json& all) {
+  PairWorkload w(ctx, s, parse_pair_size(s, size));
+  const double bound = rsqrt_bound_per_s(ctx.info());
+  bool ok = true;
+  for (const auto& st : strategies)
+    for (const auto& b : blocks) {
+      std::vector<std::string> set = fixed;
+      if (!st.empty()) set.push_back("strategy=" + st);
+      if (!b.empty()) set.push_back("block_x=" + b);
+      try {
+        const PairRunReport r = measure_pairwise(ctx, w, s.choose(set), 2, repeat, verify);
+        const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
+        if (r.check && !r.check->pass) ok = false;
+        fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.3e} pairs/s {:>5.1f}% of rsqrt {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant,
+                   r.median_ms, r.pairs_per_s, 100 * r.pairs_per_s / bound, r.usage.registers, v);
+        auto j = pair_report_json(r, ctx.info());
+        j["dtype"] = to_string(s.dtype);
+        j["size"] = size;
+        j["gpu"] = ctx.info().name;
+        all.push_back(j);
+      } catch (const SpecError& e) {
+        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
+      }
+    }
+  return ok;
 }
 
 int no_device(const std::string& why, const std::string& what) {
@@ -114,6 +175,14 @@ void add_run(CLI::App& app, Runner& run) {
     run = [o] {
       const Spec s = o->spec.load();
       const TunableChoice choice = o->spec.choose(s);
+      if (s.is_pairwise()) {
+        parse_pair_size(s, o->size);
+        generate(s, choice);
+        std::string why;
+        if (!driver_available(&why)) return no_device(why, "run " + s.name);
+        Context ctx(0);
+        return run_pairwise(ctx, s, choice, o->size, o->repeat, o->verify, o->json);
+      }
       RunOptions opt;
       opt.size = parse_size(o->size, s.dims);
       opt.repeat = o->repeat;
@@ -197,6 +266,10 @@ void add_bench(CLI::App& app, Runner& run) {
         if (strategies.empty()) strategies = strategies_of(s);
         std::vector<std::string> blocks = o->blocks;
         if (blocks.empty()) blocks.push_back("");
+        if (s.is_pairwise()) {
+          if (!bench_pairwise(ctx, s, o->size, strategies, blocks, o->set, o->repeat, o->verify, all)) status = kExitInvalid;
+          continue;
+        }
         // One workload for all the variants of a spec: inputs are filled once.
         Workload work(ctx, s, parse_size(o->size, s.dims));
         for (const auto& st : strategies)
@@ -272,7 +345,12 @@ void add_survey(CLI::App& app, Runner& run) {
             const auto r = process_cache().get(g, arch, s.name);
             regs = r.kernel.usage.registers;
             ms = r.ms;
-            if (gpu) {
+            if (gpu && s.is_pairwise()) {
+              PairWorkload w(*ctx, s, parse_pair_size(s, s.pairwise.grid ? "9" : "1000"));
+              const PairRunReport rep = measure_pairwise(*ctx, w, choice, 1, 3, true);
+              runcol = rep.check->summary();
+              if (!rep.check->pass) status = kExitInvalid;
+            } else if (gpu) {
               RunOptions opt;
               const auto full = parse_size(o->size, 3);
               opt.size = {full[0], s.dims > 1 ? full[1] : 1, s.dims > 2 ? full[2] : 1};

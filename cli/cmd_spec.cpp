@@ -36,6 +36,18 @@ void add_check(CLI::App& app, Runner& run) {
                        fmt::join(axes, " + "), s.sbp.order, s.sbp.boundary_order, s.sbp.rows(), s.sbp.min_length());
             continue;
           }
+          if (s.is_pairwise()) {
+            const PairwiseDecl& d = s.pairwise;
+            std::vector<std::string> outs;
+            for (std::size_t o = 0; o < s.outputs.size(); ++o)
+              outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(d.reduce[o]), s.outputs[o].text));
+            fmt::print("ok  {}: pairwise '{}', {}, {}; {}{}{}; {}\n", f, s.name, to_string(s.dtype),
+                       d.grid ? fmt::format("{}-D grid cells", s.dims) : d.same_set ? "N particles" : "N targets, M sources",
+                       d.same_set ? (d.skip_self ? "self skipped" : "self included") : "separate sets", d.grouped ? ", grouped" : "",
+                       "", fmt::join(outs, "; "));
+            for (const auto& w : s.warnings) fmt::print(stderr, "{}: warning: {}\n", f, w);
+            continue;
+          }
           const Footprint fp = s.footprint();
           std::string reach;
           for (const auto* in : s.inputs())

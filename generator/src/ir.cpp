@@ -169,6 +169,24 @@ void collect_accesses(const Ir& e, std::vector<Access>& out) {
   for (const auto& a : e.args) collect_accesses(*a, out);
 }
 
+double apply_math(MathFn fn, const double* a) {
+  switch (fn) {
+    case MathFn::Sqrt: return std::sqrt(a[0]);
+    case MathFn::Rsqrt: return 1.0 / std::sqrt(a[0]);
+    case MathFn::Exp: return std::exp(a[0]);
+    case MathFn::Log: return std::log(a[0]);
+    case MathFn::Sin: return std::sin(a[0]);
+    case MathFn::Cos: return std::cos(a[0]);
+    case MathFn::Tanh: return std::tanh(a[0]);
+    case MathFn::Pow: return std::pow(a[0], a[1]);
+    case MathFn::Abs: return std::fabs(a[0]);
+    case MathFn::Min: return std::fmin(a[0], a[1]);
+    case MathFn::Max: return std::fmax(a[0], a[1]);
+    case MathFn::Fma: return std::fma(a[0], a[1], a[2]);
+  }
+  GPEN_INTERNAL_CHECK(false, "unhandled math function");
+}
+
 double evaluate(const Ir& e, const std::function<double(const Access&)>& read, const std::vector<double>& params) {
   auto arg = [&](int i) { return evaluate(*e.args[i], read, params); };
   switch (e.kind) {
@@ -185,21 +203,11 @@ double evaluate(const Ir& e, const std::function<double(const Access&)>& read, c
     case Ir::Kind::Mul: return arg(0) * arg(1);
     case Ir::Kind::Div: return arg(0) / arg(1);
     case Ir::Kind::Neg: return -arg(0);
-    case Ir::Kind::Call:
-      switch (e.fn) {
-        case MathFn::Sqrt: return std::sqrt(arg(0));
-        case MathFn::Rsqrt: return 1.0 / std::sqrt(arg(0));
-        case MathFn::Exp: return std::exp(arg(0));
-        case MathFn::Log: return std::log(arg(0));
-        case MathFn::Sin: return std::sin(arg(0));
-        case MathFn::Cos: return std::cos(arg(0));
-        case MathFn::Tanh: return std::tanh(arg(0));
-        case MathFn::Pow: return std::pow(arg(0), arg(1));
-        case MathFn::Abs: return std::fabs(arg(0));
-        case MathFn::Min: return std::fmin(arg(0), arg(1));
-        case MathFn::Max: return std::fmax(arg(0), arg(1));
-        case MathFn::Fma: return std::fma(arg(0), arg(1), arg(2));
-      }
+    case Ir::Kind::Call: {
+      double a[3] = {0, 0, 0};
+      for (std::size_t i = 0; i < e.args.size(); ++i) a[i] = arg(static_cast<int>(i));
+      return apply_math(e.fn, a);
+    }
   }
   GPEN_INTERNAL_CHECK(false, "unhandled IR node in evaluate");
 }

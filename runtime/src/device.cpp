@@ -51,6 +51,7 @@ Event::~Event() {
   if (e_) driver().cuEventDestroy(e_);
 }
 void Event::record(CUstream s) const { GPEN_CU(cuEventRecord(e_, s), "recording an event"); }
+void Event::make_wait(CUstream s) const { GPEN_CU(cuStreamWaitEvent(s, e_, 0), "making a stream wait for an event"); }
 float Event::since(const Event& start) const {
   GPEN_CU(cuEventSynchronize(e_), "waiting for an event");
   float ms = 0;

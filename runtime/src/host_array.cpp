@@ -59,29 +59,32 @@ void fill_periodic(HostArray& a) {
       }
 }
 
-void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& inputs, const std::vector<double>& params,
-                       const std::vector<HostArray*>& outputs) {
-  const auto shape = outputs.at(0)->shape;
-  const long long planes = shape[2] * shape[1];
-  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+void parallel_for(long long n, const std::function<void(long long)>& f) {
+  const unsigned workers = static_cast<unsigned>(std::max(1LL, std::min<long long>({std::thread::hardware_concurrency(), 64, n})));
   auto work = [&](unsigned w) {
-    for (long long row = w; row < planes; row += workers) {
-      const long long j = row % shape[1], k = row / shape[1];
-      for (long long i = 0; i < shape[0]; ++i) {
-        auto read = [&](const Access& acc) {
-          return inputs[acc.field]->at(i + acc.off[0], j + acc.off[1], k + acc.off[2]);
-        };
-        for (const auto& o : spec.outputs) {
-          const int slot = spec.fields[o.field].slot;
-          outputs[slot]->at(i, j, k) = evaluate(*o.ir, read, params);
-        }
-      }
-    }
+    for (long long i = w; i < n; i += workers) f(i);
   };
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
   work(0);
   for (auto& t : pool) t.join();
+}
+
+void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& inputs, const std::vector<double>& params,
+                       const std::vector<HostArray*>& outputs) {
+  const auto shape = outputs.at(0)->shape;
+  parallel_for(shape[2] * shape[1], [&](long long row) {
+    const long long j = row % shape[1], k = row / shape[1];
+    for (long long i = 0; i < shape[0]; ++i) {
+      auto read = [&](const Access& acc) {
+        return inputs[acc.field]->at(i + acc.off[0], j + acc.off[1], k + acc.off[2]);
+      };
+      for (const auto& o : spec.outputs) {
+        const int slot = spec.fields[o.field].slot;
+        outputs[slot]->at(i, j, k) = evaluate(*o.ir, read, params);
+      }
+    }
+  });
 }
 
 double tolerance_for(Dtype dtype) { return dtype == Dtype::Float32 ? 1e-5 : 1e-12; }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/pairwise_kernel.hpp"
 #include "gpen/runtime/sbp_kernel.hpp"
 #include "gpen/runtime/scan_kernel.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
@@ -22,8 +23,10 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
     }
     if (!buf) throw BindingError(fmt::format("{}: field '{}' is bound to no buffer", where, name));
   }
-  std::array<long long, 3> shape{0, 0, 0};
+  // Pairwise specs with separate sets: the sources' length is their own.
+  std::array<long long, 3> shape{0, 0, 0}, source_shape{0, 0, 0};
   const DeviceBuffer* first = nullptr;
+  const FieldDecl *first_source = nullptr, *first_field = nullptr;
   for (const auto& f : spec.fields) {
     auto it = fields.find(f.name);
     if (it == fields.end()) throw BindingError(fmt::format("{}: field '{}' ({}) is not bound", where, f.name, f.pointer));
@@ -34,16 +37,25 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
       throw BindingError(fmt::format("{}: field '{}' is {}-D, the spec says {}-D", where, f.name, b.dims(), spec.dims));
     if (b.ghost() != f.ghost)
       throw BindingError(fmt::format("{}: field '{}' has ghost width {}, the spec says {} ({}/ghost)", where, f.name, b.ghost(), f.ghost, f.pointer));
-    if (!first) {
+    if (f.set == FieldDecl::Set::Sources) {
+      if (!first_source) {
+        first_source = &f;
+        source_shape = b.shape();
+      } else if (b.shape() != source_shape) {
+        throw BindingError(fmt::format("{}: source field '{}' has {} values, but '{}' has {}", where, f.name, b.shape()[0], first_source->name,
+                                       source_shape[0]));
+      }
+    } else if (!first) {
       first = &b;
+      first_field = &f;
       shape = b.shape();
     } else if (b.shape() != shape) {
       throw BindingError(fmt::format("{}: field '{}' is {}x{}x{}, but '{}' is {}x{}x{}", where, f.name, b.shape()[0], b.shape()[1],
-                                     b.shape()[2], spec.fields[0].name, shape[0], shape[1], shape[2]));
+                                     b.shape()[2], first_field->name, shape[0], shape[1], shape[2]));
     }
   }
   for (int ax = 0; ax < 3; ++ax)
-    if (shape[ax] < 1) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
+    if (shape[ax] < 1 || (first_source && source_shape[ax] < 1)) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
   for (const auto& [name, value] : params) {
     (void)value;
     const bool known = std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamDecl& p) { return p.name == name; });
@@ -84,6 +96,7 @@ void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advi
 std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache) {
   if (spec.is_scan()) return std::make_unique<ScanKernel>(spec, choice, ctx, cache);
   if (spec.is_sbp()) return std::make_unique<SbpKernel>(spec, choice, ctx, cache);
+  if (spec.is_pairwise()) return std::make_unique<PairwiseKernel>(spec, choice, ctx, cache);
   return std::make_unique<StencilKernel>(spec, choice, ctx, cache);
 }
 

@@ -139,6 +139,9 @@ std::string today() {
 }  // namespace
 
 TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
+  if (spec.is_pairwise())
+    throw std::invalid_argument(fmt::format("spec '{}': gpen tune does not search pairwise specs yet; time their variants with "
+                                            "gpen bench --set name=value", spec.name));
   TuneResult res;
   const DeviceInfo& d = ctx.info();
   const SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block});

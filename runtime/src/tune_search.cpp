@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/pairwise_plan.hpp"
+
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/sbp_plan.hpp"
 #include "gpen/generator/scan_plan.hpp"
@@ -38,6 +40,10 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       std::size_t shared = 0;
       if (spec.is_scan()) {
         threads = plan_scan(spec, c).threads();
+      } else if (spec.is_pairwise()) {
+        const PairwisePlan plan = plan_pairwise(spec, c);
+        threads = plan.block;
+        shared = plan.shared_bytes;
       } else if (spec.is_sbp()) {
         const SbpPlan plan = plan_sbp(spec, c);
         threads = plan.threads();

@@ -89,7 +89,38 @@ void accumulate_footprint(const Ir& e, Footprint& fp);
 // Every distinct access in e (for tests and the plan).
 void collect_accesses(const Ir& e, std::vector<Access>& out);
 
+// fn of args[0 .. arity-1] in double precision.
+double apply_math(MathFn fn, const double* args);
+
 // Evaluates e in double precision. `read` returns an input value at an access.
 double evaluate(const Ir& e, const std::function<double(const Access&)>& read, const std::vector<double>& params);
+
+}  // namespace gpen
+
+namespace gpen {
+
+// Expressions flattened into a list of operations, shared nodes (lets) once,
+// for evaluating them many times (the CPU references of pairwise specs):
+// run() reads input slot k as values[k] and writes root r to results[r].
+class IrTape {
+ public:
+  explicit IrTape(const std::vector<IrPtr>& roots);
+  void run(const double* values, const double* params, double* results) const;
+  std::size_t size() const { return ops_.size(); }
+
+ private:
+  struct Op {
+    Ir::Kind kind;
+    MathFn fn;
+    int a = -1, b = -1, c = -1;  // operands: earlier ops
+    int slot = -1;               // Field: input slot; Param: param index
+    double value = 0;            // Const
+    int terms_begin = 0, terms_end = 0;  // Linear: into terms_
+  };
+  int add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen);
+  std::vector<Op> ops_;
+  std::vector<std::pair<double, int>> terms_;  // Linear: coefficient, input slot
+  std::vector<int> roots_;
+};
 
 }  // namespace gpen

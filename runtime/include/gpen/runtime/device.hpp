@@ -65,6 +65,8 @@ class Event {
   Event(Event&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
   Event(const Event&) = delete;
   void record(CUstream s) const;
+  // Work queued on `s` after this call waits until the event has happened.
+  void make_wait(CUstream s) const;
   // Milliseconds from `start` to this event (both recorded; waits for this one).
   float since(const Event& start) const;
 

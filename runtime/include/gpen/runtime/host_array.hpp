@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct HostArray {
   double at(long long i, long long j, long long k) const { return data[index(i, j, k)]; }
   bool is_interior(std::size_t flat) const;
 };
+
+// f(0) ... f(n-1) spread over the cores (index i on worker i % workers).
+void parallel_for(long long n, const std::function<void(long long)>& f);
 
 // Uniform values in [-1, 1) everywhere (ghosts included), rounded to the
 // dtype so that the GPU and the reference read the same numbers.

@@ -1,0 +1,73 @@
+#include <algorithm>
+
+#include "gpen/generator/error.hpp"
+#include "gpen/generator/ir.hpp"
+
+namespace gpen {
+
+IrTape::IrTape(const std::vector<IrPtr>& roots) {
+  std::vector<std::pair<const Ir*, int>> seen;
+  for (const auto& r : roots) roots_.push_back(add(*r, seen));
+}
+
+int IrTape::add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen) {
+  for (const auto& [node, at] : seen)
+    if (node == &e) return at;
+  Op op;
+  op.kind = e.kind;
+  op.fn = e.fn;
+  int* operands[3] = {&op.a, &op.b, &op.c};
+  for (std::size_t i = 0; i < e.args.size() && i < 3; ++i) *operands[i] = add(*e.args[i], seen);
+  switch (e.kind) {
+    case Ir::Kind::Const: op.value = e.number.value(); break;
+    case Ir::Kind::Param: op.slot = e.param; break;
+    case Ir::Kind::Field: op.slot = e.access.field; break;
+    case Ir::Kind::Linear:
+      op.terms_begin = static_cast<int>(terms_.size());
+      for (const auto& t : e.terms) terms_.emplace_back(t.coeff.to_double(), t.access.field);
+      op.terms_end = static_cast<int>(terms_.size());
+      break;
+    default: break;
+  }
+  ops_.push_back(op);
+  seen.emplace_back(&e, static_cast<int>(ops_.size() - 1));
+  return static_cast<int>(ops_.size() - 1);
+}
+
+void IrTape::run(const double* values, const double* params, double* results) const {
+  // Small tapes (every shipped spec's) need no allocation.
+  double stack_regs[256];
+  std::vector<double> heap_regs;
+  double* r = stack_regs;
+  if (ops_.size() > 256) {
+    heap_regs.resize(ops_.size());
+    r = heap_regs.data();
+  }
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    const Op& o = ops_[i];
+    switch (o.kind) {
+      case Ir::Kind::Const: r[i] = o.value; break;
+      case Ir::Kind::Param: r[i] = params[o.slot]; break;
+      case Ir::Kind::Field: r[i] = values[o.slot]; break;
+      case Ir::Kind::Linear: {
+        double s = 0;
+        for (int t = o.terms_begin; t < o.terms_end; ++t) s += terms_[t].first * values[terms_[t].second];
+        r[i] = s;
+        break;
+      }
+      case Ir::Kind::Add: r[i] = r[o.a] + r[o.b]; break;
+      case Ir::Kind::Sub: r[i] = r[o.a] - r[o.b]; break;
+      case Ir::Kind::Mul: r[i] = r[o.a] * r[o.b]; break;
+      case Ir::Kind::Div: r[i] = r[o.a] / r[o.b]; break;
+      case Ir::Kind::Neg: r[i] = -r[o.a]; break;
+      case Ir::Kind::Call: {
+        const double args[3] = {o.a >= 0 ? r[o.a] : 0, o.b >= 0 ? r[o.b] : 0, o.c >= 0 ? r[o.c] : 0};
+        r[i] = apply_math(o.fn, args);
+        break;
+      }
+    }
+  }
+  for (std::size_t k = 0; k < roots_.size(); ++k) results[k] = r[roots_[k]];
+}
+
+}  // namespace gpen

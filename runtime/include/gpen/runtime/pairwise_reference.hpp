@@ -1,0 +1,35 @@
+// The CPU reference of a pairwise spec: its outputs at chosen targets in
+// double precision, from the lowered expressions (not from the templates),
+// with the magnitude each result's rounding errors scale with, and the
+// comparison of a GPU result with it.
+#pragma once
+
+#include <vector>
+
+#include "gpen/runtime/host_array.hpp"
+#include "gpen/runtime/pairwise_kernel.hpp"
+
+namespace gpen {
+
+struct PairReference {
+  std::vector<long long> targets;          // the targets computed
+  std::vector<std::vector<double>> value;  // [output][k]
+  std::vector<std::vector<double>> scale;  // [output][k]: sum of |term| (sum), |value| (min, max)
+  std::vector<long long> terms;            // [k]: pairs reduced into target k
+};
+
+// inputs[slot]: input slot's values (N, M or the grid's cells, x fastest).
+PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector<double>>& inputs, const PairSizes& sizes,
+                                 const std::vector<double>& params, std::vector<long long> targets,
+                                 const PairGroupLists* groups = nullptr);
+
+// Up to `count` targets of n spread over all of them, the first and last included.
+std::vector<long long> sample_targets(long long n, long long count, std::uint64_t seed);
+
+// got[slot] against the reference at its targets, and every other target
+// checked for NaN (the poison). An error passes when it is within
+// u (8 + 4 sqrt(terms)) scale, u the dtype's unit roundoff: the terms' own
+// rounding plus that of summing them one after another.
+Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<double>>& got, const PairReference& want);
+
+}  // namespace gpen

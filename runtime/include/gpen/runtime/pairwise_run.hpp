@@ -1,0 +1,66 @@
+// One measured, verified run of a pairwise spec: random inputs, outputs
+// poisoned with NaN, one launch checked against the CPU reference on a
+// sample of targets, then timed launches; pairs per second. Shared by
+// `gpen run`, `gpen bench` and the GPU tests.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpen/runtime/pairwise_kernel.hpp"
+#include "gpen/runtime/pairwise_reference.hpp"
+#include "gpen/runtime/stencil_run.hpp"
+
+namespace gpen {
+
+// "N" (particles), "NxM" (N targets, M separate sources), or a grid's
+// "NX[xNY[xNZ]]" (one number: a cube). Throws std::invalid_argument.
+PairSizes parse_pair_size(const Spec& spec, const std::string& text);
+
+// A problem instance on the GPU: inputs (uniform in [-1, 1), rounded to the
+// dtype), outputs, and for grouped specs group lists of random sizes with
+// random source ranges, some holding the group's own targets.
+class PairWorkload {
+ public:
+  PairWorkload(const Context& ctx, const Spec& spec, PairSizes sizes, ParamValues params = {}, std::uint64_t seed = 12345);
+  const Spec& spec() const { return spec_; }
+  const PairSizes& sizes() const { return sizes_; }
+  const FieldBindings& bindings() const { return bind_; }
+  const ParamValues& params() const { return params_; }
+  const PairGroups* groups() const { return groups_ ? &*groups_ : nullptr; }
+  double pairs() const;  // evaluated by one launch
+
+  void poison_outputs(CUstream stream = nullptr);
+  // The outputs against the CPU reference at up to `sample` targets (all when 0
+  // and the pairs are few), computed once and kept.
+  Comparison verify(long long sample = 0);
+
+ private:
+  const Spec& spec_;
+  PairSizes sizes_;
+  ParamValues params_;
+  std::vector<std::vector<double>> in_host_;
+  std::vector<DeviceBuffer> in_, out_;
+  FieldBindings bind_;
+  std::optional<PairGroups> groups_;
+  std::optional<PairReference> reference_;
+};
+
+struct PairRunReport {
+  std::string spec, variant, unit, cache;
+  double cache_ms = 0, load_ms = 0;
+  ResourceUsage usage;
+  double median_ms = 0, min_ms = 0;
+  double pairs = 0, pairs_per_s = 0;
+  std::optional<Comparison> check;
+};
+
+// Compiles through the cache, launches once on poisoned outputs, verifies
+// (when `verify`), then times `repeat` launches after `warmup`.
+PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const TunableChoice& choice, int warmup, int repeat, bool verify);
+
+// rsqrt throughput of the GPU: SMs x 16 a clock (the special-function
+// units of compute capability 7.0-9.0) x the clock it reports.
+double rsqrt_bound_per_s(const DeviceInfo& d);
+
+}  // namespace gpen
