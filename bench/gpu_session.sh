@@ -4,6 +4,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh bench   # build, benchmarks, tuning benchmark
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh sbp     # build, SBP GPU tests, SBP benchmarks, sanitizer
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh pairwise  # build, pairwise GPU tests, benchmarks, sanitizer
 # Logs, JSON and SVG go to $OUT (or ./gpu-out).
 set -uo pipefail
 out=${OUT:-gpu-out}
@@ -46,6 +47,49 @@ if [ "${1:-tests}" = scan ]; then
     done
   done > "$out/sanitizer_scan.txt"
   cat "$out/sanitizer_scan.txt"
+  exit 0
+fi
+
+if [ "${1:-tests}" = pairwise ]; then
+  step "pairwise GPU tests"
+  build-gpu/tests/gpen_gpu_tests -sf='*pairwise*' >"$out/gpu_pairwise_tests.log" 2>&1; echo "gpu pairwise tests rc=$?"
+  grep -E "test cases|assertions|ERROR|FAILED|PASS|FAIL" "$out/gpu_pairwise_tests.log" | head -30
+
+  step "pairwise benchmarks: softened potential fp32 N = 2^20; radiation on a 64^3 grid, tile and block on block"
+  {
+    for t in 1 2 4 8; do for u in 8 32; do
+      $gpen bench specs/pairwise/softened_potential.json --size 1048576 --blocks 128,256 --set targets_per_thread=$t --set unroll=$u --repeat 5 2>&1
+    done; done
+    for t in 1 2 4; do
+      $gpen bench specs/pairwise/radiation_grid.json --size 64 --strategies tile --blocks 128,256 --set targets_per_thread=$t --repeat 3 2>&1
+      for c in 4 8 16; do
+        $gpen bench specs/pairwise/radiation_grid.json --size 64 --strategies blocks --blocks 64,128,256 --set targets_per_thread=$t --set cell_block=$c --repeat 3 2>&1
+      done
+    done
+  } | grep -v "^spec" | grep -v skipped | sort -u >"$out/bench_pairwise.txt"
+  grep -h "device-to-device" "$out/bench_pairwise.txt" | head -2
+  echo "-- best variants (by pairs/s)"
+  grep softened "$out/bench_pairwise.txt" | sort -k5,5gr | head -5
+  grep "radiation.*strategy=tile" "$out/bench_pairwise.txt" | sort -k5,5gr | head -3
+  grep "radiation.*strategy=blocks" "$out/bench_pairwise.txt" | sort -k5,5gr | head -3
+
+  step "gpen run --verify of the shipped pairwise specs"
+  $gpen run specs/pairwise/softened_potential.json --size 1048576 --verify --repeat 5 2>&1 | tail -3
+  $gpen run specs/pairwise/softened_acceleration.json --size 1048576 --verify --repeat 5 2>&1 | tail -3
+  $gpen run specs/pairwise/coulomb_potential.json --size 262144 --verify --repeat 5 2>&1 | tail -3
+  $gpen run specs/pairwise/multipole_potential.json --size 1048576x4096 --verify --repeat 5 2>&1 | tail -3
+  $gpen run specs/pairwise/grouped_potential.json --size 1048576 --verify --repeat 5 2>&1 | tail -3
+  $gpen run specs/pairwise/radiation_grid.json --size 64 --verify --repeat 3 2>&1 | tail -3
+
+  step "compute-sanitizer on pairwise kernels: ragged tiles, self skip, groups, block on block"
+  for tool in memcheck racecheck; do
+    for run in "softened_potential.json --size 1001" "coulomb_potential.json --size 999" "grouped_potential.json --size 1234" "multipole_potential.json --size 777x33" "radiation_grid.json --size 9x7x5" "radiation_grid.json --size 9x7x5 --set strategy=blocks --set cell_block=4"; do
+      set -- $run
+      r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/pairwise/$1 "${@:2}" --repeat 1 --verify 2>&1)
+      echo "$tool $run rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' | tr '\n' ' ')"
+    done
+  done > "$out/sanitizer_pairwise.txt"
+  cat "$out/sanitizer_pairwise.txt"
   exit 0
 fi
 
