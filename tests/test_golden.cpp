@@ -74,6 +74,11 @@ TEST_CASE("golden files of every shipped SBP operator and strategy") {
   if (!update_golden()) CHECK(compared == 5 * 2 + 2);  // five operators x {direct, pencil}, two Laplacians (direct)
 }
 
+TEST_CASE("golden files of every shipped pairwise spec and strategy") {
+  const int compared = check_golden_every_strategy("pairwise");
+  if (!update_golden()) CHECK(compared == 6 + 1);  // six specs, the grid one with tile and blocks
+}
+
 TEST_CASE("generation is deterministic") {
   const Spec a = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
   const Spec b = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");

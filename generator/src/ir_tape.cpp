@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/ir.hpp"
@@ -34,14 +35,16 @@ int IrTape::add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen) {
   return static_cast<int>(ops_.size() - 1);
 }
 
-void IrTape::run(const double* values, const double* params, double* results) const {
+void IrTape::run(const double* values, const double* params, double* results, double* magnitudes) const {
   // Small tapes (every shipped spec's) need no allocation.
-  double stack_regs[256];
-  std::vector<double> heap_regs;
-  double* r = stack_regs;
+  double stack_regs[256], stack_mags[256];
+  std::vector<double> heap_regs, heap_mags;
+  double *r = stack_regs, *m = stack_mags;
   if (ops_.size() > 256) {
     heap_regs.resize(ops_.size());
+    heap_mags.resize(ops_.size());
     r = heap_regs.data();
+    m = heap_mags.data();
   }
   for (std::size_t i = 0; i < ops_.size(); ++i) {
     const Op& o = ops_[i];
@@ -66,8 +69,33 @@ void IrTape::run(const double* values, const double* params, double* results) co
         break;
       }
     }
+    if (magnitudes) m[i] = magnitude(o, r, m, values, i);
   }
   for (std::size_t k = 0; k < roots_.size(); ++k) results[k] = r[roots_[k]];
+  if (magnitudes)
+    for (std::size_t k = 0; k < roots_.size(); ++k) magnitudes[k] = m[roots_[k]];
+}
+
+double IrTape::magnitude(const Op& o, const double* r, const double* m, const double* values, std::size_t i) const {
+  switch (o.kind) {
+    case Ir::Kind::Linear: {
+      double s = 0;
+      for (int t = o.terms_begin; t < o.terms_end; ++t) s += std::fabs(terms_[t].first * values[terms_[t].second]);
+      return s;
+    }
+    case Ir::Kind::Add:
+    case Ir::Kind::Sub: return m[o.a] + m[o.b];
+    case Ir::Kind::Mul: return m[o.a] * m[o.b];
+    case Ir::Kind::Div: return m[o.a] / std::fabs(r[o.b]) * std::max(1.0, m[o.b] / std::fabs(r[o.b]));
+    case Ir::Kind::Neg: return m[o.a];
+    case Ir::Kind::Call: {
+      double amplify = 1;
+      for (int a : {o.a, o.b, o.c})
+        if (a >= 0 && r[a] != 0) amplify = std::max(amplify, m[a] / std::fabs(r[a]));
+      return std::fabs(r[i]) * amplify;
+    }
+    default: return std::fabs(r[i]);
+  }
 }
 
 }  // namespace gpen

@@ -102,10 +102,15 @@ namespace gpen {
 // Expressions flattened into a list of operations, shared nodes (lets) once,
 // for evaluating them many times (the CPU references of pairwise specs):
 // run() reads input slot k as values[k] and writes root r to results[r].
+// With `magnitudes`, it also writes root r's magnitude there: the value of
+// the expression with every operand replaced by its magnitude and every
+// subtraction by an addition (Higham's running error analysis), so that
+// u * magnitude bounds the rounding error of one operation in it, however
+// much its terms cancel. Functions take |f(x)| * max(1, magnitude(x) / |x|).
 class IrTape {
  public:
   explicit IrTape(const std::vector<IrPtr>& roots);
-  void run(const double* values, const double* params, double* results) const;
+  void run(const double* values, const double* params, double* results, double* magnitudes = nullptr) const;
   std::size_t size() const { return ops_.size(); }
 
  private:
@@ -118,6 +123,7 @@ class IrTape {
     int terms_begin = 0, terms_end = 0;  // Linear: into terms_
   };
   int add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen);
+  double magnitude(const Op& o, const double* r, const double* m, const double* values, std::size_t i) const;
   std::vector<Op> ops_;
   std::vector<std::pair<double, int>> terms_;  // Linear: coefficient, input slot
   std::vector<int> roots_;

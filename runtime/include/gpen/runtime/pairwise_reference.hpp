@@ -14,8 +14,11 @@ namespace gpen {
 struct PairReference {
   std::vector<long long> targets;          // the targets computed
   std::vector<std::vector<double>> value;  // [output][k]
-  std::vector<std::vector<double>> scale;  // [output][k]: sum of |term| (sum), |value| (min, max)
+  // [output][k]: sum over the terms (sum) or the chosen term's (min, max)
+  // magnitude, IrTape's running error bound of the expression.
+  std::vector<std::vector<double>> scale;
   std::vector<long long> terms;            // [k]: pairs reduced into target k
+  int operations = 0;                      // in one evaluation of the outputs
 };
 
 // inputs[slot]: input slot's values (N, M or the grid's cells, x fastest).
@@ -28,8 +31,9 @@ std::vector<long long> sample_targets(long long n, long long count, std::uint64_
 
 // got[slot] against the reference at its targets, and every other target
 // checked for NaN (the poison). An error passes when it is within
-// u (8 + 4 sqrt(terms)) scale, u the dtype's unit roundoff: the terms' own
-// rounding plus that of summing them one after another.
+// u (operations + 4 sqrt(terms)) scale, u the dtype's unit roundoff: each
+// operation of a term rounding once, plus the rounding of summing the terms
+// one after another (a random walk: sqrt(terms), with room for 4 sigma).
 Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<double>>& got, const PairReference& want);
 
 }  // namespace gpen
