@@ -181,14 +181,18 @@ TEST_CASE("the generated unit loads only what the outputs read, and prints lets 
   const std::string src = generate(g, g.choose()).source;
   CHECK(src.find("struct Target {\n    real ix, iy, iz;\n  };") != std::string::npos);
   CHECK(src.find("struct __align__(16) Source {\n    real f_e, ix, iy, iz;\n  };") != std::string::npos);
-  CHECK(src.find("const real l_inv_d = rsqrtf(") != std::string::npos);
+  CHECK(src.find("const real l_inv_d = gpen::rsqrt_ftz(") != std::string::npos);  // float32: one MUFU.RSQ
   CHECK(src.find("l_inv_d * l_inv_d") != std::string::npos);
   const Spec a = load_spec(pair_path("softened_acceleration"));
   const std::string acc = generate(a, a.choose()).source;
   CHECK(acc.find("acc[2] += -l_w * l_dz;") != std::string::npos);
   std::size_t uses = 0;
-  for (std::size_t at = acc.find("rsqrtf("); at != std::string::npos; at = acc.find("rsqrtf(", at + 1)) ++uses;
-  CHECK(uses == 1);
+  for (std::size_t at = acc.find("rsqrt_ftz("); at != std::string::npos; at = acc.find("rsqrt_ftz(", at + 1)) ++uses;
+  CHECK(uses == 1);  // the let inv_r, printed once for three outputs
+  // float64 keeps CUDA's rsqrt.
+  const Spec a64 = load_spec(pair_path("softened_acceleration"), Dtype::Float64);
+  CHECK(generate(a64, a64.choose()).source.find("rsqrt(l_") == std::string::npos);
+  CHECK(generate(a64, a64.choose()).source.find("= rsqrt(") != std::string::npos);
 }
 
 TEST_CASE("IrTape evaluates like evaluate(), and its magnitudes see through cancellation") {

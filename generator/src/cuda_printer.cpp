@@ -151,6 +151,8 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
     case Ir::Kind::Neg: return {"-" + wrap(print(*e.args[0]), 3), 3};
     case Ir::Kind::Call: {
       std::string s = spec_.dtype == Dtype::Float32 ? info(e.fn).cuda_f32 : info(e.fn).cuda_f64;
+      for (const auto& [fn, name] : overrides_)
+        if (fn == e.fn) s = name;
       s += "(";
       for (std::size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + print(*e.args[i]).text;
       return {s + ")", 4};

@@ -123,6 +123,8 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   std::vector<std::string> names;
   for (const auto& v : d.values) names.push_back((v.source ? "s." : "t.") + v.member);
   CudaPrinter printer(spec, names);
+  // One MUFU.RSQ, without the subnormal fix-up of rsqrtf (see pairwise.cuh).
+  if (spec.dtype == Dtype::Float32) printer.override_function(MathFn::Rsqrt, "gpen::rsqrt_ftz");
   for (const auto& l : spec.lets) printer.name(l.ir, "l_" + l.name);
   std::vector<std::string> results;
   for (const auto& e : exprs) results.push_back(printer.emit(e));

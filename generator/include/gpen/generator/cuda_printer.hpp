@@ -30,6 +30,9 @@ class CudaPrinter {
   // expression that names its value.
   std::string emit(const IrPtr& e);
 
+  // Prints calls of `fn` as `name` instead of the CUDA math function.
+  void override_function(MathFn fn, const std::string& name) { overrides_.emplace_back(fn, name); }
+
   // Prints `e` (a let) as a statement of its own, `const real <name> = ...;`,
   // the first time an expression uses it, and as `name` after that.
   void name(const IrPtr& e, const std::string& name);
@@ -54,6 +57,7 @@ class CudaPrinter {
   std::vector<std::string> statements_;
   std::vector<std::pair<const Ir*, std::string>> hoisted_;  // shared nodes (lets) print once
   std::vector<std::pair<const Ir*, std::string>> named_;    // see name(); not yet printed
+  std::vector<std::pair<MathFn, std::string>> overrides_;
   int temps_ = 0;
 };
 
