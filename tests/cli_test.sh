@@ -55,5 +55,10 @@ expect 0 "sbp 'sbp_d2_o4'.*d2u = D2 u along x; interior order 4, boundary order 
 expect 1 "bad_sbp.json:27:32: error: /sbp/norm/2: weight 0 is not positive" -- $gpen check $tmp/bad_sbp.json
 expect 0 "sbp_laplacian3d_o4.sbp_direct.cu .*cache miss" -- $gpen compile $specs/sbp/laplacian3d_o4.json
 expect 3 "cannot run sbp_d1_o6" -- $gpen run $specs/sbp/d1_o6.json --size 1000
+sed 's|"m_j \* rsqrt(eps2|"m * rsqrt(eps2|' $specs/pairwise/softened_potential.json > $tmp/bad_pair.json
+expect 0 "pairwise 'radiation_grid', float32, 3-D grid cells; self skipped; flux_i = sum over j of e_j \* inv_d \* inv_d \* geometry" -- $gpen check $specs/pairwise/radiation_grid.json
+expect 1 "bad_pair.json:23:31: error: /outputs/0/expr: field 'm' is read without saying at which end of the pair" -- $gpen check $tmp/bad_pair.json
+expect 0 "radiation_grid.pairwise_blocks.cu .*cache miss" -- $gpen compile $specs/pairwise/radiation_grid.json --set strategy=blocks
+expect 3 "cannot run softened_potential" -- $gpen run $specs/pairwise/softened_potential.json --size 4099
 rm -rf $tmp
 exit $fail

@@ -98,15 +98,9 @@ Comparison PairWorkload::verify(long long sample) {
 
 PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const TunableChoice& choice, int warmup, int repeat, bool verify) {
   const Spec& spec = w.spec();
-  PairRunReport rep;
-  rep.spec = spec.name;
-  rep.variant = describe(spec.tunables, choice);
   const PairwiseKernel kernel(spec, choice, ctx);
-  rep.unit = kernel.source().name;
-  rep.cache = to_string(kernel.compiled().source);
-  rep.cache_ms = kernel.compiled().ms;
-  rep.load_ms = kernel.module_load_ms();
-  rep.usage = kernel.compiled().kernel.usage;
+  PairRunReport rep;
+  static_cast<VariantFacts&>(rep) = variant_facts(kernel, spec, choice);
   Stream stream;
   w.poison_outputs(stream.get());
   kernel.launch(w.bindings(), w.groups(), w.params(), stream.get());

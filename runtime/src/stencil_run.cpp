@@ -44,18 +44,24 @@ double measure_copy_gbs(const Context& ctx, std::size_t bytes, int repeat) {
   return 2.0 * bytes / (median_of(t) * 1e-3) / 1e9;
 }
 
+VariantFacts variant_facts(const Kernel& kernel, const Spec& spec, const TunableChoice& choice) {
+  VariantFacts f;
+  f.spec = spec.name;
+  f.variant = describe(spec.tunables, choice);
+  f.unit = kernel.source().name;
+  f.cache = to_string(kernel.compiled().source);
+  f.cache_ms = kernel.compiled().ms;
+  f.load_ms = kernel.module_load_ms();
+  f.usage = kernel.compiled().kernel.usage;
+  return f;
+}
+
 RunReport measure_variant(const Context& ctx, Workload& w, const TunableChoice& choice, const MeasureOptions& opt) {
   const Spec& spec = w.spec();
-  RunReport rep;
-  rep.spec = spec.name;
-  rep.variant = describe(spec.tunables, choice);
   const std::unique_ptr<Kernel> k = make_kernel(spec, choice, ctx);
   const Kernel& kernel = *k;
-  rep.unit = kernel.source().name;
-  rep.cache = to_string(kernel.compiled().source);
-  rep.cache_ms = kernel.compiled().ms;
-  rep.load_ms = kernel.module_load_ms();
-  rep.usage = kernel.compiled().kernel.usage;
+  RunReport rep;
+  static_cast<VariantFacts&>(rep) = variant_facts(kernel, spec, choice);
 
   Stream stream;
   // The verified result is the first launch on freshly poisoned outputs,

@@ -46,10 +46,7 @@ class PairWorkload {
   std::optional<PairReference> reference_;
 };
 
-struct PairRunReport {
-  std::string spec, variant, unit, cache;
-  double cache_ms = 0, load_ms = 0;
-  ResourceUsage usage;
+struct PairRunReport : VariantFacts {
   double median_ms = 0, min_ms = 0;
   double pairs = 0, pairs_per_s = 0;
   std::optional<Comparison> check;

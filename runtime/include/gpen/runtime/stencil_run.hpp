@@ -25,7 +25,8 @@ struct RunOptions {
   bool periodic = false;  // fill input ghosts on the GPU (periodic) instead of random values
 };
 
-struct RunReport {
+// What a report says of the variant it ran, whatever the kind.
+struct VariantFacts {
   std::string spec;
   std::string variant;  // "strategy=... block_x=..."
   std::string unit;     // generated file name
@@ -33,6 +34,10 @@ struct RunReport {
   double cache_ms = 0;
   double load_ms = 0;   // cuModuleLoadData + cuModuleGetFunction
   ResourceUsage usage;
+};
+VariantFacts variant_facts(const Kernel& kernel, const Spec& spec, const TunableChoice& choice);
+
+struct RunReport : VariantFacts {
   double median_ms = 0, min_ms = 0;
   double bytes = 0;     // one read of every input, one write of every output (interiors)
   double teff_gbs = 0;  // bytes / median time
