@@ -80,6 +80,7 @@ if [ "${1:-tests}" = pairwise ]; then
   $gpen run specs/pairwise/multipole_potential.json --size 1048576x4096 --verify --repeat 5 2>&1 | tail -3
   $gpen run specs/pairwise/grouped_potential.json --size 1048576 --verify --repeat 5 2>&1 | tail -3
   $gpen run specs/pairwise/radiation_grid.json --size 64 --verify --repeat 3 2>&1 | tail -3
+  $gpen run specs/pairwise/radiation_grid.json --size 64 --set strategy=blocks --verify --repeat 3 2>&1 | tail -3
 
   step "compute-sanitizer on pairwise kernels: ragged tiles, self skip, groups, block on block"
   for tool in memcheck racecheck; do
