@@ -273,3 +273,29 @@ TEST_CASE("group lists and sizes are checked before any launch") {
   CHECK(smp.back() == 999999);
   CHECK(smp.size() == 50);
 }
+
+TEST_CASE("compare_pairwise passes rounding-sized errors and fails wrong values and the poison") {
+  const Spec p = load_spec_string(potential_json());
+  const std::vector<std::vector<double>> in = {{0, 1, 3}, {1, 2, 4}};
+  PairSizes n;
+  n.targets = n.sources = 3;
+  const PairReference r = reference_pairwise(p, in, n, {0.5}, {0, 1, 2});
+  std::vector<std::vector<double>> got = {r.value[0]};
+  CHECK(compare_pairwise(p, got, r).pass);
+  got[0][1] *= 1 + 1e-15;  // a few ulp of float64: within u (operations + 4 sqrt(3)) scale
+  CHECK(compare_pairwise(p, got, r).pass);
+  got[0][1] *= 1 + 1e-9;
+  const Comparison wrong = compare_pairwise(p, got, r);
+  CHECK_FALSE(wrong.pass);
+  CHECK(wrong.worst[0] == 1);
+  got = {r.value[0]};
+  got[0][2] = std::nan("");
+  const Comparison nan = compare_pairwise(p, got, r);
+  CHECK_FALSE(nan.pass);
+  CHECK(nan.non_finite == 1);
+  // A NaN at a target outside the sample is still caught.
+  const PairReference sampled = reference_pairwise(p, in, n, {0.5}, {0});
+  got = {r.value[0]};
+  got[0][2] = std::nan("");
+  CHECK_FALSE(compare_pairwise(p, got, sampled).pass);
+}
