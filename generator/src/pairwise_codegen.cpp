@@ -13,12 +13,6 @@
 namespace gpen {
 namespace {
 
-std::vector<IrPtr> output_exprs(const Spec& spec) {
-  std::vector<IrPtr> v;
-  for (const auto& o : spec.outputs) v.push_back(o.ir);
-  return v;
-}
-
 std::string domain(const Spec& spec) {
   const PairwiseDecl& d = spec.pairwise;
   std::string s = d.grid ? fmt::format("the cells of a {}-D grid (x fastest), targets and sources alike", spec.dims)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/pairwise_scope.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -9,16 +10,6 @@ namespace gpen {
 const char* to_string(PairStrategy s) {
   return s == PairStrategy::Tile ? "tile" : s == PairStrategy::Grouped ? "grouped" : "blocks";
 }
-
-namespace {
-
-std::vector<IrPtr> output_exprs(const Spec& spec) {
-  std::vector<IrPtr> v;
-  for (const auto& o : spec.outputs) v.push_back(o.ir);
-  return v;
-}
-
-}  // namespace
 
 std::size_t packed_source_bytes(const Spec& spec) {
   const std::size_t values = spec.pairwise.read_by(true, output_exprs(spec)).size();

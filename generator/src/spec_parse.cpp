@@ -432,7 +432,7 @@ class SpecParser {
       s_.outputs.push_back(o);
       if (s_.is_pairwise()) {
         const std::string red = r_.has(p + "/reduce") ? r_.choice(p + "/reduce", {"sum", "min", "max"}) : "sum";
-        reduce.push_back(red == "sum" ? Reduce::Sum : red == "min" ? Reduce::Min : Reduce::Max);
+        reduce_.push_back(red == "sum" ? Reduce::Sum : red == "min" ? Reduce::Min : Reduce::Max);
       }
     }
     for (const auto* f : s_.output_fields())
@@ -446,7 +446,7 @@ class SpecParser {
     std::vector<OutputDecl> sorted;
     for (std::size_t i : order) {
       sorted.push_back(s_.outputs[i]);
-      if (s_.is_pairwise()) s_.pairwise.reduce.push_back(reduce[i]);
+      if (s_.is_pairwise()) s_.pairwise.reduce.push_back(reduce_[i]);
     }
     s_.outputs = std::move(sorted);
   }
@@ -532,7 +532,7 @@ class SpecParser {
   std::set<std::string> names_;
   std::optional<Dtype> dtype_override_;
   std::optional<Spec> pair_scope_;  // pairwise: the names pair expressions see
-  std::vector<Reduce> reduce;       // pairwise: per /outputs entry, in file order
+  std::vector<Reduce> reduce_;      // pairwise: per /outputs entry, in file order
 };
 
 }  // namespace

@@ -1,12 +1,10 @@
 #include "gpen/runtime/pairwise_kernel.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include <fmt/format.h>
 
 namespace gpen {
-namespace {
 
 // Host images of gpen::PairArgs and gpen::PairFoldArgs
 // (templates/gpen/pairwise.cuh); the generated unit asserts their sizes.
@@ -22,6 +20,8 @@ struct PairArgsImage {
   double params[16];
 };
 static_assert(sizeof(PairArgsImage) == 608, "as templates/gpen/pairwise.cuh lays it out");
+
+namespace {
 
 struct PairFoldArgsImage {
   CUdeviceptr partial, running;
@@ -142,9 +142,7 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
     blocks = a.groups;
   }
   if (p.strategy == PairStrategy::Blocks) {
-    std::vector<unsigned char> bytes(sizeof a);
-    std::memcpy(bytes.data(), &a, sizeof a);
-    launch_blocks(bytes, sizes, stream);
+    launch_blocks(a, sizes, stream);
     return;
   }
   if (blocks == 0) return;
@@ -152,9 +150,7 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), 1, 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
 }
 
-void PairwiseKernel::launch_blocks(const std::vector<unsigned char>& bytes, const PairSizes& sizes, CUstream stream) const {
-  PairArgsImage a;
-  std::memcpy(&a, bytes.data(), sizeof a);
+void PairwiseKernel::launch_blocks(PairArgsImage& a, const PairSizes& sizes, CUstream stream) const {
   const PairwisePlan& p = plan();
   const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
   long long k[3];

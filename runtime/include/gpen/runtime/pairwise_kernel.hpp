@@ -9,6 +9,8 @@
 
 namespace gpen {
 
+struct PairArgsImage;  // the kernel's argument block, as pairwise_kernel.cpp lays it out
+
 // The interaction lists of a grouped spec: group g's targets are
 // [target_groups[g], target_groups[g+1]); its sources are the ranges
 // [source_ranges[2r], source_ranges[2r+1]) for r in
@@ -61,7 +63,8 @@ class PairwiseKernel : public Kernel {
   void launch(const FieldBindings& fields, const PairGroups* groups, const ParamValues& params = {}, CUstream stream = nullptr) const;
 
  private:
-  void launch_blocks(const std::vector<unsigned char>& args, const PairSizes& sizes, CUstream stream) const;
+  // Block on block: the launches over source pencils, their folds and the last fold.
+  void launch_blocks(PairArgsImage& a, const PairSizes& sizes, CUstream stream) const;
 
   CUfunction fold_ = nullptr;
   // Block on block: per stream, partial results of a pencil and a running
