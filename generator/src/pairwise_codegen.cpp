@@ -167,13 +167,13 @@ GeneratedSource generate_pairwise(const Spec& spec, const TunableChoice& choice)
   const PairwisePlan& p = g.pairwise_plan;
   g.kernel_name = p.kernel_name;
   g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(p.strategy));
-  g.source = fill_template("pairwise_unit.cu.in", template_text("pairwise_unit.cu.in"),
-                           {{"banner", banner(spec, choice)},
-                            {"strategy", to_string(p.strategy)},
-                            {"bindings", bindings(spec, p)},
-                            {"asserts", asserts(p)},
-                            {"kernel", g.kernel_name},
-                            {"fold", fold(p)}});
+  g.source = instantiate("pairwise_unit.cu.in",
+                         {{"banner", banner(spec, choice)},
+                         {"strategy", to_string(p.strategy)},
+                         {"bindings", bindings(spec, p)},
+                         {"asserts", asserts(p)},
+                         {"kernel", g.kernel_name},
+                         {"fold", fold(p)}});
   return g;
 }
 

@@ -103,12 +103,12 @@ GeneratedSource generate_sbp(const Spec& spec, const TunableChoice& choice) {
   g.sbp_plan = plan_sbp(spec, choice);
   g.kernel_name = g.sbp_plan.kernel_name;
   g.name = fmt::format("{}.sbp_{}.cu", spec.name, to_string(g.sbp_plan.strategy));
-  g.source = fill_template("sbp_unit.cu.in", template_text("sbp_unit.cu.in"),
-                           {{"banner", banner(spec, choice)},
-                            {"strategy", to_string(g.sbp_plan.strategy)},
-                            {"bindings", bindings(spec, g.sbp_plan)},
-                            {"asserts", asserts(g.sbp_plan)},
-                            {"kernel", g.kernel_name}});
+  g.source = instantiate("sbp_unit.cu.in",
+                         {{"banner", banner(spec, choice)},
+                         {"strategy", to_string(g.sbp_plan.strategy)},
+                         {"bindings", bindings(spec, g.sbp_plan)},
+                         {"asserts", asserts(g.sbp_plan)},
+                         {"kernel", g.kernel_name}});
   return g;
 }
 

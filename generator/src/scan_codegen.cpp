@@ -64,12 +64,12 @@ GeneratedSource generate_scan(const Spec& spec, const TunableChoice& choice) {
   g.scan_plan = plan_scan(spec, choice);
   g.kernel_name = g.scan_plan.kernel_name;
   g.name = fmt::format("{}.scan_{}.cu", spec.name, to_string(g.scan_plan.layout));
-  g.source = fill_template("scan_unit.cu.in", template_text("scan_unit.cu.in"),
-                           {{"banner", banner(spec, choice, g.scan_plan)},
-                            {"layout", to_string(g.scan_plan.layout)},
-                            {"bindings", bindings(spec, g.scan_plan)},
-                            {"asserts", asserts(g.scan_plan)},
-                            {"kernel", g.kernel_name}});
+  g.source = instantiate("scan_unit.cu.in",
+                         {{"banner", banner(spec, choice, g.scan_plan)},
+                         {"layout", to_string(g.scan_plan.layout)},
+                         {"bindings", bindings(spec, g.scan_plan)},
+                         {"asserts", asserts(g.scan_plan)},
+                         {"kernel", g.kernel_name}});
   return g;
 }
 

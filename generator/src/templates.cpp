@@ -35,6 +35,10 @@ std::vector<std::pair<std::string, std::string>> template_headers() {
   return out;
 }
 
+std::string instantiate(const std::string& path, const std::map<std::string, std::string>& values) {
+  return fill_template(path, template_text(path), values);
+}
+
 std::string fill_template(const std::string& name, const std::string& text,
                           const std::map<std::string, std::string>& values) {
   std::string out;

@@ -29,6 +29,9 @@ std::vector<std::pair<std::string, std::string>> template_headers();
 std::string fill_template(const std::string& name, const std::string& text,
                           const std::map<std::string, std::string>& values);
 
+// fill_template on the template at `path` (template_text(path)).
+std::string instantiate(const std::string& path, const std::map<std::string, std::string>& values);
+
 // `source` with each #include "gpen/..." replaced by the header's text,
 // bracketed by #line directives so that compiler messages name the template.
 std::string inline_includes(const std::string& source, const std::string& source_name);
