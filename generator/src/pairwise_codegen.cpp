@@ -169,11 +169,11 @@ GeneratedSource generate_pairwise(const Spec& spec, const TunableChoice& choice)
   g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(p.strategy));
   g.source = instantiate("pairwise_unit.cu.in",
                          {{"banner", banner(spec, choice)},
-                         {"strategy", to_string(p.strategy)},
-                         {"bindings", bindings(spec, p)},
-                         {"asserts", asserts(p)},
-                         {"kernel", g.kernel_name},
-                         {"fold", fold(p)}});
+                          {"strategy", to_string(p.strategy)},
+                          {"bindings", bindings(spec, p)},
+                          {"asserts", asserts(p)},
+                          {"kernel", g.kernel_name},
+                          {"fold", fold(p)}});
   return g;
 }
 

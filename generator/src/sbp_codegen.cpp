@@ -105,10 +105,10 @@ GeneratedSource generate_sbp(const Spec& spec, const TunableChoice& choice) {
   g.name = fmt::format("{}.sbp_{}.cu", spec.name, to_string(g.sbp_plan.strategy));
   g.source = instantiate("sbp_unit.cu.in",
                          {{"banner", banner(spec, choice)},
-                         {"strategy", to_string(g.sbp_plan.strategy)},
-                         {"bindings", bindings(spec, g.sbp_plan)},
-                         {"asserts", asserts(g.sbp_plan)},
-                         {"kernel", g.kernel_name}});
+                          {"strategy", to_string(g.sbp_plan.strategy)},
+                          {"bindings", bindings(spec, g.sbp_plan)},
+                          {"asserts", asserts(g.sbp_plan)},
+                          {"kernel", g.kernel_name}});
   return g;
 }
 

@@ -66,10 +66,10 @@ GeneratedSource generate_scan(const Spec& spec, const TunableChoice& choice) {
   g.name = fmt::format("{}.scan_{}.cu", spec.name, to_string(g.scan_plan.layout));
   g.source = instantiate("scan_unit.cu.in",
                          {{"banner", banner(spec, choice, g.scan_plan)},
-                         {"layout", to_string(g.scan_plan.layout)},
-                         {"bindings", bindings(spec, g.scan_plan)},
-                         {"asserts", asserts(g.scan_plan)},
-                         {"kernel", g.kernel_name}});
+                          {"layout", to_string(g.scan_plan.layout)},
+                          {"bindings", bindings(spec, g.scan_plan)},
+                          {"asserts", asserts(g.scan_plan)},
+                          {"kernel", g.kernel_name}});
   return g;
 }
 
