@@ -266,7 +266,8 @@ TEST_CASE("group lists and sizes are checked before any launch") {
   const PairSizes s = parse_pair_size(g, "20");
   CHECK(s.targets == 8000);
   CHECK(s.grid == std::array<long long, 3>{20, 20, 20});
-  CHECK_THROWS_AS(parse_pair_size(load_spec(pair_path("softened_potential")), "10x10"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_pair_size(load_spec(pair_path("softened_potential")), "10x10"), doctest::Contains("the size is one number N"),
+                       std::invalid_argument);
   CHECK(sample_targets(10, 100, 1).size() == 10);
   const auto smp = sample_targets(1000000, 50, 1);
   CHECK(smp.front() == 0);

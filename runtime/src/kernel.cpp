@@ -54,8 +54,11 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
                                      b.shape()[2], first_field->name, shape[0], shape[1], shape[2]));
     }
   }
-  for (int ax = 0; ax < 3; ++ax)
-    if (shape[ax] < 1 || (first_source && source_shape[ax] < 1)) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
+  for (int ax = 0; ax < 3; ++ax) {
+    if (shape[ax] < 1) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
+    if (first_source && source_shape[ax] < 1)
+      throw BindingError(fmt::format("{}: empty source arrays ('{}' has no values)", where, first_source->name));
+  }
   for (const auto& [name, value] : params) {
     (void)value;
     const bool known = std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamDecl& p) { return p.name == name; });

@@ -16,10 +16,13 @@ PairSizes parse_pair_size(const Spec& spec, const std::string& text) {
     s.targets = s.sources = s.grid[0] * s.grid[1] * s.grid[2];
     return s;
   }
-  const bool separate = !spec.pairwise.same_set;
-  const auto n = parse_size(text, separate && text.find('x') != std::string::npos ? 2 : 1);
+  // Particles: "N", or "NxM" for separate sets.
+  const bool two = text.find('x') != std::string::npos;
+  if (two && spec.pairwise.same_set)
+    throw std::invalid_argument(fmt::format("size '{}' for spec '{}': its sources are its targets, so the size is one number N", text, spec.name));
+  const auto n = parse_size(text, two ? 2 : 1);
   s.targets = n[0];
-  s.sources = separate ? (text.find('x') != std::string::npos ? n[1] : n[0]) : n[0];
+  s.sources = two ? n[1] : n[0];
   return s;
 }
 
