@@ -127,6 +127,12 @@ TEST_CASE("plan: march owns vector_x x rows_y points, other strategies refuse th
     CHECK(e.detail().message.find("only the march strategy has it") != std::string::npos);
     CHECK(e.detail().pointer == "/tunables");
   }
+  // Streaming stores: on by default in the march, off (and refused) elsewhere.
+  CHECK(plan_stencil(s, s.choose({"strategy=march"})).stream_stores);
+  CHECK(g.source.find("kStreamStores = true;") != std::string::npos);
+  CHECK_FALSE(plan_stencil(s, s.choose({"strategy=rolling"})).stream_stores);
+  CHECK(generate(s, s.choose({"strategy=march", "stream_stores=0"})).source.find("kStreamStores = false;") != std::string::npos);
+  CHECK_THROWS_WITH_AS(plan_stencil(s, s.choose({"strategy=direct", "stream_stores=1"})), doctest::Contains("stream_stores = 1 with strategy direct"), SpecError);
 }
 
 TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {

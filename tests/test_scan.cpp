@@ -123,6 +123,9 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   CHECK_THROWS_WITH(generate(rows, rows.choose({"block_x=512", "block_y=4"})), doctest::Contains("at most 1024 threads"));
   const Spec cols = load_spec_string(scan_json());
   CHECK_THROWS_WITH(cols.choose({"block_y=2"}), doctest::Contains("not an allowed value"));
+  // The L2 prefetch ahead of a row's tiles: rows only.
+  CHECK(generate(rows, rows.choose({"prefetch_tiles=512"})).source.find("kPrefetchTiles = 512;") != std::string::npos);
+  CHECK_THROWS_WITH(cols.choose({"prefetch_tiles=256"}), doctest::Contains("not an allowed value"));
 }
 
 TEST_CASE("generated scan units: banner, layout, the operation, infinite identities") {

@@ -44,6 +44,7 @@ ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   p.block_y = static_cast<int>(tunable_int(choice, "block_y"));
   p.values_per_thread = static_cast<int>(tunable_int(choice, "values_per_thread"));
   p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
+  p.prefetch_tiles = static_cast<int>(tunable_int(choice, "prefetch_tiles"));
   auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
   };

@@ -50,6 +50,7 @@ std::string bindings(const Spec& spec, const StencilPlan& plan) {
   s += fmt::format("  static constexpr int kVectorX = {};\n", plan.vector_x);
   s += fmt::format("  static constexpr int kRowsY = {};\n", plan.rows_y);
   s += fmt::format("  static constexpr bool kUnrollZ = {};\n", plan.unroll_z ? "true" : "false");
+  s += fmt::format("  static constexpr bool kStreamStores = {};\n", plan.stream_stores ? "true" : "false");
   s += "  // Per field and kernel axis (x, y, z): ghost widths, and how far the outputs read.\n";
   s += fmt::format("  static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.in_ghost, inputs));
   s += fmt::format("  static constexpr int kRadius[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.radius, inputs));

@@ -48,6 +48,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
   p.rows_y = static_cast<int>(tunable_int(choice, "rows_y"));
   p.unroll_z = tunable_int(choice, "unroll_z") != 0;
+  p.stream_stores = tunable_int(choice, "stream_stores") != 0;
   p.dims = spec.dims;
   // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
   p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};
@@ -79,7 +80,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) {
     spec.source->fail(spec.find_tunable("vector_x")->pointer, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
   }
-  for (const auto& [name, plain] : {std::pair<const char*, long long>{"vector_x", 1}, {"rows_y", 1}, {"unroll_z", 0}}) {
+  for (const auto& [name, plain] : {std::pair<const char*, long long>{"vector_x", 1}, {"rows_y", 1}, {"unroll_z", 0}, {"stream_stores", 0}}) {
     if (p.strategy != StencilStrategy::March && tunable_int(choice, name) != plain) {
       spec.source->fail(spec.find_tunable(name)->pointer,
                         fmt::format("{} = {} with strategy {}: only the march strategy has it", name, tunable_int(choice, name), s),

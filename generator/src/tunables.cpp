@@ -37,6 +37,11 @@ std::vector<Builtin> stencil_builtins(int dims) {
   else b.push_back({"rows_y", false, {1LL}, 1LL, 1, 1, {}, "march", 1LL});
   // 1: the march loop along z fully unrolled (points_per_thread steps).
   b.push_back({"unroll_z", false, {0LL, 1LL}, 0LL, 0, 1, {}, "march", 0LL});
+  // 1: outputs stored evict-first (st.global.cs), leaving the L2 to the
+  // inputs' neighbours: +1.1 to +1.7 points of copy for the 8th-order
+  // Laplacian in float64 at 512^3, no change in float32 (bench/RESULTS.md).
+  // 0 may suit a time loop whose next kernel reads the output from the L2.
+  b.push_back({"stream_stores", false, {0LL, 1LL}, 1LL, 0, 1, {}, "march", 0LL});
   return b;
 }
 
@@ -56,6 +61,11 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
   b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? 16LL : rows ? 4LL : 1LL, 1, 64, {}});
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, vec, 1, 4, {}});
+  // Rows split into tiles: how many tiles ahead a block prefetches into the
+  // L2. Measured on one row of 2^28 float32 values: 256 and 512 alike (+7
+  // points of copy), 1024 and more lose (bench/RESULTS.md); columns: none.
+  if (rows) b.push_back({"prefetch_tiles", false, {0LL, 128LL, 256LL, 512LL, 1024LL}, one_row ? 256LL : 0LL, 0, 1 << 20, {}});
+  else b.push_back({"prefetch_tiles", false, {0LL}, 0LL, 0, 0, {}});
   return b;
 }
 

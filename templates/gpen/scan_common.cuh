@@ -10,6 +10,7 @@
 //   kBlockX, kBlockY                      threads along the axis (rows) or across it (columns); rows a block
 //   kValuesPerThread                      values a thread holds along the axis
 //   kVectorX                              values a thread moves in one access
+//   kPrefetchTiles                        rows layout: tiles ahead whose values a thread prefetches into the L2
 //   kExclusive, kReverse                  the scan's direction and kind
 //   identity(), combine(a, b)             the operation; combine is associative,
 //                                         a is on the left (earlier values)
@@ -128,6 +129,9 @@ __device__ typename B::real look_back(const ScanArgs<typename B::real>& a, long 
 #ifndef GPEN_SCAN_STREAMING
 #define GPEN_SCAN_STREAMING 1  // measured: +2-4 points of copy on y and z, +16 on one long row (bench/RESULTS.md)
 #endif
+
+// Asks the L2 for the line at p ahead of its use; loads nothing into registers.
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 // N values of a run at p (aligned to W values) in accesses of W values.
 template <int N, int W, class T>

@@ -9,6 +9,7 @@
 //   kNumIn, kNumOut, kNumParams;       fields and params
 //   kBlockX, kBlockY, kPointsPerThread tunables
 //   kVectorX, kRowsY, kUnrollZ         points a thread owns along x, y; z loop unrolled (march)
+//   kStreamStores                      outputs stored evict-first (march)
 //   kInGhost[kNumIn][3], kOutGhost[kNumOut][3]   ghost widths per kernel axis
 //   kRadius[kNumIn][3]                 how far the outputs reach into each input
 //   kMaxRadiusZ                        the largest kRadius[f][2]

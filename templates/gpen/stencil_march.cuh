@@ -191,7 +191,7 @@ __device__ __forceinline__ void stencil_march(const StencilArgs<B>& a) {
 #pragma unroll
       for (int y = 0; y < Y; ++y) {
         if (kFast ? j0 + y >= j_own : j0 + y < a.n.ny)
-          store_run<V>(base + y * G::sy(a.n), v[O][y], kFast, kFast || i0 + V <= a.n.nx, a.n.nx - i0);
+          store_run<V, B::kStreamStores>(base + y * G::sy(a.n), v[O][y], kFast, kFast || i0 + V <= a.n.nx, a.n.nx - i0);
       }
     });
     tile.advance();

@@ -43,13 +43,18 @@ __device__ __forceinline__ void load_run(const T* p, T* d) {
 }
 
 // p[0..N) = s[0..N), every value when `whole`, else the first `count`.
-template <int N, class T>
+// kStream: vector stores marked evict-first (st.global.cs), for outputs that
+// nothing in the kernel reads back.
+template <int N, bool kStream = false, class T>
 __device__ __forceinline__ void store_run(T* p, const T* s, bool aligned, bool whole, int count) {
   constexpr int W = kAccessWidth<T, N>;
   if (W > 1 && aligned && whole) {
     using V = typename VectorOf<T, W>::type;
 #pragma unroll
-    for (int t = 0; t < N; t += W) *reinterpret_cast<V*>(p + t) = pack<T, W>(s + t);
+    for (int t = 0; t < N; t += W) {
+      if constexpr (kStream) __stcs(reinterpret_cast<V*>(p + t), pack<T, W>(s + t));
+      else *reinterpret_cast<V*>(p + t) = pack<T, W>(s + t);
+    }
   } else {
 #pragma unroll
     for (int t = 0; t < N; ++t)

@@ -29,6 +29,7 @@ ScanGeometry scan_lines(int dims, int axis, const std::array<long long, 3>& size
 struct ScanPlan {
   ScanLayout layout = ScanLayout::Rows;
   int block_x = 128, block_y = 1, values_per_thread = 1, vector_x = 1;
+  int prefetch_tiles = 0;  // rows layout: the L2 prefetch's distance in tiles
   std::string kernel_name;
 
   int threads() const { return block_x * block_y; }

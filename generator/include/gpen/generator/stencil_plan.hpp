@@ -25,6 +25,7 @@ struct StencilPlan {
   int block_x = 32, block_y = 1, points_per_thread = 1;
   int vector_x = 1, rows_y = 1;  // points a thread owns along x and y (march)
   bool unroll_z = false;         // march: the z loop unrolled
+  bool stream_stores = false;    // march: outputs stored evict-first
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
