@@ -38,10 +38,12 @@ nlohmann::json report_json(const RunReport& r, double copy_gbs) {
 
 // The tuned variant for this spec, size class and GPU when the tuning
 // database has one and the user set no tunable; else the spec's choice.
-TunableChoice tuned_or_chosen(const SpecOptions& so, const Spec& s, const std::array<long long, 3>& size, const DeviceInfo& d, bool use_db) {
+// `size` as `gpen run --size` reads it for the spec's kind.
+TunableChoice tuned_or_chosen(const SpecOptions& so, const Spec& s, const std::string& size, const DeviceInfo& d, bool use_db) {
   if (!use_db || !so.set.empty()) return so.choose(s);
   const TuningDb db;
-  if (auto r = db.find(tuning_key(s, size, d), s)) {
+  const TuningKey key = s.is_pairwise() ? pair_tuning_key(s, parse_pair_size(s, size), d) : tuning_key(s, parse_size(size, s.dims), d);
+  if (auto r = db.find(key, s)) {
     fmt::print(stderr, "gpen: using the variant tuned on {} ({} search, {} evaluations; {})\n", r->date, r->strategy, r->evaluations, db.path());
     return r->choice;
   }
@@ -140,7 +142,7 @@ void add_compile(CLI::App& app, Runner& run) {
       TunableChoice choice = o->spec.choose(s);
       std::string why;
       if (!o->size.empty() && driver_available(&why))
-        choice = tuned_or_chosen(o->spec, s, parse_size(o->size, s.dims), Context(0).info(), !o->no_tuned);
+        choice = tuned_or_chosen(o->spec, s, o->size, Context(0).info(), !o->no_tuned);
       const GeneratedSource g = generate(s, choice);
       const std::string arch = arch_or_device(o->arch);
       const auto r = process_cache().get(g, arch, s.name);
@@ -181,7 +183,7 @@ void add_run(CLI::App& app, Runner& run) {
         std::string why;
         if (!driver_available(&why)) return no_device(why, "run " + s.name);
         Context ctx(0);
-        return run_pairwise(ctx, s, choice, o->size, o->repeat, o->verify, o->json);
+        return run_pairwise(ctx, s, tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), o->size, o->repeat, o->verify, o->json);
       }
       RunOptions opt;
       opt.size = parse_size(o->size, s.dims);
@@ -192,7 +194,7 @@ void add_run(CLI::App& app, Runner& run) {
       std::string why;
       if (!driver_available(&why)) return no_device(why, "run " + s.name);
       Context ctx(0);
-      const RunReport r = run_spec(ctx, s, tuned_or_chosen(o->spec, s, opt.size, ctx.info(), !o->no_tuned), opt);
+      const RunReport r = run_spec(ctx, s, tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), opt);
       const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
       if (o->json) {
         auto j = report_json(r, copy);

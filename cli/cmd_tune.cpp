@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "spec_options.hpp"
+#include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tune.hpp"
 
@@ -79,7 +80,7 @@ void add_tune(CLI::App& app, Runner& run) {
   };
   auto o = std::make_shared<Opts>();
   o->spec.add_to(*cmd);  // --set fixes a tunable: it is not searched
-  cmd->add_option("--size", o->size, "Problem size NX[xNY[xNZ]] (one number: a cube)");
+  cmd->add_option("--size", o->size, "Problem size NX[xNY[xNZ]] (one number: a cube); pairwise: N, NxM (separate sources) or the grid");
   cmd->add_option("--strategy", o->strategy, "exhaustive | random | local")->check(CLI::IsMember({"exhaustive", "random", "local"}));
   cmd->add_option("--budget", o->budget, "Evaluations at most (default: all; local: a quarter of the space)");
   cmd->add_option("--time", o->time_s, "Seconds at most (checked between batches)");
@@ -91,8 +92,11 @@ void add_tune(CLI::App& app, Runner& run) {
   cmd->callback([&run, o] {
     run = [o] {
       const Spec s = o->spec.load();
-      const auto size = parse_size(o->size, s.dims);
-      o->spec.choose(s);  // a bad --set is an error before any device work
+      const bool pairs = s.is_pairwise();
+      // A bad --size or --set is an error before any device work.
+      const std::optional<PairSizes> pair_size = pairs ? std::optional<PairSizes>(parse_pair_size(s, o->size)) : std::nullopt;
+      const auto size = pairs ? std::array<long long, 3>{1, 1, 1} : parse_size(o->size, s.dims);
+      o->spec.choose(s);
       std::string why;
       if (!driver_available(&why)) {
         fmt::print(stderr, "gpen: cannot tune {}: {}\n", s.name, why);
@@ -109,28 +113,36 @@ void add_tune(CLI::App& app, Runner& run) {
       to.save = !o->no_save;
       if (isatty(STDERR_FILENO)) to.on_progress = progress_bar;
       fmt::print("tuning {} ({}) at {} on {}: {} search\n", s.name, to_string(s.dtype), o->size, ctx.info().name, o->strategy);
-      const TuneResult r = tune(ctx, s, size, to);
+      const TuneResult r = pairs ? tune_pairwise(ctx, s, *pair_size, to) : tune(ctx, s, size, to);
 
       const double copy = r.copy_gbs;
       std::size_t failed = 0;
       for (const auto& v : r.evaluated) failed += !v.ms;
-      fmt::print("space: {} combinations, {} valid; evaluated {} ({} failed, each recorded with its reason); copy {:.1f} GB/s\n", r.space_total,
-                 r.space_valid, r.evaluated.size(), failed, copy);
+      fmt::print("space: {} combinations, {} valid; evaluated {} ({} failed, each recorded with its reason); {}\n", r.space_total,
+                 r.space_valid, r.evaluated.size(), failed,
+                 pairs ? fmt::format("rsqrt bound {:.3e}/s", r.rsqrt_bound_per_s) : fmt::format("copy {:.1f} GB/s", copy));
       for (std::size_t i = 0; i < std::min<std::size_t>(3, r.rejected.size()); ++i)
         fmt::print("  not evaluated: {} x {}\n", r.rejected[i].second, r.rejected[i].first);
       std::vector<const TunedVariant*> ok;
       for (const auto& v : r.evaluated)
         if (v.ms) ok.push_back(&v);
       std::sort(ok.begin(), ok.end(), [](const TunedVariant* a, const TunedVariant* b) { return *a->ms < *b->ms; });
-      fmt::print("{:<4} {:<72} {:>9} {:>9} {:>7} {:>5}\n", "rank", "variant", "ms", "GB/s", "%copy", "regs");
+      if (pairs) fmt::print("{:<4} {:<72} {:>9} {:>10} {:>7} {:>5}\n", "rank", "variant", "ms", "pairs/s", "%rsqrt", "regs");
+      else fmt::print("{:<4} {:<72} {:>9} {:>9} {:>7} {:>5}\n", "rank", "variant", "ms", "GB/s", "%copy", "regs");
       auto row = [&](const std::string& rank, const TunedVariant& v) {
-        fmt::print("{:<4} {:<72} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, v.teff_gbs, 100 * v.teff_gbs / copy, v.registers);
+        if (pairs)
+          fmt::print("{:<4} {:<72} {:>9.4f} {:>10.3e} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, v.pairs_per_s,
+                     100 * v.pairs_per_s / r.rsqrt_bound_per_s, v.registers);
+        else
+          fmt::print("{:<4} {:<72} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, v.teff_gbs, 100 * v.teff_gbs / copy, v.registers);
       };
       for (std::size_t i = 0; i < std::min<std::size_t>(10, ok.size()); ++i) row(std::to_string(i + 1), *ok[i]);
       row("dflt", r.reference);
       if (!ok.empty())
-        fmt::print("best is {:.2f}x the default's speed; every timed variant matched the default's output on the GPU, which matched the CPU reference ({})\n",
-                   *r.reference.ms / *ok[0]->ms, r.reference.check ? r.reference.check->summary() : "-");
+        fmt::print("best is {:.2f}x the default's speed; every timed variant matched {}, which matched the CPU reference ({})\n",
+                   *r.reference.ms / *ok[0]->ms,
+                   pairs ? "the CPU reference at the sampled targets and, at every target, the default's output" : "the default's output on the GPU",
+                   r.reference.check ? r.reference.check->summary() : "-");
       for (const auto& v : r.evaluated)
         if (!v.ms) { fmt::print("  failed: {}: {}\n", v.variant, v.reason.substr(0, 200)); break; }  // the first, as an example
       if (r.saved) fmt::print("saved to {} under {}\n", TuningDb::default_path(), r.key.str());
@@ -143,9 +155,9 @@ void add_tune(CLI::App& app, Runner& run) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto& v : r.evaluated)
           all.push_back({{"variant", v.variant}, {"ms", v.ms ? nlohmann::json(*v.ms) : nlohmann::json(nullptr)}, {"teff_gbs", v.teff_gbs},
-                         {"registers", v.registers}, {"reason", v.reason}});
+                         {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers}, {"reason", v.reason}});
         std::ofstream(o->json_out) << nlohmann::json{{"spec", s.name}, {"dtype", to_string(s.dtype)}, {"size", o->size}, {"gpu", ctx.info().name},
-                                                     {"strategy", o->strategy}, {"copy_gbs", copy}, {"default", {{"variant", r.reference.variant}, {"ms", *r.reference.ms}}},
+                                                     {"strategy", o->strategy}, {"copy_gbs", copy}, {"rsqrt_bound_per_s", r.rsqrt_bound_per_s}, {"default", {{"variant", r.reference.variant}, {"ms", *r.reference.ms}}},
                                                      {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"evaluations", all}}.dump(2);
       }
       return ok.empty() ? kExitInvalid : kExitOk;

@@ -60,5 +60,7 @@ expect 0 "pairwise 'radiation_grid', float32, 3-D grid cells; self skipped; flux
 expect 1 "bad_pair.json:23:31: error: /outputs/0/expr: field 'm' is read without saying at which end of the pair" -- $gpen check $tmp/bad_pair.json
 expect 0 "radiation_grid.pairwise_blocks.cu .*cache miss" -- $gpen compile $specs/pairwise/radiation_grid.json --set strategy=blocks
 expect 3 "cannot run softened_potential" -- $gpen run $specs/pairwise/softened_potential.json --size 4099
+expect 3 "cannot tune multipole_potential: no CUDA driver" -- $gpen tune $specs/pairwise/multipole_potential.json --size 4096x300 --budget 4
+expect 1 "its sources are its targets, so the size is one number N" -- $gpen tune $specs/pairwise/softened_potential.json --size 4096x300
 rm -rf $tmp
 exit $fail

@@ -300,3 +300,48 @@ TEST_CASE("compare_pairwise passes rounding-sized errors and fails wrong values 
   got[0][2] = std::nan("");
   CHECK_FALSE(compare_pairwise(p, got, sampled).pass);
 }
+
+TEST_CASE("compare_pairwise_outputs: every target against another variant's output") {
+  const std::vector<std::vector<double>> want = {{1.0, -2.0, 1e-6, 4.0, HUGE_VAL}, {0.5, 0.25, 0.0, -0.5, 1.0}};
+  // A reordered sum: a relative change of 1e-4 in float32 (bound 1e-2 x (|v| + mean |v|)).
+  std::vector<std::vector<double>> got = want;
+  got[0][1] *= 1 + 1e-4;
+  got[1][2] = 1e-4;  // near-zero values are judged against the mean
+  const Comparison ok = compare_pairwise_outputs(Dtype::Float32, got, want);
+  CHECK(ok.pass);
+  CHECK(ok.bound_ratio < 1);
+  CHECK(ok.summary().find("of the default variant's output") != std::string::npos);
+  // The same change is far beyond float64's bound.
+  CHECK_FALSE(compare_pairwise_outputs(Dtype::Float64, got, want).pass);
+  // Two targets' values swapped.
+  got = want;
+  std::swap(got[1][0], got[1][1]);
+  const Comparison swapped = compare_pairwise_outputs(Dtype::Float32, got, want);
+  CHECK_FALSE(swapped.pass);
+  // (target 1: |0.5 - 0.25| / (0.25 + mean 0.45) beats target 0)
+  CHECK(swapped.worst[0] == 1);
+  CHECK(swapped.worst[1] == 1);
+  // A target left unwritten (the NaN poison), and an infinity that should be finite.
+  got = want;
+  got[0][3] = std::nan("");
+  CHECK_FALSE(compare_pairwise_outputs(Dtype::Float32, got, want).pass);
+  CHECK(compare_pairwise_outputs(Dtype::Float32, got, want).non_finite == 1);
+  got = want;
+  got[1][4] = HUGE_VAL;
+  CHECK_FALSE(compare_pairwise_outputs(Dtype::Float32, got, want).pass);
+}
+
+TEST_CASE("the tuning key of a pairwise problem: N, N x M for separate sources, a grid's shape") {
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  const Spec same = load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json");
+  CHECK(pair_tuning_key(same, parse_pair_size(same, "1000000"), d).size_class == "2^20");
+  CHECK(pair_tuning_key(same, parse_pair_size(same, "1000000"), d).str() == pair_tuning_key(same, parse_pair_size(same, "1048576"), d).str());
+  const Spec sep = load_spec(gpen::test::source_dir() + "/specs/pairwise/multipole_potential.json");
+  CHECK(pair_tuning_key(sep, parse_pair_size(sep, "1048576x4096"), d).size_class == "2^20x2^12");
+  CHECK(pair_tuning_key(sep, parse_pair_size(sep, "1048576x300"), d).size_class == "2^20x2^9");
+  const Spec grid = load_spec(gpen::test::source_dir() + "/specs/pairwise/radiation_grid.json");
+  CHECK(pair_tuning_key(grid, parse_pair_size(grid, "64"), d).size_class == "2^6x2^6x2^6");
+  CHECK(pair_tuning_key(grid, parse_pair_size(grid, "64x32x20"), d).size_class == "2^6x2^5x2^5");
+}

@@ -124,8 +124,9 @@ Comparison compare(const HostArray& got, const HostArray& want, const HostArray&
 std::string Comparison::summary() const {
   const std::string where = worst[0] < 0 ? "" : fmt::format(" at ({}, {}, {})", worst[0], worst[1], worst[2]);
   if (bound_ratio >= 0)
-    return fmt::format("{}: worst error {:.2e} of its bound ({:.0f} eps sqrt(n) scale), rel L2 {:.2e}, max |err| {:.2e}{}, {} non-finite",
-                       pass ? "PASS" : "FAIL", bound_ratio, tolerance, rel_l2, max_abs, where, non_finite);
+    return fmt::format("{}: worst error {:.2e} of its bound ({}), rel L2 {:.2e}, max |err| {:.2e}{}, {} non-finite", pass ? "PASS" : "FAIL",
+                       bound_ratio, bound_text.empty() ? fmt::format("{:.0f} eps sqrt(n) scale", tolerance) : bound_text, rel_l2, max_abs,
+                       where, non_finite);
   return fmt::format("{}: rel L2 {:.2e} (tolerance {:.0e}), max |err| {:.2e}{}, {} non-finite, {} ghost values changed",
                      pass ? "PASS" : "FAIL", rel_l2, tolerance, max_abs, where, non_finite, ghost_changed);
 }

@@ -120,4 +120,40 @@ Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<doub
   return c;
 }
 
+Comparison compare_pairwise_outputs(Dtype dtype, const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& want) {
+  const double r = dtype == Dtype::Float32 ? 1e-2 : 1e-8;
+  Comparison c;
+  c.pass = true;
+  c.tolerance = r;
+  c.bound_text = fmt::format("{:.0e} x (|value| + mean |value|) of the default variant's output", r);
+  c.bound_ratio = 0;
+  double err2 = 0, ref2 = 0;
+  for (std::size_t o = 0; o < got.size(); ++o) {
+    double mean = 0;
+    long long finite = 0;
+    for (double w : want[o])
+      if (std::isfinite(w)) mean += std::fabs(w), ++finite;
+    mean = finite ? mean / finite : 0;
+    for (std::size_t k = 0; k < got[o].size(); ++k) {
+      const double g = got[o][k], w = want[o][k];
+      if (std::isnan(g)) ++c.non_finite;
+      if (g == w) continue;  // infinities of empty min/max included
+      const double e = std::fabs(g - w);
+      const double ratio = std::isfinite(e) ? e / (r * (std::fabs(w) + mean) + 1e-300) : HUGE_VAL;
+      if (!(ratio <= c.bound_ratio)) {
+        c.bound_ratio = ratio;
+        c.worst = {static_cast<long long>(k), static_cast<long long>(o), 0};
+      }
+      if (std::isfinite(e)) {
+        err2 += e * e;
+        ref2 += w * w;
+        c.max_abs = std::max(c.max_abs, e);
+      }
+    }
+  }
+  c.pass = c.non_finite == 0 && c.bound_ratio <= 1;
+  c.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  return c;
+}
+
 }  // namespace gpen

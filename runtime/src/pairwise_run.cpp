@@ -26,6 +26,13 @@ PairSizes parse_pair_size(const Spec& spec, const std::string& text) {
   return s;
 }
 
+TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const DeviceInfo& device) {
+  if (spec.pairwise.grid) return tuning_key(spec, sizes.grid, device);
+  TuningKey k = tuning_key(spec, std::array<long long, 3>{sizes.targets, sizes.sources, 1}, device);
+  k.size_class = size_class({sizes.targets, sizes.sources, 1}, spec.pairwise.same_set ? 1 : 2);
+  return k;
+}
+
 namespace {
 
 // Groups of 1-160 targets, each with 0-4 ranges of up to 2048 sources; every
@@ -93,10 +100,21 @@ Comparison PairWorkload::verify(long long sample) {
     reference_ = reference_pairwise(spec_, in_host_, sizes_, params, sample_targets(sizes_.targets, count, 777),
                                     groups_ ? &groups_->lists() : nullptr);
   }
-  GPEN_CU(cuCtxSynchronize(), "waiting for the launch to verify");
+  return compare_pairwise(spec_, download_outputs(), *reference_);
+}
+
+std::vector<std::vector<double>> PairWorkload::download_outputs() const {
+  GPEN_CU(cuCtxSynchronize(), "waiting for the launch to check");
   std::vector<std::vector<double>> got;
   for (const auto& o : out_) got.push_back(o.download());
-  return compare_pairwise(spec_, got, *reference_);
+  return got;
+}
+
+void PairWorkload::keep_as_reference() { kept_ = download_outputs(); }
+
+Comparison PairWorkload::compare_to_reference() const {
+  GPEN_INTERNAL_CHECK(!kept_.empty(), "compare_to_reference before keep_as_reference");
+  return compare_pairwise_outputs(spec_.dtype, download_outputs(), kept_);
 }
 
 PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const TunableChoice& choice, int warmup, int repeat, bool verify) {

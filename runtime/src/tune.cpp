@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 
 namespace gpen {
@@ -62,15 +63,28 @@ class CompilePool {
   bool stop_ = false;
 };
 
-TunedVariant measure(const Context& ctx, Workload& w, const TunableChoice& c, MeasureOptions::Check check, const TuneOptions& o) {
+// A variant's record, with any exception of `run` recorded as its failure.
+template <class Run>
+TunedVariant guarded(const Spec& spec, const TunableChoice& c, Run run) {
   TunedVariant v;
   v.choice = c;
-  v.variant = describe(w.spec().tunables, c);
-  MeasureOptions mo;
-  mo.warmup = o.warmup;
-  mo.repeat = o.repeat;
-  mo.check = check;
+  v.variant = describe(spec.tunables, c);
   try {
+    run(v);
+  } catch (const CompileError& e) {
+    v.reason = "does not compile: " + std::string(e.what()).substr(0, 300);
+  } catch (const std::exception& e) {
+    v.reason = std::string("does not run: ") + e.what();
+  }
+  return v;
+}
+
+TunedVariant measure(const Context& ctx, Workload& w, const TunableChoice& c, MeasureOptions::Check check, const TuneOptions& o) {
+  return guarded(w.spec(), c, [&](TunedVariant& v) {
+    MeasureOptions mo;
+    mo.warmup = o.warmup;
+    mo.repeat = o.repeat;
+    mo.check = check;
     const RunReport r = measure_variant(ctx, w, c, mo);
     v.registers = r.usage.registers;
     v.check = r.check;
@@ -80,18 +94,39 @@ TunedVariant measure(const Context& ctx, Workload& w, const TunableChoice& c, Me
       v.ms = r.median_ms;
       v.teff_gbs = r.teff_gbs;
     }
-  } catch (const CompileError& e) {
-    v.reason = "does not compile: " + std::string(e.what()).substr(0, 300);
-  } catch (const std::exception& e) {
-    v.reason = std::string("does not run: ") + e.what();
-  }
-  return v;
+  });
 }
+
+// A pairwise variant is checked twice: against the CPU reference at the
+// workload's sample of targets (every target for the NaN poison), and,
+// unless it is the default, at every target against the default's output.
+TunedVariant measure_pair(const Context& ctx, PairWorkload& w, const TunableChoice& c, bool is_default, const TuneOptions& o) {
+  return guarded(w.spec(), c, [&](TunedVariant& v) {
+    const PairRunReport r = measure_pairwise(ctx, w, c, o.warmup, o.repeat, true);
+    v.registers = r.usage.registers;
+    v.check = r.check;
+    if (!r.check->pass) {
+      v.reason = "wrong result: " + r.check->summary();
+      return;
+    }
+    if (!is_default) {
+      v.check = w.compare_to_reference();
+      if (!v.check->pass) {
+        v.reason = "differs from the default's output: " + v.check->summary();
+        return;
+      }
+    }
+    v.ms = r.median_ms;
+    v.pairs_per_s = r.pairs_per_s;
+  });
+}
+
+using MeasureFn = std::function<TunedVariant(const TunableChoice&)>;
 
 class GpuObjective : public Objective {
  public:
-  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, Workload& w, const TuneOptions& o)
-      : ctx_(ctx), spec_(spec), space_(space), w_(w), o_(o),
+  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const TuneOptions& o)
+      : ctx_(ctx), spec_(spec), space_(space), measure_(std::move(measure)),
         pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
   std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming) override {
@@ -99,10 +134,10 @@ class GpuObjective : public Objective {
     for (std::size_t i : upcoming) schedule(i);
     std::vector<Evaluation> out;
     for (std::size_t i : batch) {
-      // A failed compile is not cached, so measure() meets it again and
+      // A failed compile is not cached, so measure_ meets it again and
       // records it like any other failure.
       compiles_.at(i).wait();
-      const TunedVariant v = measure(ctx_, w_, space_.choice(i), MeasureOptions::Check::Reference, o_);
+      const TunedVariant v = measure_(space_.choice(i));
       const Evaluation e{i, v.ms, v.reason};
       variants_[i] = v;
       out.push_back(e);
@@ -122,8 +157,7 @@ class GpuObjective : public Objective {
   const Context& ctx_;
   const Spec& spec_;
   const SearchSpace& space_;
-  Workload& w_;
-  const TuneOptions& o_;
+  MeasureFn measure_;
   CompilePool pool_;
   std::map<std::size_t, std::shared_future<void>> compiles_;
   std::map<std::size_t, TunedVariant> variants_;
@@ -136,31 +170,23 @@ std::string today() {
   return buf;
 }
 
-}  // namespace
-
-TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
-  if (spec.is_pairwise())
-    throw std::invalid_argument(fmt::format("spec '{}': gpen tune does not search pairwise specs yet; time their variants with "
-                                            "gpen bench --set name=value", spec.name));
-  TuneResult res;
+SearchSpace space_of(const Context& ctx, const Spec& spec, const TuneOptions& o, TuneResult& res) {
   const DeviceInfo& d = ctx.info();
-  const SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block});
+  SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block});
   res.space_total = space.total();
   res.space_valid = space.points().size();
   res.rejected = space.rejected();
-  res.key = tuning_key(spec, size, d);
-  res.copy_gbs = measure_copy_gbs(ctx, std::size_t(1) << 30);
+  return space;
+}
 
-  Workload w(ctx, spec, size);
-  // The default variant is the reference: checked against the CPU in
-  // double precision, then its output is what every other variant must match.
-  res.reference = measure(ctx, w, spec.choose(o.fixed), MeasureOptions::Check::Cpu, o);
+// After res.reference is measured and kept: the search, the best variant,
+// and its record in the tuning database.
+void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const std::string& size,
+                     const TuneOptions& o, TuneResult& res) {
   if (!res.reference.ms)
     throw std::runtime_error(fmt::format("spec '{}': the default variant ({}) cannot serve as the tuning reference: {}", spec.name,
                                          res.reference.variant, res.reference.reason));
-  w.keep_as_reference();
-
-  GpuObjective objective(ctx, spec, space, w, o);
+  GpuObjective objective(ctx, spec, space, std::move(measure), o);
   SearchOptions so;
   so.strategy = o.strategy;
   so.budget = o.budget;
@@ -179,17 +205,52 @@ TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long
     const TunedVariant& keep = res.evaluated[*res.best];
     TuningRecord r;
     r.spec = spec.name;
-    r.size = fmt::format("{}x{}x{}", size[0], size[1], size[2]);
+    r.size = size;
     r.strategy = to_string(o.strategy);
     r.date = today();
     r.choice = keep.choice;
     r.ms = *keep.ms;
     r.teff_gbs = keep.teff_gbs;
     r.copy_gbs = res.copy_gbs;
+    r.pairs_per_s = keep.pairs_per_s;
     r.evaluations = static_cast<int>(res.evaluated.size());
     TuningDb(o.db_path).store(res.key, r);
     res.saved = true;
   }
+}
+
+}  // namespace
+
+TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
+  if (spec.is_pairwise())
+    throw std::invalid_argument(fmt::format("spec '{}' is pairwise: tune it with tune_pairwise and its PairSizes", spec.name));
+  TuneResult res;
+  const SearchSpace space = space_of(ctx, spec, o, res);
+  res.key = tuning_key(spec, size, ctx.info());
+  res.copy_gbs = measure_copy_gbs(ctx, std::size_t(1) << 30);
+  Workload w(ctx, spec, size);
+  // The default variant is the reference: checked against the CPU in
+  // double precision, then its output is what every other variant must match.
+  res.reference = measure(ctx, w, spec.choose(o.fixed), MeasureOptions::Check::Cpu, o);
+  if (res.reference.ms) w.keep_as_reference();
+  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure(ctx, w, c, MeasureOptions::Check::Reference, o); },
+                  fmt::format("{}x{}x{}", size[0], size[1], size[2]), o, res);
+  return res;
+}
+
+TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& o) {
+  if (!spec.is_pairwise()) throw std::invalid_argument(fmt::format("spec '{}' is not pairwise: tune it with tune()", spec.name));
+  TuneResult res;
+  const SearchSpace space = space_of(ctx, spec, o, res);
+  res.key = pair_tuning_key(spec, sizes, ctx.info());
+  res.rsqrt_bound_per_s = rsqrt_bound_per_s(ctx.info());
+  PairWorkload w(ctx, spec, sizes);
+  res.reference = measure_pair(ctx, w, spec.choose(o.fixed), true, o);
+  if (res.reference.ms) w.keep_as_reference();
+  const std::string size = spec.pairwise.grid ? fmt::format("{}x{}x{}", sizes.grid[0], sizes.grid[1], sizes.grid[2])
+                           : spec.pairwise.same_set ? std::to_string(sizes.targets)
+                                                    : fmt::format("{}x{}", sizes.targets, sizes.sources);
+  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure_pair(ctx, w, c, false, o); }, size, o, res);
   return res;
 }
 

@@ -67,6 +67,7 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
     r.ms = j.value("ms", 0.0);
     r.teff_gbs = j.value("teff_gbs", 0.0);
     r.copy_gbs = j.value("copy_gbs", 0.0);
+    r.pairs_per_s = j.value("pairs_per_s", 0.0);
     r.evaluations = j.value("evaluations", 0);
     std::vector<std::string> overrides;
     for (const auto& [k, v] : j.at("choice").items()) overrides.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
@@ -88,6 +89,7 @@ void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
   }
   all[key.str()] = {{"spec", r.spec}, {"size", r.size}, {"strategy", r.strategy}, {"date", r.date}, {"choice", choice},
                     {"ms", r.ms}, {"teff_gbs", r.teff_gbs}, {"copy_gbs", r.copy_gbs}, {"evaluations", r.evaluations}};
+  if (r.pairs_per_s > 0) all[key.str()]["pairs_per_s"] = r.pairs_per_s;
   const std::string tmp = fmt::format("{}.tmp.{}", path_, ::getpid());
   {
     std::ofstream f(tmp);

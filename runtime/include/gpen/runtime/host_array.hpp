@@ -53,6 +53,7 @@ struct Comparison {
   // Scans: the worst |got - want| over its bound (see scan_reference.hpp);
   // passing needs <= 1. Negative: not used.
   double bound_ratio = -1;
+  std::string bound_text;  // what the bound is, when not the default "N eps sqrt(n) scale"
   std::string summary() const;
 };
 

@@ -36,4 +36,14 @@ std::vector<long long> sample_targets(long long n, long long count, std::uint64_
 // one after another (a random walk: sqrt(terms), with room for 4 sigma).
 Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<double>>& got, const PairReference& want);
 
+// Every target of got[slot] against another variant's output that passed
+// compare_pairwise (the tuner's default variant): an error passes when it is
+// within r (|want| + mean |want|), r = 1e-2 in float32 and 1e-8 in float64.
+// Variants that sum the same terms in another order (block on block's
+// partial sums) differ by about u sqrt(terms) of the terms' magnitudes, far
+// below r; a target computed from another target's values, or not written
+// (NaN), differs by the order of the result. Errors that shift every target
+// a little (a source tile left out) are compare_pairwise's to find.
+Comparison compare_pairwise_outputs(Dtype dtype, const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& want);
+
 }  // namespace gpen

@@ -10,12 +10,17 @@
 #include "gpen/runtime/pairwise_kernel.hpp"
 #include "gpen/runtime/pairwise_reference.hpp"
 #include "gpen/runtime/stencil_run.hpp"
+#include "gpen/runtime/tuning_db.hpp"
 
 namespace gpen {
 
 // "N" (particles), "NxM" (N targets, M separate sources), or a grid's
 // "NX[xNY[xNZ]]" (one number: a cube). Throws std::invalid_argument.
 PairSizes parse_pair_size(const Spec& spec, const std::string& text);
+
+// The tuning database's key of a pairwise problem: a grid's shape; N, or
+// N x M for separate sources, each rounded up to a power of two.
+TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const DeviceInfo& device);
 
 // A problem instance on the GPU: inputs (uniform in [-1, 1), rounded to the
 // dtype), outputs, and for grouped specs group lists of random sizes with
@@ -34,6 +39,11 @@ class PairWorkload {
   // The outputs against the CPU reference at up to `sample` targets (all when 0
   // and the pairs are few), computed once and kept.
   Comparison verify(long long sample = 0);
+  // Keeps the outputs (of a verified variant) on the host ...
+  void keep_as_reference();
+  // ... and compares every target of later outputs with them
+  // (compare_pairwise_outputs).
+  Comparison compare_to_reference() const;
 
  private:
   const Spec& spec_;
@@ -44,6 +54,8 @@ class PairWorkload {
   FieldBindings bind_;
   std::optional<PairGroups> groups_;
   std::optional<PairReference> reference_;
+  std::vector<std::vector<double>> kept_;
+  std::vector<std::vector<double>> download_outputs() const;
 };
 
 struct PairRunReport : VariantFacts {

@@ -1,4 +1,4 @@
-// JIT-tuning of a stencil spec on the running GPU: search the space of its
+// JIT-tuning of a spec on the running GPU: search the space of its
 // tunables (tune_search.hpp), compile candidates in parallel threads while
 // the GPU times others, verify every variant against the default variant's
 // output (itself verified against the CPU reference) before its time
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpen/runtime/host_array.hpp"
+#include "gpen/runtime/pairwise_kernel.hpp"
 #include "gpen/runtime/tune_search.hpp"
 #include "gpen/runtime/tuning_db.hpp"
 
@@ -34,6 +35,7 @@ struct TunedVariant {
   std::string variant;         // "strategy=march block_x=..."
   std::optional<double> ms;    // median; empty when it failed
   double teff_gbs = 0;
+  double pairs_per_s = 0;      // pairwise specs
   int registers = -1;
   std::string reason;          // why it failed: compile error, launch error, wrong result
   std::optional<Comparison> check;
@@ -43,7 +45,8 @@ struct TuneResult {
   std::vector<TunedVariant> evaluated;  // in search order
   TunedVariant reference;               // the default variant, checked on the CPU
   std::optional<std::size_t> best;      // index into evaluated
-  double copy_gbs = 0;
+  double copy_gbs = 0;           // grid kinds: measured in the same run
+  double rsqrt_bound_per_s = 0;  // pairwise: the GPU's (rsqrt_bound_per_s)
   std::size_t space_total = 0, space_valid = 0;
   std::vector<std::pair<std::string, std::size_t>> rejected;
   TuningKey key;
@@ -51,5 +54,12 @@ struct TuneResult {
 };
 
 TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& options = {});
+
+// Pairwise specs: the objective is the time of a launch (pairs per second
+// reported beside it). The default variant is checked against the CPU
+// reference at a sample of targets; every other variant is checked there
+// too and, at every target, against the default's output
+// (compare_pairwise_outputs).
+TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& options = {});
 
 }  // namespace gpen

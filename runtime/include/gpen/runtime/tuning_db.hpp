@@ -28,6 +28,7 @@ struct TuningRecord {
   std::string spec, size, strategy, date;
   TunableChoice choice;
   double ms = 0, teff_gbs = 0, copy_gbs = 0;
+  double pairs_per_s = 0;  // pairwise specs (teff_gbs and copy_gbs 0)
   int evaluations = 0;
 };
 
