@@ -2,6 +2,8 @@
 // march variants) verifies every variant it times against the default's
 // output, finds one at least as fast as the default, and stores it where
 // `gpen run` looks.
+#include <algorithm>
+
 #include "../test_support.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/tune.hpp"
@@ -46,8 +48,7 @@ TEST_CASE("tuning the 8th-order Laplacian at 256^3: verified variants, at least 
 namespace {
 
 // Every timed variant passed both checks; the best is at least as fast as
-// the default (within the noise of two timings) and is what the database
-// now holds for this problem.
+// the default and is what the database now holds for this problem.
 void check_pair_tuning(const Context& ctx, const Spec& s, const PairSizes& sizes, const TuneResult& r, const std::string& db) {
   REQUIRE(r.reference.check);
   CHECK(r.reference.check->pass);  // the default against the CPU reference
@@ -63,7 +64,12 @@ void check_pair_tuning(const Context& ctx, const Spec& s, const PairSizes& sizes
   }
   CHECK(timed >= 4);
   REQUIRE(r.best);
-  CHECK(*r.evaluated[*r.best].ms <= 1.05 * *r.reference.ms);
+  // The default is one of the points searched, so the best is at least as
+  // fast as the default timed in the same search (no margin for noise needed).
+  const auto dflt = std::find_if(r.evaluated.begin(), r.evaluated.end(), [&](const TunedVariant& v) { return v.choice == r.reference.choice; });
+  REQUIRE(dflt != r.evaluated.end());
+  REQUIRE(dflt->ms);
+  CHECK(*r.evaluated[*r.best].ms <= *dflt->ms);
   REQUIRE(r.saved);
   const auto rec = TuningDb(db).find(pair_tuning_key(s, sizes, ctx.info()), s);
   REQUIRE(rec);
