@@ -1,6 +1,7 @@
 // JIT-tuning without a GPU: the search space of a spec (enumeration, the
 // plan's refusals, the spec's constraints, device limits), constraint
 // errors, and the search strategies on synthetic landscapes.
+#include <filesystem>
 #include <cmath>
 #include <set>
 #include <thread>
@@ -212,4 +213,29 @@ TEST_CASE("search strategy names") {
   CHECK(parse_search_strategy("local") == SearchStrategy::Local);
   CHECK(std::string(to_string(SearchStrategy::Random)) == "random");
   CHECK_THROWS_AS(parse_search_strategy("annealing"), std::invalid_argument);
+}
+
+TEST_CASE("every shipped spec's default variant is a point of its search space, each strategy searched") {
+  namespace fs = std::filesystem;
+  int specs = 0;
+  for (const auto& e : fs::recursive_directory_iterator(gpen::test::source_dir() + "/specs")) {
+    if (e.path().extension() != ".json" || e.path().filename() == "spec.schema.json") continue;
+    const Spec s = load_spec(e.path().string());
+    INFO(e.path().string());
+    ++specs;
+    const SearchSpace space(s);
+    const auto d = space.find(s.choose());
+    REQUIRE(d);
+    CHECK(space.choice(*d) == s.choose());
+    // Strategies whose own tunables have no plain value among their
+    // values (block on block's cell_block) must still be searched, and so
+    // must the others.
+    if (const TunableDecl* st = s.find_tunable("strategy"))
+      for (const auto& v : st->values) {
+        bool found = false;
+        for (std::size_t i = 0; i < space.points().size() && !found; ++i) found = space.choice(i).at("strategy") == v;
+        CHECK_MESSAGE(found, "strategy " << to_string(v) << " has no point");
+      }
+  }
+  CHECK(specs >= 20);
 }

@@ -27,14 +27,25 @@ std::size_t index_of(const std::vector<GridPoint>& points, const GridPoint& p) {
 
 SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits) : axes_(spec.tunables) {
   const TunableChoice pinned = spec.choose(fixed);  // validates names and values
+  // A tunable of one strategy (block on block's cell_block) takes its plain
+  // value under the others, as the plan requires. Where its own values lack
+  // that value, it joins the axis, so that the other strategies are searched,
+  // and is refused under the tunable's own strategy.
+  auto plain_only = [](const TunableDecl& t) {
+    return !t.only_with_strategy.empty() && !std::count(t.values.begin(), t.values.end(), t.plain);
+  };
   for (const auto& t : axes_) {
     const bool is_fixed = std::any_of(fixed.begin(), fixed.end(), [&](const std::string& f) { return f.substr(0, f.find('=')) == t.name; });
     values_.push_back(is_fixed ? std::vector<TunableValue>{pinned.at(t.name)} : t.values);
+    if (!is_fixed && plain_only(t)) values_.back().push_back(t.plain);
     sizes_.push_back(static_cast<int>(values_.back().size()));
   }
   enumerate([&](const GridPoint& p) -> std::optional<std::string> {
     TunableChoice c;
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
+    for (const auto& t : axes_)
+      if (plain_only(t) && c.count("strategy") && to_string(c.at("strategy")) == t.only_with_strategy && c.at(t.name) == t.plain)
+        return fmt::format("{} = {} with strategy {}: not one of its values", t.name, to_string(t.plain), t.only_with_strategy);
     try {
       int threads = 0;
       std::size_t shared = 0;
