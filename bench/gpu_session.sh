@@ -29,6 +29,9 @@ if [ "${1:-tests}" = scan ]; then
     $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 128,256 --set values_per_thread=$v --repeat 20 2>&1
     [ $v -ge 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4 --set values_per_thread=$v --repeat 20 2>&1
     [ $v -ge 8 ] && $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
+    [ $v = 16 ] && for d in 0 512; do
+      $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 256 --set values_per_thread=16 --set prefetch_tiles=$d --repeat 20 2>&1
+    done
   done | grep -v "^spec" | sort -u >"$out/bench_scan.txt"
   grep -h "device-to-device" "$out/bench_scan.txt" | head -1
   echo "-- best variant of each spec (by % of copy)"
