@@ -27,6 +27,7 @@ if [ "${1:-tests}" = scan ]; then
   for v in 1 2 4 8 16; do
     $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4,256x1 --set values_per_thread=$v --set vector_x=1 --repeat 20 2>&1
     $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 128,256 --set values_per_thread=$v --repeat 20 2>&1
+    $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 64,128,256 --set values_per_thread=$v --set vector_x=1 --repeat 20 2>&1
     [ $v -ge 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4 --set values_per_thread=$v --repeat 20 2>&1
     [ $v -ge 8 ] && $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
     [ $v = 16 ] && for d in 0 512; do
