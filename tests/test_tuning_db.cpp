@@ -87,3 +87,24 @@ TEST_CASE("records round-trip, other keys, stale choices and corrupt files find 
   db.store(key, r);
   CHECK(db.find(key, s));
 }
+
+TEST_CASE("a tuned tile of a grid pairwise spec round-trips: block on block's tunables hold their plain values") {
+  gpen::test::TempDir dir;
+  const TuningDb db(dir.path + "/tuning.json");
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/pairwise/radiation_grid.json");
+  const TuningKey key = tuning_key(s, {64, 64, 64}, h100());
+  TuningRecord r;
+  r.spec = s.name;
+  r.choice = s.choose({"strategy=tile", "block_x=256"});
+  CHECK(to_string(r.choice.at("cell_block")) == "0");  // not one of cell_block's values
+  r.pairs_per_s = 2.5e12;
+  db.store(key, r);
+  const auto got = db.find(key, s);
+  REQUIRE(got);
+  CHECK(got->choice == r.choice);
+  CHECK(got->pairs_per_s == 2.5e12);
+  r.choice = s.choose({"strategy=blocks", "cell_block=16", "streams=2"});
+  db.store(key, r);
+  REQUIRE(db.find(key, s));
+  CHECK(db.find(key, s)->choice == r.choice);
+}

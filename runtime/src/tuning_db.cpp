@@ -32,12 +32,6 @@ TuningKey tuning_key(const Spec& spec, const std::array<long long, 3>& size, con
   return TuningKey{spec.hash, size_class(size, spec.dims), d.name, d.arch(), std::to_string(d.driver_version), nvrtc_version()};
 }
 
-std::vector<std::string> as_overrides(const TunableChoice& c) {
-  std::vector<std::string> o;
-  for (const auto& [k, v] : c) o.push_back(k + "=" + to_string(v));
-  return o;
-}
-
 std::string TuningDb::default_path() { return KernelCache::default_dir() + "/tuning.json"; }
 
 TuningDb::TuningDb(std::string path) : path_(std::move(path)) {}
@@ -70,7 +64,18 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
     r.pairs_per_s = j.value("pairs_per_s", 0.0);
     r.evaluations = j.value("evaluations", 0);
     std::vector<std::string> overrides;
-    for (const auto& [k, v] : j.at("choice").items()) overrides.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+    const auto& choice = j.at("choice");
+    const std::string strategy = choice.value("strategy", "");
+    for (const auto& [k, v] : choice.items()) {
+      // A strategy's own tunable under another strategy holds its plain
+      // value, which may be none of its values (cell_block of a tile);
+      // choose() puts it back.
+      const TunableDecl* t = spec.find_tunable(k);
+      if (t && !t->only_with_strategy.empty() && t->only_with_strategy != strategy && v.is_number_integer() &&
+          TunableValue(v.get<long long>()) == t->plain)
+        continue;
+      overrides.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+    }
     r.choice = spec.choose(overrides);
   } catch (const std::exception&) {
     return std::nullopt;  // a value the spec no longer allows, or a malformed record

@@ -47,7 +47,4 @@ class TuningDb {
   std::string path_;
 };
 
-// "name=value" overrides that reproduce a choice, for Spec::choose.
-std::vector<std::string> as_overrides(const TunableChoice& c);
-
 }  // namespace gpen
