@@ -323,7 +323,7 @@ TEST_CASE("the SBP plan refuses what cannot run, naming the tunable") {
   CHECK(p.across_axis == 0);
   CHECK(p.third_axis == 2);
   const LaunchDims d = p.launch({100, 1000, 1});
-  CHECK(d.grid == std::array<unsigned, 3>{(1000 + p.along - 1) / p.along, (100 + p.across - 1) / p.across, 1});
+  CHECK(d.grid == std::array<unsigned, 3>{static_cast<unsigned>((1000 + p.along - 1) / p.along), static_cast<unsigned>((100 + p.across - 1) / p.across), 1});
 }
 
 TEST_CASE("every shipped SBP operator and strategy compiles for sm_90, without spills") {

@@ -8,14 +8,18 @@ namespace gpen {
 namespace {
 
 struct Builtin {
+  Builtin(std::string name, bool is_string, std::vector<TunableValue> values, TunableValue default_value, long long lo, long long hi,
+          std::vector<std::string> strings, std::string only_with_strategy = {}, TunableValue plain = 0LL)
+      : name(std::move(name)), is_string(is_string), values(std::move(values)), default_value(std::move(default_value)), lo(lo), hi(hi),
+        strings(std::move(strings)), only_with_strategy(std::move(only_with_strategy)), plain(std::move(plain)) {}
   std::string name;
   bool is_string;
   std::vector<TunableValue> values;  // defaults offered when the spec says nothing
   TunableValue default_value;
-  long long lo = 1, hi = 1;          // the range a spec may choose ints from
+  long long lo, hi;                  // the range a spec may choose ints from
   std::vector<std::string> strings;  // the set a spec may choose strings from
   std::string only_with_strategy;    // see TunableDecl
-  TunableValue plain = 0LL;
+  TunableValue plain;
 };
 
 std::vector<Builtin> stencil_builtins(int dims) {
