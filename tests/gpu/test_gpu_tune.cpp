@@ -1,7 +1,7 @@
-// GPU: tuning the 8th-order Laplacian at 256^3 (a budgeted local search over
-// march variants) verifies every variant it times against the default's
-// output, finds one at least as fast as the default, and stores it where
-// `gpen run` looks.
+// GPU: tuning verifies every variant it times (against the default's output,
+// itself checked on the CPU), finds one at least as fast as the default, and
+// stores it where `gpen run` looks: the 8th-order Laplacian at 256^3,
+// pairwise specs (particles and a grid), a long scan row and an SBP operator.
 #include <algorithm>
 
 #include "../test_support.hpp"
@@ -9,6 +9,36 @@
 #include "gpen/runtime/tune.hpp"
 
 using namespace gpen;
+
+namespace {
+
+// Every timed variant passed its checks; the best is at least as fast as
+// the default timed in the same search (the default is one of its points,
+// so no margin for noise is needed) and is what the database now holds.
+void check_tuning(const TuneResult& r, const std::optional<TuningRecord>& rec) {
+  REQUIRE(r.reference.check);
+  CHECK(r.reference.check->pass);  // the default against the CPU reference
+  int timed = 0;
+  for (const auto& v : r.evaluated) {
+    INFO(v.variant << ": " << v.reason);
+    if (!v.ms) continue;
+    ++timed;
+    REQUIRE(v.check);
+    CHECK(v.check->pass);  // no time counts without a matching output
+    CHECK(v.check->non_finite == 0);
+  }
+  CHECK(timed >= 4);
+  REQUIRE(r.best);
+  const auto dflt = std::find_if(r.evaluated.begin(), r.evaluated.end(), [&](const TunedVariant& v) { return v.choice == r.reference.choice; });
+  REQUIRE(dflt != r.evaluated.end());
+  REQUIRE(dflt->ms);
+  CHECK(*r.evaluated[*r.best].ms <= *dflt->ms);
+  REQUIRE(r.saved);
+  REQUIRE(rec);
+  CHECK(rec->choice == r.evaluated[*r.best].choice);
+}
+
+}  // namespace
 
 TEST_CASE("tuning the 8th-order Laplacian at 256^3: verified variants, at least as fast as the default, remembered") {
   Context ctx(0);
@@ -21,63 +51,10 @@ TEST_CASE("tuning the 8th-order Laplacian at 256^3: verified variants, at least 
   o.db_path = dir.path + "/tuning.json";
   o.repeat = 5;
   const TuneResult r = tune(ctx, s, {256, 256, 256}, o);
-  REQUIRE(r.reference.check);
-  CHECK(r.reference.check->pass);  // the default against the CPU reference
   CHECK(r.evaluated.size() == 16);
-  int timed = 0;
-  for (const auto& v : r.evaluated) {
-    INFO(v.variant << ": " << v.reason);
-    if (v.ms) {
-      ++timed;
-      REQUIRE(v.check);
-      CHECK(v.check->pass);  // no time counts without a matching output
-      CHECK(v.check->non_finite == 0);
-    }
-  }
-  CHECK(timed >= 12);
-  REQUIRE(r.best);
-  // The default is one of the evaluated points; two timings of one kernel
-  // differ by a few per cent, hence the margin.
-  CHECK(*r.evaluated[*r.best].ms <= 1.03 * *r.reference.ms);
-  REQUIRE(r.saved);
-  const auto rec = TuningDb(o.db_path).find(tuning_key(s, {256, 256, 256}, ctx.info()), s);
-  REQUIRE(rec);
-  CHECK(rec->choice == r.evaluated[*r.best].choice);
+  check_tuning(r, TuningDb(o.db_path).find(tuning_key(s, {256, 256, 256}, ctx.info()), s));
 }
 
-namespace {
-
-// Every timed variant passed both checks; the best is at least as fast as
-// the default and is what the database now holds for this problem.
-void check_pair_tuning(const Context& ctx, const Spec& s, const PairSizes& sizes, const TuneResult& r, const std::string& db) {
-  REQUIRE(r.reference.check);
-  CHECK(r.reference.check->pass);  // the default against the CPU reference
-  int timed = 0;
-  for (const auto& v : r.evaluated) {
-    INFO(v.variant << ": " << v.reason);
-    if (!v.ms) continue;
-    ++timed;
-    REQUIRE(v.check);
-    CHECK(v.check->pass);
-    CHECK(v.check->non_finite == 0);
-    CHECK(v.pairs_per_s > 0);
-  }
-  CHECK(timed >= 4);
-  REQUIRE(r.best);
-  // The default is one of the points searched, so the best is at least as
-  // fast as the default timed in the same search (no margin for noise needed).
-  const auto dflt = std::find_if(r.evaluated.begin(), r.evaluated.end(), [&](const TunedVariant& v) { return v.choice == r.reference.choice; });
-  REQUIRE(dflt != r.evaluated.end());
-  REQUIRE(dflt->ms);
-  CHECK(*r.evaluated[*r.best].ms <= *dflt->ms);
-  REQUIRE(r.saved);
-  const auto rec = TuningDb(db).find(pair_tuning_key(s, sizes, ctx.info()), s);
-  REQUIRE(rec);
-  CHECK(rec->choice == r.evaluated[*r.best].choice);
-  CHECK(rec->pairs_per_s == doctest::Approx(r.evaluated[*r.best].pairs_per_s));
-}
-
-}  // namespace
 
 TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid's tile against block on block") {
   Context ctx(0);
@@ -91,7 +68,8 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
     const PairSizes n = parse_pair_size(s, "4099");
     const TuneResult r = tune_pairwise(ctx, s, n, o);
     CHECK(r.evaluated.size() == 16);  // block_x 64-512 x targets_per_thread 1-8
-    check_pair_tuning(ctx, s, n, r, o.db_path);
+    for (const auto& v : r.evaluated) CHECK((!v.ms || v.pairs_per_s > 0));
+    check_tuning(r, TuningDb(o.db_path).find(pair_tuning_key(s, n, ctx.info()), s));
   }
   {
     // Block on block sums each target's terms in another order than the
@@ -105,8 +83,33 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
     int blocks = 0;
     for (const auto& v : r.evaluated) blocks += v.ms && v.variant.find("strategy=blocks") != std::string::npos;
     CHECK(blocks >= 2);
-    check_pair_tuning(ctx, s, g, r, o.db_path);
+    check_tuning(r, TuningDb(o.db_path).find(pair_tuning_key(s, g, ctx.info()), s));
   }
   CHECK_THROWS_AS(tune(ctx, load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json"), {64, 1, 1}, o),
                   std::invalid_argument);
+}
+
+TEST_CASE("tuning a long scan row and an SBP operator: verified variants, the best no slower than the default") {
+  Context ctx(0);
+  gpen::test::TempDir dir;
+  TuneOptions o;
+  o.db_path = dir.path + "/tuning.json";
+  o.repeat = 3;
+  o.strategy = SearchStrategy::Local;
+  o.budget = 8;
+  struct Case {
+    std::string spec;
+    std::array<long long, 3> size;
+    std::vector<std::string> fixed;
+  };
+  // 1000003 values: hundreds of tiles chained by the look-back, a ragged last one.
+  for (const Case& c : {Case{"/specs/scan/cumsum_1d.json", {1000003, 1, 1}, {"vector_x=4"}},
+                        Case{"/bench/specs/sbp_d2_o4_2d_y.json", {1000, 700, 1}, {"block_x=32"}}}) {
+    INFO(c.spec);
+    const Spec s = load_spec(gpen::test::source_dir() + c.spec);
+    o.fixed = c.fixed;
+    const TuneResult r = tune(ctx, s, c.size, o);
+    CHECK(r.evaluated.size() == 8);
+    check_tuning(r, TuningDb(o.db_path).find(tuning_key(s, c.size, ctx.info()), s));
+  }
 }
