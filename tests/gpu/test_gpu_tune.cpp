@@ -38,6 +38,14 @@ void check_tuning(const TuneResult& r, const std::optional<TuningRecord>& rec) {
   CHECK(rec->choice == r.evaluated[*r.best].choice);
 }
 
+// Three timed launches a variant, the database in `dir`.
+TuneOptions quick_options(const gpen::test::TempDir& dir) {
+  TuneOptions o;
+  o.db_path = dir.path + "/tuning.json";
+  o.repeat = 3;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("tuning the 8th-order Laplacian at 256^3: verified variants, at least as fast as the default, remembered") {
@@ -55,13 +63,10 @@ TEST_CASE("tuning the 8th-order Laplacian at 256^3: verified variants, at least 
   check_tuning(r, TuningDb(o.db_path).find(tuning_key(s, {256, 256, 256}, ctx.info()), s));
 }
 
-
 TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid's tile against block on block") {
   Context ctx(0);
   gpen::test::TempDir dir;
-  TuneOptions o;
-  o.db_path = dir.path + "/tuning.json";
-  o.repeat = 3;
+  TuneOptions o = quick_options(dir);
   {
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json");
     o.fixed = {"unroll=8"};
@@ -92,9 +97,7 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
 TEST_CASE("tuning a long scan row and an SBP operator: verified variants, the best no slower than the default") {
   Context ctx(0);
   gpen::test::TempDir dir;
-  TuneOptions o;
-  o.db_path = dir.path + "/tuning.json";
-  o.repeat = 3;
+  TuneOptions o = quick_options(dir);
   o.strategy = SearchStrategy::Local;
   o.budget = 8;
   struct Case {
