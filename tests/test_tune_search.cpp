@@ -2,9 +2,12 @@
 // plan's refusals, the spec's constraints, device limits), constraint
 // errors, and the search strategies on synthetic landscapes.
 #include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <set>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/stencil_plan.hpp"
@@ -217,12 +220,17 @@ TEST_CASE("search strategy names") {
 
 TEST_CASE("every shipped spec's default variant is a point of its search space, each strategy searched") {
   namespace fs = std::filesystem;
+  // The schema that editors check specs against names every tunable a spec may narrow.
+  std::ifstream schema_file(gpen::test::source_dir() + "/specs/spec.schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(schema_file);
+  const nlohmann::json& schema_tunables = schema.at("properties").at("tunables").at("properties");
   int specs = 0;
   for (const auto& e : fs::recursive_directory_iterator(gpen::test::source_dir() + "/specs")) {
     if (e.path().extension() != ".json" || e.path().filename() == "spec.schema.json") continue;
     const Spec s = load_spec(e.path().string());
     INFO(e.path().string());
     ++specs;
+    for (const auto& t : s.tunables) CHECK_MESSAGE(schema_tunables.contains(t.name), "the schema lacks tunable " << t.name);
     const SearchSpace space(s);
     const auto d = space.find(s.choose());
     REQUIRE(d);
