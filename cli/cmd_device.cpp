@@ -3,6 +3,7 @@
 // bench say why they cannot launch (exit 3).
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -89,33 +90,47 @@ int run_pairwise(const Context& ctx, const Spec& s, const TunableChoice& choice,
   return r.check && !r.check->pass ? kExitInvalid : kExitOk;
 }
 
-// `gpen bench` of a pairwise spec: every strategy x block, pairs per second.
-// False when a variant fails verification.
+// `gpen bench`'s variants of a spec: every strategy x block shape ("X" or
+// "XxY"), with the fixed overrides. `run` gets each one's overrides; a
+// combination the spec refuses is printed as skipped.
+void for_each_variant(const Spec& s, const std::vector<std::string>& strategies, const std::vector<std::string>& blocks,
+                      const std::vector<std::string>& fixed, const std::function<void(const std::vector<std::string>&)>& run) {
+  for (const auto& st : strategies)
+    for (const auto& b : blocks) {
+      std::vector<std::string> set = fixed;
+      if (!st.empty()) set.push_back("strategy=" + st);
+      if (!b.empty()) {
+        const auto x = b.find('x');
+        set.push_back("block_x=" + b.substr(0, x));
+        if (x != std::string::npos) set.push_back("block_y=" + b.substr(x + 1));
+      }
+      try {
+        run(set);
+      } catch (const SpecError& e) {
+        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
+      }
+    }
+}
+
+// `gpen bench` of a pairwise spec: pairs per second. False when a variant
+// fails verification.
 bool bench_pairwise(const Context& ctx, const Spec& s, const std::string& size, const std::vector<std::string>& strategies,
                     const std::vector<std::string>& blocks, const std::vector<std::string>& fixed, int repeat, bool verify, nlohmann::json& all) {
   PairWorkload w(ctx, s, parse_pair_size(s, size));
   const double bound = rsqrt_bound_per_s(ctx.info());
   bool ok = true;
-  for (const auto& st : strategies)
-    for (const auto& b : blocks) {
-      std::vector<std::string> set = fixed;
-      if (!st.empty()) set.push_back("strategy=" + st);
-      if (!b.empty()) set.push_back("block_x=" + b);
-      try {
-        const PairRunReport r = measure_pairwise(ctx, w, s.choose(set), 2, repeat, verify);
-        const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
-        if (r.check && !r.check->pass) ok = false;
-        fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.3e} pairs/s {:>5.1f}% of rsqrt {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant,
-                   r.median_ms, r.pairs_per_s, 100 * r.pairs_per_s / bound, r.usage.registers, v);
-        auto j = pair_report_json(r, ctx.info());
-        j["dtype"] = to_string(s.dtype);
-        j["size"] = size;
-        j["gpu"] = ctx.info().name;
-        all.push_back(j);
-      } catch (const SpecError& e) {
-        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
-      }
-    }
+  for_each_variant(s, strategies, blocks, fixed, [&](const std::vector<std::string>& set) {
+    const PairRunReport r = measure_pairwise(ctx, w, s.choose(set), 2, repeat, verify);
+    const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
+    if (r.check && !r.check->pass) ok = false;
+    fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.3e} pairs/s {:>5.1f}% of rsqrt {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant,
+               r.median_ms, r.pairs_per_s, 100 * r.pairs_per_s / bound, r.usage.registers, v);
+    auto j = pair_report_json(r, ctx.info());
+    j["dtype"] = to_string(s.dtype);
+    j["size"] = size;
+    j["gpu"] = ctx.info().name;
+    all.push_back(j);
+  });
   return ok;
 }
 
@@ -274,34 +289,21 @@ void add_bench(CLI::App& app, Runner& run) {
         }
         // One workload for all the variants of a spec: inputs are filled once.
         Workload work(ctx, s, parse_size(o->size, s.dims));
-        for (const auto& st : strategies)
-          for (const auto& b : blocks) {
-            std::vector<std::string> set = o->set;
-            if (!st.empty()) set.push_back("strategy=" + st);
-            if (!b.empty()) {
-              const auto x = b.find('x');
-              set.push_back("block_x=" + b.substr(0, x));
-              if (x != std::string::npos) set.push_back("block_y=" + b.substr(x + 1));
-            }
-            MeasureOptions opt;
-            opt.repeat = o->repeat;
-            opt.check = o->verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
-            try {
-              const TunableChoice choice = s.choose(set);
-              const RunReport r = measure_variant(ctx, work, choice, opt);
-              const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
-              if (r.check && !r.check->pass) status = kExitInvalid;
-              fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant, r.median_ms,
-                         r.teff_gbs, 100 * r.teff_gbs / copy, r.usage.registers, v);
-              auto j = report_json(r, copy);
-              j["dtype"] = to_string(s.dtype);
-              j["size"] = o->size;
-              j["gpu"] = ctx.info().name;
-              all.push_back(j);
-            } catch (const SpecError& e) {
-              fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
-            }
-          }
+        MeasureOptions opt;
+        opt.repeat = o->repeat;
+        opt.check = o->verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
+        for_each_variant(s, strategies, blocks, o->set, [&](const std::vector<std::string>& set) {
+          const RunReport r = measure_variant(ctx, work, s.choose(set), opt);
+          const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
+          if (r.check && !r.check->pass) status = kExitInvalid;
+          fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant, r.median_ms,
+                     r.teff_gbs, 100 * r.teff_gbs / copy, r.usage.registers, v);
+          auto j = report_json(r, copy);
+          j["dtype"] = to_string(s.dtype);
+          j["size"] = o->size;
+          j["gpu"] = ctx.info().name;
+          all.push_back(j);
+        });
       }
       if (!o->json_out.empty()) std::ofstream(o->json_out) << nlohmann::json{{"gpu", ctx.info().name}, {"copy_gbs", copy}, {"runs", all}}.dump(2);
       return status;

@@ -41,10 +41,10 @@ void add_check(CLI::App& app, Runner& run) {
             std::vector<std::string> outs;
             for (std::size_t o = 0; o < s.outputs.size(); ++o)
               outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(d.reduce[o]), s.outputs[o].text));
-            fmt::print("ok  {}: pairwise '{}', {}, {}; {}{}{}; {}\n", f, s.name, to_string(s.dtype),
+            fmt::print("ok  {}: pairwise '{}', {}, {}; {}{}; {}\n", f, s.name, to_string(s.dtype),
                        d.grid ? fmt::format("{}-D grid cells", s.dims) : d.same_set ? "N particles" : "N targets, M sources",
                        d.same_set ? (d.skip_self ? "self skipped" : "self included") : "separate sets", d.grouped ? ", grouped" : "",
-                       "", fmt::join(outs, "; "));
+                       fmt::join(outs, "; "));
             for (const auto& w : s.warnings) fmt::print(stderr, "{}: warning: {}\n", f, w);
             continue;
           }

@@ -94,8 +94,10 @@ void add_tune(CLI::App& app, Runner& run) {
       const Spec s = o->spec.load();
       const bool pairs = s.is_pairwise();
       // A bad --size or --set is an error before any device work.
-      const std::optional<PairSizes> pair_size = pairs ? std::optional<PairSizes>(parse_pair_size(s, o->size)) : std::nullopt;
-      const auto size = pairs ? std::array<long long, 3>{1, 1, 1} : parse_size(o->size, s.dims);
+      std::optional<PairSizes> pair_size;
+      std::array<long long, 3> size{1, 1, 1};
+      if (pairs) pair_size = parse_pair_size(s, o->size);
+      else size = parse_size(o->size, s.dims);
       o->spec.choose(s);
       std::string why;
       if (!driver_available(&why)) {
@@ -127,14 +129,12 @@ void add_tune(CLI::App& app, Runner& run) {
       for (const auto& v : r.evaluated)
         if (v.ms) ok.push_back(&v);
       std::sort(ok.begin(), ok.end(), [](const TunedVariant* a, const TunedVariant* b) { return *a->ms < *b->ms; });
-      if (pairs) fmt::print("{:<4} {:<72} {:>9} {:>10} {:>7} {:>5}\n", "rank", "variant", "ms", "pairs/s", "%rsqrt", "regs");
-      else fmt::print("{:<4} {:<72} {:>9} {:>9} {:>7} {:>5}\n", "rank", "variant", "ms", "GB/s", "%copy", "regs");
+      // Pairwise variants are rated in pairs/s against the rsqrt bound, the others in GB/s against the copy.
+      fmt::print("{:<4} {:<72} {:>9} {:>10} {:>7} {:>5}\n", "rank", "variant", "ms", pairs ? "pairs/s" : "GB/s", pairs ? "%rsqrt" : "%copy", "regs");
       auto row = [&](const std::string& rank, const TunedVariant& v) {
-        if (pairs)
-          fmt::print("{:<4} {:<72} {:>9.4f} {:>10.3e} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, v.pairs_per_s,
-                     100 * v.pairs_per_s / r.rsqrt_bound_per_s, v.registers);
-        else
-          fmt::print("{:<4} {:<72} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, v.teff_gbs, 100 * v.teff_gbs / copy, v.registers);
+        const std::string rate = pairs ? fmt::format("{:.3e}", v.pairs_per_s) : fmt::format("{:.1f}", v.teff_gbs);
+        const double percent = 100 * (pairs ? v.pairs_per_s / r.rsqrt_bound_per_s : v.teff_gbs / copy);
+        fmt::print("{:<4} {:<72} {:>9.4f} {:>10} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, rate, percent, v.registers);
       };
       for (std::size_t i = 0; i < std::min<std::size_t>(10, ok.size()); ++i) row(std::to_string(i + 1), *ok[i]);
       row("dflt", r.reference);
