@@ -151,6 +151,11 @@ TEST_CASE("pairwise plans refuse tunables that cannot run") {
     throw std::logic_error("unreachable");
   }();
   CHECK(e.detail().message.find("cell_block = 16 with strategy tile") != std::string::npos);
+  // Under its own strategy, a block-on-block tunable must be one of its
+  // values; its plain value (what the tile holds) is not.
+  TunableChoice no_blocks = g.choose({"strategy=blocks"});
+  no_blocks["cell_block"] = 0LL;
+  CHECK_THROWS_WITH_AS(plan_pairwise(g, no_blocks), doctest::Contains("cell_block = 0 with strategy blocks: not one of its values"), SpecError);
   const Spec odd = load_spec_string(with(potential_json(), "\"outputs\"", "\"tunables\": {\"block_x\": {\"values\": [80]}}, \"outputs\""));
   CHECK_THROWS_WITH_AS(generate(odd, odd.choose()), doctest::Contains("a multiple of 32"), SpecError);
   const Spec unroll = load_spec_string(with(potential_json(), "\"outputs\"", "\"tunables\": {\"unroll\": {\"values\": [5]}}, \"outputs\""));

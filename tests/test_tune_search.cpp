@@ -3,6 +3,7 @@
 // errors, and the search strategies on synthetic landscapes.
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <thread>
@@ -235,6 +236,17 @@ TEST_CASE("every shipped spec's default variant is a point of its search space, 
     const auto d = space.find(s.choose());
     REQUIRE(d);
     CHECK(space.choice(*d) == s.choose());
+    // A strategy's own tunable holds one of its values under that strategy
+    // and its plain value under the others (the plain value is added to its
+    // axis for them, and must not leak into its own strategy's points).
+    for (std::size_t i = 0; i < space.points().size(); ++i) {
+      const TunableChoice c = space.choice(i);
+      for (const auto& t : s.tunables) {
+        if (t.only_with_strategy.empty()) continue;
+        if (to_string(c.at("strategy")) == t.only_with_strategy) CHECK(std::count(t.values.begin(), t.values.end(), c.at(t.name)) == 1);
+        else CHECK(c.at(t.name) == t.plain);
+      }
+    }
     // Strategies whose own tunables have no plain value among their
     // values (block on block's cell_block) must still be searched, and so
     // must the others.

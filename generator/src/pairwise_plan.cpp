@@ -29,14 +29,11 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   };
   if (p.block % 32) fail("block_x", fmt::format("block_x = {} threads", p.block), "a multiple of 32: whole warps share each source tile");
   if (p.block % p.unroll) fail("unroll", fmt::format("unroll = {} for tiles of {} sources", p.unroll, p.block), "a divisor of block_x");
-  // The strategy's tunables are refused with the others rather than ignored.
+  // Block on block's tunables are refused with the others rather than ignored.
+  check_strategy_tunables(spec, choice);
   if (p.strategy == PairStrategy::Blocks) {
     p.cell_block = static_cast<int>(tunable_int(choice, "cell_block"));
     p.streams = static_cast<int>(tunable_int(choice, "streams"));
-  } else {
-    for (const char* t : {"cell_block", "streams"})
-      if (choice.count(t) && choice.at(t) != spec.find_tunable(t)->plain)
-        fail(t, fmt::format("{} = {} with strategy {}", t, to_string(choice.at(t)), st), "strategy blocks, or no cell blocks");
   }
   p.source_bytes = packed_source_bytes(spec);
   p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block);

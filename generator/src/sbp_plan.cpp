@@ -41,12 +41,8 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
   };
   if (p.threads() > 1024) fail("block_x", fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
-  if (p.strategy == SbpStrategy::Direct) {
-    // Pencil sides with the direct strategy would be ignored: refuse them.
-    for (const char* t : {"pencil_along", "pencil_across"})
-      if (choice.at(t) != spec.find_tunable(t)->plain)
-        fail(t, fmt::format("{} = {} with strategy direct", t, to_string(choice.at(t))), "strategy pencil, or no pencil sides");
-  } else {
+  check_strategy_tunables(spec, choice);  // pencil sides with the direct strategy would be ignored
+  if (p.strategy == SbpStrategy::Pencil) {
     if (spec.sbp.axes.size() != 1)
       fail("strategy", fmt::format("strategy pencil for an operator along {} axes", spec.sbp.axes.size()),
            "strategy direct: a pencil follows one axis");

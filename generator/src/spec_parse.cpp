@@ -438,8 +438,8 @@ class SpecParser {
     for (const auto* f : s_.output_fields())
       if (!seen.count(static_cast<int>(f - s_.fields.data())))
         src_->fail(f->pointer, fmt::format("output field '{}' has no expression in /outputs", f->name), "an entry in /outputs for every output field");
-    // Outputs are written in the order of their fields, so the kernel's slots match.
-    // Outputs in field order; their reductions with them.
+    // Outputs are written in the order of their fields, so the kernel's slots
+    // match; a pairwise output's reduction moves with it.
     std::vector<std::size_t> order(s_.outputs.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s_.outputs[a].field < s_.outputs[b].field; });

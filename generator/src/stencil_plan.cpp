@@ -80,13 +80,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) {
     spec.source->fail(spec.find_tunable("vector_x")->pointer, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
   }
-  for (const auto& [name, plain] : {std::pair<const char*, long long>{"vector_x", 1}, {"rows_y", 1}, {"unroll_z", 0}, {"stream_stores", 0}}) {
-    if (p.strategy != StencilStrategy::March && tunable_int(choice, name) != plain) {
-      spec.source->fail(spec.find_tunable(name)->pointer,
-                        fmt::format("{} = {} with strategy {}: only the march strategy has it", name, tunable_int(choice, name), s),
-                        fmt::format("{} = {}, or strategy march", name, plain));
-    }
-  }
+  check_strategy_tunables(spec, choice);
   if (p.strategy == StencilStrategy::Tile || p.strategy == StencilStrategy::Rolling) {
     for (const auto& r : p.radius)
       if (r[0] > 0 || r[1] > 0) p.shared_bytes += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y + 2 * r[1]) * size_of(spec.dtype);

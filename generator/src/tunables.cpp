@@ -212,6 +212,26 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
   return c;
 }
 
+void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
+  const auto st = choice.find("strategy");
+  if (st == choice.end()) return;
+  const std::string strategy = to_string(st->second);
+  for (const auto& t : spec.tunables) {
+    const auto v = choice.find(t.name);
+    if (t.only_with_strategy.empty() || v == choice.end()) continue;
+    if (strategy != t.only_with_strategy && v->second != t.plain)
+      spec.source->fail(t.pointer,
+                        fmt::format("{} = {} with strategy {}: only the {} strategy has it", t.name, to_string(v->second), strategy, t.only_with_strategy),
+                        fmt::format("{} = {}, or strategy {}", t.name, to_string(t.plain), t.only_with_strategy));
+    if (strategy == t.only_with_strategy && !std::count(t.values.begin(), t.values.end(), v->second)) {
+      std::vector<std::string> vals;
+      for (const auto& x : t.values) vals.push_back(to_string(x));
+      spec.source->fail(t.pointer, fmt::format("{} = {} with strategy {}: not one of its values", t.name, to_string(v->second), strategy),
+                        fmt::format("one of: {}", fmt::join(vals, ", ")));
+    }
+  }
+}
+
 long long tunable_int(const TunableChoice& c, const std::string& name) { return std::get<long long>(c.at(name)); }
 const std::string& tunable_string(const TunableChoice& c, const std::string& name) { return std::get<std::string>(c.at(name)); }
 

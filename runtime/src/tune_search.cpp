@@ -29,8 +29,9 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
   const TunableChoice pinned = spec.choose(fixed);  // validates names and values
   // A tunable of one strategy (block on block's cell_block) takes its plain
   // value under the others, as the plan requires. Where its own values lack
-  // that value, it joins the axis, so that the other strategies are searched,
-  // and is refused under the tunable's own strategy.
+  // that value, it joins the axis, so that the other strategies are searched
+  // (the plans refuse it under the tunable's own strategy:
+  // check_strategy_tunables).
   auto plain_only = [](const TunableDecl& t) {
     return !t.only_with_strategy.empty() && !std::count(t.values.begin(), t.values.end(), t.plain);
   };
@@ -43,9 +44,6 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
   enumerate([&](const GridPoint& p) -> std::optional<std::string> {
     TunableChoice c;
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
-    for (const auto& t : axes_)
-      if (plain_only(t) && c.count("strategy") && to_string(c.at("strategy")) == t.only_with_strategy && c.at(t.name) == t.plain)
-        return fmt::format("{} = {} with strategy {}: not one of its values", t.name, to_string(t.plain), t.only_with_strategy);
     try {
       int threads = 0;
       std::size_t shared = 0;

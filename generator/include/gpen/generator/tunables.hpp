@@ -13,6 +13,12 @@ namespace gpen {
 // (may be null). Throws SpecError for unknown names or disallowed values.
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src);
 
+// The plans' check of a strategy's own tunables (TunableDecl::
+// only_with_strategy): under another strategy such a tunable must hold its
+// plain value (it would be ignored), under its own one of its values.
+// Throws SpecError at the tunable's pointer.
+void check_strategy_tunables(const Spec& spec, const TunableChoice& choice);
+
 long long tunable_int(const TunableChoice& c, const std::string& name);
 const std::string& tunable_string(const TunableChoice& c, const std::string& name);
 // "strategy=rolling block_x=32 ..." in declaration order.
