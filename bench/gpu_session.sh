@@ -16,6 +16,24 @@ step build
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-gpu >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 gpen=build-gpu/cli/gpen
+
+# One `gpen run ARGS...` under compute-sanitizer TOOL: a line with the tool,
+# LABEL, the exit status, the summary (racecheck prints a RACECHECK SUMMARY,
+# not an ERROR SUMMARY) and the verification.
+sanitize() {  # sanitize TOOL LABEL ARGS...
+  local tool=$1 label=$2 r rc
+  shift 2
+  r=$(compute-sanitizer --tool "$tool" --error-exitcode 9 $gpen run "$@" 2>&1)
+  rc=$?
+  echo "$tool $label rc=$rc $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' | tr '\n' ' ')"
+}
+# The count of FILE's sanitizer lines, and those that found errors or failed their check.
+sanitizer_report() {  # sanitizer_report FILE
+  local bad
+  bad=$(awk '!(/rc=0/ && (/ERROR SUMMARY: 0 errors/ || /RACECHECK SUMMARY: 0 hazards/) && /PASS/)' "$1")
+  echo "sanitizer runs: $(wc -l < "$1"), with errors or failed checks: $(echo -n "$bad" | grep -c .)"
+  [ -z "$bad" ] || echo "$bad" | head -5
+}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv,noheader
 
 if [ "${1:-tests}" = scan ]; then
@@ -46,11 +64,10 @@ if [ "${1:-tests}" = scan ]; then
   for tool in memcheck racecheck; do
     for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_1d.json --size 300001" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
       set -- $run
-      r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/scan/$1 $2 $3 --repeat 2 --verify --no-tuned 2>&1)
-      echo "$tool $run rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|verify' | tr '\n' ' ')"
+      sanitize $tool "$run" specs/scan/$1 "${@:2}" --repeat 2 --verify --no-tuned
     done
   done > "$out/sanitizer_scan.txt"
-  cat "$out/sanitizer_scan.txt"
+  sanitizer_report "$out/sanitizer_scan.txt"
   exit 0
 fi
 
@@ -100,13 +117,10 @@ if [ "${1:-tests}" = pairwise ]; then
   for tool in memcheck racecheck; do
     for run in "softened_potential.json --size 1001" "coulomb_potential.json --size 999" "grouped_potential.json --size 1234" "multipole_potential.json --size 777x33" "radiation_grid.json --size 9x7x5" "radiation_grid.json --size 9x7x5 --set strategy=blocks --set cell_block=4"; do
       set -- $run
-      r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/pairwise/$1 "${@:2}" --repeat 1 --verify 2>&1)
-      echo "$tool $run rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' | tr '\n' ' ')"
+      sanitize $tool "$run" specs/pairwise/$1 "${@:2}" --repeat 1 --verify
     done
   done > "$out/sanitizer_pairwise.txt"
-  bad() { awk '!(/rc=0/ && (/ERROR SUMMARY: 0 errors/ || /RACECHECK SUMMARY: 0 hazards/) && /PASS/)' "$out/sanitizer_pairwise.txt"; }
-  echo "sanitizer runs: $(wc -l < "$out/sanitizer_pairwise.txt"), with errors or failed checks: $(bad | wc -l)"
-  bad
+  sanitizer_report "$out/sanitizer_pairwise.txt"
   exit 0
 fi
 
@@ -153,14 +167,11 @@ if [ "${1:-tests}" = sbp ]; then
       set -- $run
       for st in direct pencil; do
         [ $1 = specs/sbp/laplacian3d_o4.json ] && [ $st = pencil ] && continue
-        r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run $1 --size $2 --set strategy=$st --repeat 2 --verify --no-tuned 2>&1)
-        echo "$tool $run $st rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' | tr '\n' ' ')"
+        sanitize $tool "$run $st" $1 --size $2 --set strategy=$st --repeat 2 --verify --no-tuned
       done
     done
   done > "$out/sanitizer_sbp.txt"
-  bad() { awk '!(/rc=0/ && (/ERROR SUMMARY: 0 errors/ || /RACECHECK SUMMARY: 0 hazards/) && /PASS/)' "$out/sanitizer_sbp.txt"; }
-  echo "sanitizer runs: $(wc -l < "$out/sanitizer_sbp.txt"), with errors or failed checks: $(bad | wc -l)"
-  bad | head -5
+  sanitizer_report "$out/sanitizer_sbp.txt"
   exit 0
 fi
 
@@ -186,16 +197,12 @@ if [ "${1:-tests}" = tests ]; then
       for spec in laplacian3d_o8 continuity3d; do
         for size in 37x21x19 64x44x20; do
           [ $s != march ] && [ $size = 64x44x20 ] && continue
-          r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen run specs/stencil/$spec.json --size $size --set strategy=$s --repeat 1 --verify --no-tuned 2>&1)
-          echo "$tool $spec $s $size rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' | tr '\n' ' ')"
+          sanitize $tool "$spec $s $size" specs/stencil/$spec.json --size $size --set strategy=$s --repeat 1 --verify --no-tuned
         done
       done
     done
   done > "$out/sanitizer.txt"
-  # racecheck prints a RACECHECK SUMMARY, not an ERROR SUMMARY
-  bad() { awk '!(/rc=0/ && (/ERROR SUMMARY: 0 errors/ || /RACECHECK SUMMARY: 0 hazards/) && /PASS/)' "$out/sanitizer.txt"; }
-  echo "sanitizer runs: $(wc -l < "$out/sanitizer.txt"), with errors or failed checks: $(bad | wc -l)"
-  bad | head -5
+  sanitizer_report "$out/sanitizer.txt"
   exit 0
 fi
 
