@@ -17,6 +17,12 @@ DeviceInfo h100() {
   return d;
 }
 
+// Stores `r` under `key` and reads it back for `spec`.
+std::optional<TuningRecord> round_trip(const TuningDb& db, const TuningKey& key, const Spec& spec, const TuningRecord& r) {
+  db.store(key, r);
+  return db.find(key, spec);
+}
+
 Spec o8(std::optional<Dtype> dt = std::nullopt) { return load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", dt); }
 
 }  // namespace
@@ -60,8 +66,7 @@ TEST_CASE("records round-trip, other keys, stale choices and corrupt files find 
   r.choice = s.choose({"strategy=march", "block_x=64", "block_y=2", "vector_x=4", "rows_y=1"});
   r.ms = 1.25;
   r.evaluations = 40;
-  db.store(key, r);
-  const auto got = db.find(key, s);
+  const auto got = round_trip(db, key, s, r);
   REQUIRE(got);
   CHECK(got->choice == r.choice);
   CHECK(got->ms == 1.25);
@@ -98,13 +103,12 @@ TEST_CASE("a tuned tile of a grid pairwise spec round-trips: block on block's tu
   r.choice = s.choose({"strategy=tile", "block_x=256"});
   CHECK(to_string(r.choice.at("cell_block")) == "0");  // not one of cell_block's values
   r.pairs_per_s = 2.5e12;
-  db.store(key, r);
-  const auto got = db.find(key, s);
+  const auto got = round_trip(db, key, s, r);
   REQUIRE(got);
   CHECK(got->choice == r.choice);
   CHECK(got->pairs_per_s == 2.5e12);
   r.choice = s.choose({"strategy=blocks", "cell_block=16", "streams=2"});
-  db.store(key, r);
-  REQUIRE(db.find(key, s));
-  CHECK(db.find(key, s)->choice == r.choice);
+  const auto blocks = round_trip(db, key, s, r);
+  REQUIRE(blocks);
+  CHECK(blocks->choice == r.choice);
 }
