@@ -1,7 +1,6 @@
 #include "gpen/runtime/sbp_reference.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "gpen/runtime/sbp_kernel.hpp"
 
@@ -26,38 +25,33 @@ void reference_sbp(const Spec& spec, const HostArray& in, const ParamValues& par
   const auto scale = sbp_scales(spec, params);
   const int rad = d.radius();
   const auto& n = in.shape;
-  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(n[2])));
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w)
-    pool.emplace_back([&, w] {
-      for (long long k = w; k < n[2]; k += workers)
-        for (long long j = 0; j < n[1]; ++j)
-          for (long long i = 0; i < n[0]; ++i) {
-            const long long c[3] = {i, j, k};
-            double sum = 0;
-            for (int a : d.axes) {
-              // u at position p of the line through (i, j, k) along axis a.
-              auto u = [&](long long p) {
-                long long q[3] = {i, j, k};
-                q[a] = p;
-                return in.at(q[0], q[1], q[2]);
-              };
-              const long long len = n[a], p = c[a];
-              double v = 0;
-              if (p < d.rows()) {
-                for (std::size_t m = 0; m < left[p].size(); ++m) v += left[p][m] * u(m);
-              } else if (p >= len - static_cast<long long>(right.size())) {
-                const auto& row = right[len - 1 - p];
-                for (std::size_t m = 0; m < row.size(); ++m) v += row[m] * u(len - 1 - m);
-              } else {
-                for (int m = -rad; m <= rad; ++m) v += interior[m + rad] * u(p + m);
-              }
-              sum += scale[a] * v;
-            }
-            out.at(i, j, k) = sum;
-          }
-    });
-  for (auto& t : pool) t.join();
+  parallel_for(n[1] * n[2], [&](long long row) {
+    const long long j = row % n[1], k = row / n[1];
+    for (long long i = 0; i < n[0]; ++i) {
+      const long long c[3] = {i, j, k};
+      double sum = 0;
+      for (int a : d.axes) {
+        // u at position p of the line through (i, j, k) along axis a.
+        auto u = [&](long long p) {
+          long long q[3] = {i, j, k};
+          q[a] = p;
+          return in.at(q[0], q[1], q[2]);
+        };
+        const long long len = n[a], p = c[a];
+        double v = 0;
+        if (p < d.rows()) {
+          for (std::size_t m = 0; m < left[p].size(); ++m) v += left[p][m] * u(m);
+        } else if (p >= len - static_cast<long long>(right.size())) {
+          const auto& row = right[len - 1 - p];
+          for (std::size_t m = 0; m < row.size(); ++m) v += row[m] * u(len - 1 - m);
+        } else {
+          for (int m = -rad; m <= rad; ++m) v += interior[m + rad] * u(p + m);
+        }
+        sum += scale[a] * v;
+      }
+      out.at(i, j, k) = sum;
+    }
+  });
 }
 
 }  // namespace gpen

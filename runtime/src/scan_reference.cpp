@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "gpen/generator/scan_op.hpp"
 #include "gpen/generator/scan_plan.hpp"
@@ -17,17 +16,10 @@ ScanGeometry lines_of(const Spec& spec, const HostArray& a) { return scan_lines(
 // Calls f(line, first, stride) for every line along the axis, on all cores.
 template <class F>
 void for_each_line(const ScanGeometry& g, F f) {
-  const long long lines = g.outer * g.inner;
-  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(std::min(lines, 64LL))));
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w)
-    pool.emplace_back([&, w] {
-      for (long long l = w; l < lines; l += workers) {
-        const long long o = l / g.inner, c = l % g.inner;
-        f(l, o * g.length * g.inner + c, g.inner);
-      }
-    });
-  for (auto& t : pool) t.join();
+  parallel_for(g.outer * g.inner, [&](long long l) {
+    const long long o = l / g.inner, c = l % g.inner;
+    f(l, o * g.length * g.inner + c, g.inner);
+  });
 }
 
 // Position of the p-th value in scan order along a line.
