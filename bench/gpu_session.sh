@@ -47,11 +47,15 @@ if [ "${1:-tests}" = scan ]; then
     $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 128,256 --set values_per_thread=$v --repeat 20 2>&1
     $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 64,128,256 --set values_per_thread=$v --set vector_x=1 --repeat 20 2>&1
     [ $v -ge 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4 --set values_per_thread=$v --repeat 20 2>&1
+    [ $v = 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,256x1 --set values_per_thread=4 --set striped=1 --repeat 20 2>&1
     [ $v -ge 8 ] && $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
-    [ $v = 16 ] && for d in 0 512; do
-      $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 256 --set values_per_thread=16 --set prefetch_tiles=$d --repeat 20 2>&1
-    done
   done | grep -v "^spec" | sort -u >"$out/bench_scan.txt"
+  # One long row: the default (256 x 32 striped, prefetch 256, delay 1000)
+  # against each of its choices changed alone.
+  for set in "values_per_thread=32" "values_per_thread=32 striped=0" "values_per_thread=32 prefetch_tiles=0" "values_per_thread=32 prefetch_tiles=128" \
+             "values_per_thread=32 lookback_delay=0" "values_per_thread=32 lookback_delay=2000" "values_per_thread=16 lookback_delay=500"; do
+    $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 256 $(printf -- "--set %s " $set) --repeat 20 2>&1
+  done | grep -v "^spec" | sort -u >>"$out/bench_scan.txt"
   grep -h "device-to-device" "$out/bench_scan.txt" | head -1
   echo "-- best variant of each spec (by % of copy)"
   awk '$1 ~ /^cumsum/{for(i=1;i<=NF;i++) if($i ~ /%$/) p=$i; print p, $0}' "$out/bench_scan.txt" | sort -k2,2 -k1,1nr | awk '$2!=q{print; q=$2}'
@@ -62,7 +66,7 @@ if [ "${1:-tests}" = scan ]; then
 
   step "compute-sanitizer on scans: both layouts, look-back, odd sizes"
   for tool in memcheck racecheck; do
-    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_1d.json --size 300001" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
+    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_1d.json --size 300001" "cumsum_1d.json --size 300001 --set striped=0" "cumsum_x.json --size 1001x7x3 --set striped=1" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
       set -- $run
       sanitize $tool "$run" specs/scan/$1 "${@:2}" --repeat 2 --verify --no-tuned
     done

@@ -126,6 +126,17 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   // The L2 prefetch ahead of a row's tiles: rows only.
   CHECK(generate(rows, rows.choose({"prefetch_tiles=512"})).source.find("kPrefetchTiles = 512;") != std::string::npos);
   CHECK_THROWS_WITH(cols.choose({"prefetch_tiles=256"}), doctest::Contains("not an allowed value"));
+  // Striped accesses: rows only; the default of one long row, not of short rows.
+  CHECK(generate(rows, rows.choose({"striped=1"})).source.find("kStriped = true;") != std::string::npos);
+  CHECK(generate(rows, rows.choose()).source.find("kStriped = false;") != std::string::npos);
+  CHECK_THROWS_WITH(cols.choose({"striped=1"}), doctest::Contains("not an allowed value"));
+  const Spec one_row = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_1d.json");
+  CHECK(plan_scan(one_row, one_row.choose()).striped);
+  // The look-back's delay: rows only, 1000 ns by default on one long row.
+  CHECK(generate(rows, rows.choose({"lookback_delay=500"})).source.find("kLookbackDelay = 500;") != std::string::npos);
+  CHECK(plan_scan(rows, rows.choose()).lookback_delay == 0);
+  CHECK(plan_scan(one_row, one_row.choose()).lookback_delay == 1000);
+  CHECK_THROWS_WITH(cols.choose({"lookback_delay=500"}), doctest::Contains("not an allowed value"));
 }
 
 TEST_CASE("generated scan units: banner, layout, the operation, infinite identities") {
@@ -147,12 +158,15 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
   for (const auto& path : gpen::test::shipped_specs("scan"))
     for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
       const Spec spec = load_spec(path, d);
-      for (const std::vector<std::string>& set : {std::vector<std::string>{}, {"values_per_thread=16", "vector_x=1"}}) {
+      std::vector<std::vector<std::string>> sets = {{}, {"values_per_thread=16", "vector_x=1"}};
+      // Rows: the other mapping of values onto lanes than the default's.
+      if (spec.scan.axis == 0) sets.push_back({spec.dims == 1 ? "striped=0" : "striped=1", "values_per_thread=8", "lookback_delay=500"});
+      for (const auto& set : sets) {
         gpen::test::check_compiles(generate(spec, spec.choose(set)), spec.name);
         ++compiled;
       }
     }
-  CHECK(compiled == 6 * 2 * 2);
+  CHECK(compiled == 6 * 2 * 2 + 3 * 2);  // three of the six scan along x
 }
 
 namespace {

@@ -45,6 +45,8 @@ ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   p.values_per_thread = static_cast<int>(tunable_int(choice, "values_per_thread"));
   p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
   p.prefetch_tiles = static_cast<int>(tunable_int(choice, "prefetch_tiles"));
+  p.striped = tunable_int(choice, "striped") != 0;
+  p.lookback_delay = static_cast<int>(tunable_int(choice, "lookback_delay"));
   auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
   };

@@ -57,19 +57,30 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   const long long vec = spec.dtype == Dtype::Float32 ? 4 : 2;
   std::vector<Builtin> b;
   // Defaults: the fastest variants on an H100 (bench/RESULTS.md): short rows
-  // 128x2 threads, 4 values each; one long row 256 threads, 16 values each
-  // (fewer, larger segments to look back over); columns 1 value a step.
+  // 128x2 threads, 4 values each; one long row 256 threads, 32 values each
+  // striped (fewer, larger segments to look back over); columns 1 value a step.
   const bool one_row = rows && spec.dims == 1;
   b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, one_row ? 256LL : 128LL, 32, 1024, {}});
   if (rows && spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL}, 2LL, 1, 32, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
-  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? 16LL : rows ? 4LL : 1LL, 1, 64, {}});
+  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? 32LL : rows ? 4LL : 1LL, 1, 64, {}});
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, vec, 1, 4, {}});
   // Rows split into tiles: how many tiles ahead a block prefetches into the
-  // L2. Measured on one row of 2^28 float32 values: 256 and 512 alike (+7
-  // points of copy), 1024 and more lose (bench/RESULTS.md); columns: none.
+  // L2. Measured on one row of 2^28 float32 values (bench/RESULTS.md), 256
+  // threads x 32 values striped: 128 and 256 alike (+10 points of copy), 512
+  // and more lose; columns: none.
   if (rows) b.push_back({"prefetch_tiles", false, {0LL, 128LL, 256LL, 512LL, 1024LL}, one_row ? 256LL : 0LL, 0, 1 << 20, {}});
   else b.push_back({"prefetch_tiles", false, {0LL}, 0LL, 0, 0, {}});
+  // Rows: 1 stripes a warp's accesses across its lanes, each access one
+  // contiguous run of lines; 0 gives each thread one run of values. Measured
+  // on an H100 (bench/RESULTS.md): 2^28 float32 values 65% -> 84% of copy
+  // striped; 512-value float64 rows 100.8% in runs, 98.4% striped.
+  if (rows) b.push_back({"striped", false, {0LL, 1LL}, one_row ? 1LL : 0LL, 0, 1, {}});
+  else b.push_back({"striped", false, {0LL}, 0LL, 0, 0, {}});
+  // Rows split into tiles: nanoseconds a block sleeps between publishing its
+  // aggregate and its look-back, as CUB does (bench/RESULTS.md).
+  if (rows) b.push_back({"lookback_delay", false, {0LL, 500LL, 1000LL, 2000LL}, one_row ? 1000LL : 0LL, 0, 100000, {}});
+  else b.push_back({"lookback_delay", false, {0LL}, 0LL, 0, 0, {}});
   return b;
 }
 

@@ -11,6 +11,8 @@
 //   kValuesPerThread                      values a thread holds along the axis
 //   kVectorX                              values a thread moves in one access
 //   kPrefetchTiles                        rows layout: tiles ahead whose values a thread prefetches into the L2
+//   kStriped                              rows layout: a warp's accesses striped across its lanes (scan_rows.cuh)
+//   kLookbackDelay                        rows layout: ns between publishing a tile's aggregate and its look-back
 //   kExclusive, kReverse                  the scan's direction and kind
 //   identity(), combine(a, b)             the operation; combine is associative,
 //                                         a is on the left (earlier values)

@@ -1,11 +1,20 @@
 // Scan along the contiguous axis. A block of kBlockX x kBlockY threads scans
-// one segment of kBlockX * kValuesPerThread values in each of kBlockY rows:
-// each thread scans its own values in registers, warps combine thread totals
-// with shuffles, and the warps of a row through shared memory. A row longer
-// than a segment is split into several, chained by a decoupled look-back
-// (Merrill & Garland 2016): every segment publishes its aggregate at once,
-// then its inclusive prefix, so a row of 2^28 values keeps the whole GPU busy
-// while reading and writing each value once.
+// one segment of kBlockX * kValuesPerThread values in each of kBlockY rows.
+// How a warp's 32 * kValuesPerThread values map onto its lanes (kStriped):
+//   false (runs): each thread one run of kValuesPerThread values. An access
+//     of a warp then touches every line of the warp's span, using part of
+//     each: fine for short rows (a 512-value row of float64: 100% of copy),
+//     not for long ones (80% without the look-back, bench/RESULTS.md);
+//   true (striped): access i of lane l holds values kVectorX * (l + 32 i) ...
+//     of the span, so that each access of a warp is one contiguous run of
+//     whole lines (a long row without the look-back: 100%).
+// Either way a thread holds kGroups groups of consecutive values; it scans
+// each group, the warp combines the groups' totals with shuffles, and the
+// warps of a row combine theirs through shared memory. A row longer than a
+// segment is split into several, chained by a decoupled look-back (Merrill &
+// Garland 2016): every segment publishes its aggregate at once, then its
+// inclusive prefix, so a row of 2^28 values keeps the whole GPU busy while
+// reading and writing each value once.
 #pragma once
 
 #include "gpen/scan_common.cuh"
@@ -19,6 +28,9 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
   constexpr int kWarps = T / 32;
   static_assert(T % 32 == 0, "rows of a block are whole warps");
   static_assert(V % W == 0, "a thread's values are whole vectors");
+  // Groups a thread, values a group, and the distance between two groups.
+  constexpr int kGroups = B::kStriped ? V / W : 1, S = V / kGroups;
+  constexpr long long kStride = 32LL * W;
   __shared__ real warp_total[R][kWarps];
   __shared__ real row_prefix[R];
 
@@ -31,11 +43,9 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
   const long long seg = tile % a.segments, row = (tile / a.segments) * R + ty;
   const bool live = row < a.outer;
   const long long n = a.length;
-  const long long p0 = seg * (T * V) + static_cast<long long>(tx) * V;  // logical index of the first value
-  const bool whole = live && p0 + V <= n;
-  const bool vector = W > 1 && whole && n % W == 0;
-  // A run's values in logical order; physically reversed for a reverse scan.
-  const long long q0 = B::kReverse ? n - p0 - V : p0;
+  // Logical index of value s of group g: p0 + g kStride + s.
+  const long long p0 = seg * (T * V) + (B::kStriped ? static_cast<long long>(warp) * (32 * V) + lane * W : static_cast<long long>(tx) * V);
+  const bool vector = W > 1 && live && p0 + (kGroups - 1) * kStride + S <= n && n % W == 0;
   const real* src = a.in + (live ? row : 0) * n;
   real* dst = a.out + (live ? row : 0) * n;
 
@@ -60,75 +70,99 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
     }
   }
 
+  // v[g S + s]: value s of group g, in logical order (a reverse scan reads
+  // each group backwards from the row's end).
   real v[V];
-  if (vector) {
-    real t[V];
-    load_vectors<V, W>(src + q0, t);
 #pragma unroll
-    for (int k = 0; k < V; ++k) v[k] = t[B::kReverse ? V - 1 - k : k];
-  } else {
+  for (int g = 0; g < kGroups; ++g) {
+    const long long p = p0 + g * kStride;
+    if (vector) {
+      real t[S];
+      load_vectors<S, W>(src + (B::kReverse ? n - p - S : p), t);
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      const long long p = p0 + k;
-      v[k] = live && p < n ? src[B::kReverse ? n - 1 - p : p] : B::identity();
+      for (int s = 0; s < S; ++s) v[g * S + s] = t[B::kReverse ? S - 1 - s : s];
+    } else {
+#pragma unroll
+      for (int s = 0; s < S; ++s) v[g * S + s] = live && p + s < n ? src[B::kReverse ? n - 1 - p - s : p + s] : B::identity();
     }
   }
 
-  // Thread, warp, then row of the block: `excl` combines everything before
-  // this thread's values in the segment.
+  // Each group, then across the warp's lanes: afterwards v holds the scan of
+  // the warp's values (inclusive or exclusive) and `carry` their total.
+  real carry = B::identity();
 #pragma unroll
-  for (int k = 1; k < V; ++k) v[k] = B::combine(v[k - 1], v[k]);
-  const real x = warp_inclusive_scan<B>(v[V - 1], lane);
-  real excl = __shfl_up_sync(kFullMask, x, 1);
-  if (lane == 0) excl = B::identity();
+  for (int g = 0; g < kGroups; ++g) {
+    real* u = v + g * S;
+#pragma unroll
+    for (int s = 1; s < S; ++s) u[s] = B::combine(u[s - 1], u[s]);
+    const real x = warp_inclusive_scan<B>(u[S - 1], lane);
+    real before = __shfl_up_sync(kFullMask, x, 1);
+    before = lane == 0 ? carry : B::combine(carry, before);
+    if constexpr (B::kExclusive) {
+#pragma unroll
+      for (int s = S - 1; s > 0; --s) u[s] = B::combine(before, u[s - 1]);
+      u[0] = before;
+    } else {
+#pragma unroll
+      for (int s = 0; s < S; ++s) u[s] = B::combine(before, u[s]);
+    }
+    carry = B::combine(carry, __shfl_sync(kFullMask, x, 31));
+  }
+
+  // The warps before this one in the row, and (for the look-back) the row's
+  // total in the segment.
+  real offset = B::identity();
+  real total = carry;
   if constexpr (kWarps > 1) {
-    if (lane == 31) warp_total[ty][warp] = x;
+    if (lane == 0) warp_total[ty][warp] = carry;
     __syncthreads();
-    real before = B::identity();
-    for (int w = 0; w < warp; ++w) before = B::combine(before, warp_total[ty][w]);
-    excl = B::combine(before, excl);
+    total = B::identity();
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      if (w == warp) offset = total;
+      total = B::combine(total, warp_total[ty][w]);
+    }
   }
 
   if (a.segments > 1) {
-    if (tx == T - 1) row_prefix[ty] = B::combine(excl, v[V - 1]);  // the segment's total, for a moment
-    __syncthreads();
     if (warp == 0 && live) {
-      const real total = row_prefix[ty];
       const long long first = row * a.segments, t = first + seg;
       real prefix = B::identity();
       if (seg == 0) {
         if (lane == 0) publish(a, t, total, kTilePrefix);
       } else {
         if (lane == 0) publish(a, t, total, kTileAggregate);
+#if __CUDA_ARCH__ >= 700
+        // Its predecessors are publishing too: looking a little later finds
+        // more prefixes and spends fewer L2 round trips on windows of
+        // aggregates (CUB waits likewise; +1.5 to +4 points of copy on one
+        // row of 2^28 float32 values, bench/RESULTS.md).
+        if constexpr (B::kLookbackDelay > 0) __nanosleep(B::kLookbackDelay);
+#endif
         prefix = look_back<B>(a, first, t, lane);
         if (lane == 0) publish(a, t, B::combine(prefix, total), kTilePrefix);
       }
-      __syncwarp();
       if (lane == 0) row_prefix[ty] = prefix;
     }
     __syncthreads();
-    excl = B::combine(row_prefix[ty], excl);
+    offset = B::combine(row_prefix[ty], offset);
   }
 
-  if constexpr (B::kExclusive) {
 #pragma unroll
-    for (int k = V - 1; k > 0; --k) v[k] = B::combine(excl, v[k - 1]);
-    v[0] = excl;
-  } else {
-#pragma unroll
-    for (int k = 0; k < V; ++k) v[k] = B::combine(excl, v[k]);
-  }
+  for (int k = 0; k < V; ++k) v[k] = B::combine(offset, v[k]);
 
-  if (vector) {
-    real t[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k) t[B::kReverse ? V - 1 - k : k] = v[k];
-    store_vectors<V, W>(dst + q0, t);
-  } else if (live) {
+  for (int g = 0; g < kGroups; ++g) {
+    const long long p = p0 + g * kStride;
+    if (vector) {
+      real t[S];
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      const long long p = p0 + k;
-      if (p < n) dst[B::kReverse ? n - 1 - p : p] = v[k];
+      for (int s = 0; s < S; ++s) t[B::kReverse ? S - 1 - s : s] = v[g * S + s];
+      store_vectors<S, W>(dst + (B::kReverse ? n - p - S : p), t);
+    } else if (live) {
+#pragma unroll
+      for (int s = 0; s < S; ++s)
+        if (p + s < n) dst[B::kReverse ? n - 1 - p - s : p + s] = v[g * S + s];
     }
   }
 }

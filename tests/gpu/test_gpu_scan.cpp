@@ -98,6 +98,32 @@ TEST_CASE("block shapes, values a thread and vector widths that cut rows and seg
     }
 }
 
+TEST_CASE("both mappings of a warp's values onto its lanes: striped and runs, uneven rows and segments") {
+  int runs = 0;
+  for (const char* dtype : {"float64", "float32"})
+    for (bool exclusive : {false, true})
+      for (const char* striped : {"striped=0", "striped=1"}) {
+        // Short rows: several per block, a segment each or a few.
+        const Spec rows2 = scan_spec(2, "x", dtype, exclusive, exclusive);
+        for (const char* bx : {"32", "256"})
+          for (const char* v : {"1", "2", "16"})
+            for (const char* w : {"1", "2"}) {
+              if (std::string(v) == "1" && std::string(w) == "2") continue;  // vector_x must divide values_per_thread
+              for (long long nx : {3001LL, 3002LL}) {
+                check_scan(rows2, {striped, fmt::format("block_x={}", bx), fmt::format("values_per_thread={}", v), fmt::format("vector_x={}", w)}, {nx, 7, 1});
+                ++runs;
+              }
+            }
+        // One long row: many segments chained by the look-back, a ragged last one.
+        const Spec row = scan_spec(1, "x", dtype, exclusive, !exclusive);
+        for (long long n : {300001LL, 300002LL}) {
+          check_scan(row, {striped, "values_per_thread=8", "vector_x=2"}, {n, 1, 1});
+          ++runs;
+        }
+      }
+  CHECK(runs == 2 * 2 * 2 * (2 * 5 * 2 + 2));
+}
+
 TEST_CASE("repeated launches reuse the look-back status: every launch is right") {
   const Spec s = scan_spec(1, "x", "float64", false, false);
   Workload w(scan_ctx(), s, {1000003, 1, 1});

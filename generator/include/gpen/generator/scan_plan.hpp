@@ -30,6 +30,8 @@ struct ScanPlan {
   ScanLayout layout = ScanLayout::Rows;
   int block_x = 128, block_y = 1, values_per_thread = 1, vector_x = 1;
   int prefetch_tiles = 0;  // rows layout: the L2 prefetch's distance in tiles
+  bool striped = false;    // rows layout: a warp's accesses striped across its lanes
+  int lookback_delay = 0;  // rows layout: ns a block sleeps between publishing its aggregate and looking back
   std::string kernel_name;
 
   int threads() const { return block_x * block_y; }
