@@ -132,10 +132,10 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   CHECK_THROWS_WITH(cols.choose({"striped=1"}), doctest::Contains("not an allowed value"));
   const Spec one_row = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_1d.json");
   CHECK(plan_scan(one_row, one_row.choose()).striped);
-  // The look-back's delay: rows only, 1000 ns by default on one long row.
+  // The look-back's delay: rows only, 4000 ns by default on one long row.
   CHECK(generate(rows, rows.choose({"lookback_delay=500"})).source.find("kLookbackDelay = 500;") != std::string::npos);
   CHECK(plan_scan(rows, rows.choose()).lookback_delay == 0);
-  CHECK(plan_scan(one_row, one_row.choose()).lookback_delay == 1000);
+  CHECK(plan_scan(one_row, one_row.choose()).lookback_delay == 4000);
   CHECK_THROWS_WITH(cols.choose({"lookback_delay=500"}), doctest::Contains("not an allowed value"));
 }
 

@@ -57,13 +57,17 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   const long long vec = spec.dtype == Dtype::Float32 ? 4 : 2;
   std::vector<Builtin> b;
   // Defaults: the fastest variants on an H100 (bench/RESULTS.md): short rows
-  // 128x2 threads, 4 values each; one long row 256 threads, 32 values each
-  // striped (fewer, larger segments to look back over); columns 1 value a step.
+  // 128x2 threads, 4 values each; one long row 256 threads, 32 float32 or
+  // 16 float64 values each, striped (fewer, larger segments to look back
+  // over); columns 1 value a step.
   const bool one_row = rows && spec.dims == 1;
   b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, one_row ? 256LL : 128LL, 32, 1024, {}});
   if (rows && spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL}, 2LL, 1, 32, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
-  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? 32LL : rows ? 4LL : 1LL, 1, 64, {}});
+  // One row: 128 bytes a thread (32 float32 values; 32 float64 values take
+  // 162 registers and lose 9 points of copy to 16).
+  const long long row_values = spec.dtype == Dtype::Float32 ? 32 : 16;
+  b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? row_values : rows ? 4LL : 1LL, 1, 64, {}});
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, vec, 1, 4, {}});
   // Rows split into tiles: how many tiles ahead a block prefetches into the
   // L2. Measured on one row of 2^28 float32 values (bench/RESULTS.md), 256
@@ -79,7 +83,7 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   else b.push_back({"striped", false, {0LL}, 0LL, 0, 0, {}});
   // Rows split into tiles: nanoseconds a block sleeps between publishing its
   // aggregate and its look-back, as CUB does (bench/RESULTS.md).
-  if (rows) b.push_back({"lookback_delay", false, {0LL, 500LL, 1000LL, 2000LL}, one_row ? 1000LL : 0LL, 0, 100000, {}});
+  if (rows) b.push_back({"lookback_delay", false, {0LL, 500LL, 1000LL, 2000LL, 4000LL, 8000LL}, one_row ? 4000LL : 0LL, 0, 100000, {}});
   else b.push_back({"lookback_delay", false, {0LL}, 0LL, 0, 0, {}});
   return b;
 }
