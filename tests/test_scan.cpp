@@ -132,10 +132,14 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   CHECK_THROWS_WITH(cols.choose({"striped=1"}), doctest::Contains("not an allowed value"));
   const Spec one_row = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_1d.json");
   CHECK(plan_scan(one_row, one_row.choose()).striped);
-  // The look-back's delay: rows only, 4000 ns by default on one long row.
+  // The look-back's delay: rows only; by default on one long row 4000 ns in
+  // float32, 2000 ns (and 16 values a thread) in float64.
   CHECK(generate(rows, rows.choose({"lookback_delay=500"})).source.find("kLookbackDelay = 500;") != std::string::npos);
   CHECK(plan_scan(rows, rows.choose()).lookback_delay == 0);
   CHECK(plan_scan(one_row, one_row.choose()).lookback_delay == 4000);
+  const Spec one_row64 = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_1d.json", Dtype::Float64);
+  CHECK(plan_scan(one_row64, one_row64.choose()).lookback_delay == 2000);
+  CHECK(plan_scan(one_row64, one_row64.choose()).values_per_thread == 16);
   CHECK_THROWS_WITH(cols.choose({"lookback_delay=500"}), doctest::Contains("not an allowed value"));
 }
 
