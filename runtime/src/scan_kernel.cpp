@@ -12,10 +12,10 @@ namespace {
 struct ScanArgsImage {
   CUdeviceptr in, out;
   long long length, inner, outer, segments;
-  CUdeviceptr aggregate, inclusive, status;
+  CUdeviceptr status;
   unsigned epoch, pad;
 };
-static_assert(sizeof(ScanArgsImage) == 80, "as templates/gpen/scan_common.cuh lays it out");
+static_assert(sizeof(ScanArgsImage) == 64, "as templates/gpen/scan_common.cuh lays it out");
 
 constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state in 32 bits
 
@@ -28,8 +28,7 @@ ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Cont
 
 void ScanKernel::reserve(long long tiles) const {
   if (tiles <= status_tiles_) return;
-  const std::size_t real = size_of(spec_.dtype);
-  const std::size_t bytes = static_cast<std::size_t>(tiles) * (2 * real + 8);
+  const std::size_t bytes = static_cast<std::size_t>(tiles) * status_bytes();
   status_ = DeviceMemory(bytes);
   // Zero status words are epoch 0, which no launch uses.
   GPEN_CU(cuMemsetD8(status_.get(), 0, bytes), "clearing the scan's tile status");
@@ -52,13 +51,9 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   if (g.segments > 1) {
     const long long tiles = g.segments * g.outer;  // status is per (row, segment)
     reserve(tiles);
-    const std::size_t real = size_of(spec_.dtype);
-    // Laid out for the capacity, which may exceed this launch's tiles.
-    a.aggregate = status_.get();
-    a.inclusive = status_.get() + status_tiles_ * real;
-    a.status = status_.get() + status_tiles_ * 2 * real;
+    a.status = status_.get();
     if (++epoch_ == kEpochs) {  // every flag ever written is stale again
-      GPEN_CU(cuMemsetD8Async(a.status, 0, status_tiles_ * 8, stream), "clearing the scan's tile status");
+      GPEN_CU(cuMemsetD8Async(a.status, 0, status_tiles_ * status_bytes(), stream), "clearing the scan's tile status");
       epoch_ = 1;
     }
     a.epoch = epoch_;

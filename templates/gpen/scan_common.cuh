@@ -24,7 +24,7 @@ namespace gpen {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// Kernel arguments; the host writes the same 80 bytes (runtime/src/scan_kernel.cpp).
+// Kernel arguments; the host writes the same 64 bytes (runtime/src/scan_kernel.cpp).
 template <class real>
 struct ScanArgs {
   const real* in;
@@ -33,59 +33,62 @@ struct ScanArgs {
   long long inner;     // distance between two of them (1: contiguous)
   long long outer;     // rows (rows layout) or planes above the axis (columns)
   long long segments;  // tiles along one row (rows layout); 1 otherwise
-  // Decoupled look-back between the segments of a row (used when segments > 1).
-  real* aggregate;     // per tile: the combination of its own values
-  real* inclusive;     // per tile: the combination of its row up to and including it
-  unsigned long long* status;  // per tile: see publish()
+  // Decoupled look-back between the segments of a row (used when segments > 1):
+  // per tile, sizeof(real) / 4 words; see publish().
+  unsigned long long* status;
   unsigned epoch;      // this launch's; status words of other launches read as "not yet"
   unsigned pad;
 };
 
 constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;
 
-// Tile status. float: one 64-bit word per tile, (epoch << 2 | state) << 32 |
-// value bits, written and read whole, so one relaxed load per look-back lane
-// sees state and value together. double: value and flag in separate words,
-// ordered by fences.
-__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
+// Tile status: the state (aggregate or inclusive prefix, tagged with the
+// launch's epoch) and the value, written and read in one access, so that one
+// relaxed load per look-back lane sees both together and needs no fence.
+// float: one 8-byte word, (epoch << 2 | state) << 32 | value bits. double:
+// a 16-byte pair {tag, value bits}, as CUB's tile status holds 8-byte values;
+// an aligned 16-byte access is one transaction. (Value and flag in two words
+// ordered by fences: 69.3% of copy on one row of 2^28 float64 values; one
+// access: 91.4%, bench/RESULTS.md.)
+template <class real>
+__device__ __forceinline__ void store_status(unsigned long long* p, unsigned long long tag, real v) {
+  if constexpr (sizeof(real) == 4) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(tag << 32 | __float_as_uint(v)) : "memory");
+  } else {
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(tag), "l"(__double_as_longlong(v)) : "memory");
+  }
 }
-__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+
+// The tag (epoch << 2 | state) and value of the status at p.
+template <class real>
+__device__ __forceinline__ unsigned long long load_status(const unsigned long long* p, real& v) {
+  unsigned long long tag, bits;
+  if constexpr (sizeof(real) == 4) {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(bits) : "l"(p) : "memory");
+    tag = bits >> 32;
+    v = __uint_as_float(static_cast<unsigned>(bits));
+  } else {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(tag), "=l"(bits) : "l"(p) : "memory");
+    v = __longlong_as_double(static_cast<long long>(bits));
+  }
+  return tag;
 }
 
 // Publishes a tile's aggregate or inclusive prefix.
 template <class real>
 __device__ __forceinline__ void publish(const ScanArgs<real>& a, long long tile, real v, unsigned state) {
-  const unsigned long long tag = static_cast<unsigned long long>(a.epoch << 2 | state) << 32;
-  unsigned long long* status = a.status + tile;
-  if constexpr (sizeof(real) == 4) {
-    store_relaxed(status, tag | __float_as_uint(v));
-  } else {
-    __stcg((state == kTilePrefix ? a.inclusive : a.aggregate) + tile, v);
-    __threadfence();  // the value before the flag
-    store_relaxed(status, tag);
-  }
+  store_status(a.status + tile * (sizeof(real) / 4), a.epoch << 2 | state, v);
 }
 
 // Waits until the tile has published something in this launch; returns its
 // state and value.
 template <class real>
 __device__ __forceinline__ unsigned wait_for_tile(const ScanArgs<real>& a, long long tile, real& v) {
-  const unsigned long long* status = a.status + tile;
-  unsigned long long w;
-  do w = load_relaxed(status);
-  while ((w >> 34) != a.epoch);
-  const unsigned state = static_cast<unsigned>(w >> 32) & 3u;
-  if constexpr (sizeof(real) == 4) {
-    v = __uint_as_float(static_cast<unsigned>(w));
-  } else {
-    __threadfence();  // the flag before the value
-    v = __ldcg((state == kTilePrefix ? a.inclusive : a.aggregate) + tile);
-  }
-  return state;
+  const unsigned long long* status = a.status + tile * (sizeof(real) / 4);
+  unsigned long long tag;
+  do tag = load_status(status, v);
+  while ((tag >> 2) != a.epoch);
+  return static_cast<unsigned>(tag) & 3u;
 }
 
 // Inclusive scan across a warp, lane order = value order.

@@ -1,5 +1,5 @@
-// A scan spec's kernel, loaded, with the scratch its look-back needs: tile
-// status (aggregate, inclusive prefix, status word). Status words
+// A scan spec's kernel, loaded, with the scratch its look-back needs: a
+// status per tile (state and value in one access). Status words
 // carry the launch's epoch, so no launch has to clear them; launches of one
 // ScanKernel must therefore follow each other in stream order.
 #pragma once
@@ -18,8 +18,10 @@ class ScanKernel : public Kernel {
  private:
   // Status for `tiles` tiles, grown on demand (synchronous allocation).
   void reserve(long long tiles) const;
+  // Bytes of one tile's status: 8 for float32, 16 for float64 (templates/gpen/scan_common.cuh).
+  std::size_t status_bytes() const { return 2 * size_of(spec_.dtype); }
 
-  mutable DeviceMemory status_;  // aggregate[tiles], inclusive[tiles], status[tiles] (8 bytes each)
+  mutable DeviceMemory status_;  // status[tiles], status_bytes() each
   mutable long long status_tiles_ = 0;
   mutable unsigned epoch_ = 0;
 };
