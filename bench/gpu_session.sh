@@ -50,11 +50,15 @@ if [ "${1:-tests}" = scan ]; then
     [ $v = 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,256x1 --set values_per_thread=4 --set striped=1 --repeat 20 2>&1
     [ $v -ge 8 ] && $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
   done | grep -v "^spec" | sort -u >"$out/bench_scan.txt"
-  # One long row: the default (256 x 32 striped, prefetch 256, delay 1000)
+  # One long row: the float32 default (256 x 32 striped, prefetch 256, delay 4000)
   # against each of its choices changed alone.
   for set in "values_per_thread=32" "values_per_thread=32 striped=0" "values_per_thread=32 prefetch_tiles=0" "values_per_thread=32 prefetch_tiles=128" \
-             "values_per_thread=32 lookback_delay=0" "values_per_thread=32 lookback_delay=2000" "values_per_thread=16 lookback_delay=500"; do
+             "values_per_thread=32 lookback_delay=0" "values_per_thread=32 lookback_delay=2000" "values_per_thread=32 lookback_delay=8000"; do
     $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 256 $(printf -- "--set %s " $set) --repeat 20 2>&1
+  done | grep -v "^spec" | sort -u >>"$out/bench_scan.txt"
+  # float64: the default (16 values, delay 2000) against delays 0 and 4000.
+  for d in 2000 0 4000; do
+    $gpen bench specs/scan/exclusive_sum.json --size 268435456 --blocks 256 --set lookback_delay=$d --repeat 20 2>&1
   done | grep -v "^spec" | sort -u >>"$out/bench_scan.txt"
   grep -h "device-to-device" "$out/bench_scan.txt" | head -1
   echo "-- best variant of each spec (by % of copy)"
