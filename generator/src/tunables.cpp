@@ -69,27 +69,29 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   const long long row_values = spec.dtype == Dtype::Float32 ? 32 : 16;
   b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? row_values : rows ? 4LL : 1LL, 1, 64, {}});
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, vec, 1, 4, {}});
+  // A tunable of the rows layout only; the columns layout has just 0.
+  auto rows_only = [&](const char* name, std::vector<TunableValue> values, long long default_value, long long hi) {
+    if (rows) b.push_back({name, false, std::move(values), default_value, 0, hi, {}});
+    else b.push_back({name, false, {0LL}, 0LL, 0, 0, {}});
+  };
   // Rows split into tiles: how many tiles ahead a block prefetches into the
   // L2. Measured on one row of 2^28 float32 values (bench/RESULTS.md), 256
   // threads x 32 values striped: 128 and 256 alike (+10 points of copy), 512
   // and more lose; columns: none.
-  if (rows) b.push_back({"prefetch_tiles", false, {0LL, 128LL, 256LL, 512LL, 1024LL}, one_row ? 256LL : 0LL, 0, 1 << 20, {}});
-  else b.push_back({"prefetch_tiles", false, {0LL}, 0LL, 0, 0, {}});
+  rows_only("prefetch_tiles", {0LL, 128LL, 256LL, 512LL, 1024LL}, one_row ? 256 : 0, 1 << 20);
   // Rows: 1 stripes a warp's accesses across its lanes, each access one
   // contiguous run of lines; 0 gives each thread one run of values. Measured
   // on an H100 (bench/RESULTS.md): 2^28 float32 values without the
   // look-back 80% of copy in runs, 100% striped (with it, before the
   // delay: 65% -> 90%); 512-value float64 rows 99.8% in runs, 98.2% striped.
-  if (rows) b.push_back({"striped", false, {0LL, 1LL}, one_row ? 1LL : 0LL, 0, 1, {}});
-  else b.push_back({"striped", false, {0LL}, 0LL, 0, 0, {}});
+  rows_only("striped", {0LL, 1LL}, one_row ? 1 : 0, 1);
   // Rows split into tiles: nanoseconds a block sleeps between publishing its
   // aggregate and its look-back, as CUB does. One row of 2^28 float32
   // values: 0, 1000, 2000, 4000, 8000 ns -> 90.2, 91.5, 93.5, 95.6, 73.9% of
   // copy; float64 (16 values a thread): 81.9, 85.6, 91.4, 78.8% at 0, 1000,
   // 2000, 4000 (bench/RESULTS.md).
   const long long row_delay = spec.dtype == Dtype::Float32 ? 4000 : 2000;
-  if (rows) b.push_back({"lookback_delay", false, {0LL, 500LL, 1000LL, 2000LL, 4000LL, 8000LL}, one_row ? row_delay : 0LL, 0, 100000, {}});
-  else b.push_back({"lookback_delay", false, {0LL}, 0LL, 0, 0, {}});
+  rows_only("lookback_delay", {0LL, 500LL, 1000LL, 2000LL, 4000LL, 8000LL}, one_row ? row_delay : 0, 100000);
   return b;
 }
 
