@@ -165,11 +165,13 @@ void add_compile(CLI::App& app, Runner& run) {
       const auto& u = r.kernel.usage;
       if (o->json) {
         fmt::print("{}\n", nlohmann::json{{"spec", s.name}, {"unit", g.name}, {"arch", arch}, {"cache", src}, {"ms", r.ms},
-                                          {"key", r.key}, {"usage", to_json(u)}}.dump(2));
+                                          {"key", r.key}, {"usage", to_json(u)}, {"dynamic_shared_bytes", g.plan.dynamic_shared_bytes}}.dump(2));
       } else {
         fmt::print("{} ({}) for {}: cache {} in {:.1f} ms\n", g.name, describe(s.tunables, g.choice), arch, src, r.ms);
         fmt::print("  registers {}, spill stores {} B, spill loads {} B, shared {} B, stack {} B\n", u.registers, u.spill_stores,
                    u.spill_loads, u.shared_bytes, u.stack_bytes);
+        if (g.plan.dynamic_shared_bytes)
+          fmt::print("  dynamic shared {} B a block (the march's ring of {} planes)\n", g.plan.dynamic_shared_bytes, g.plan.ring_slots());
         fmt::print("  key {}\n", r.key);
       }
       return kExitOk;

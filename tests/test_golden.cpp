@@ -91,7 +91,7 @@ TEST_CASE("banner names the spec, its hash and the tunables") {
   const auto g = generate(s, s.choose({"strategy=tile", "block_x=64", "block_y=4"}));
   CHECK(g.source.find("spec 'laplacian3d_o8'") != std::string::npos);
   CHECK(g.source.find("sha256:" + s.hash) != std::string::npos);
-  CHECK(g.source.find("strategy=tile block_x=64 block_y=4 points_per_thread=8 vector_x=1 rows_y=1 unroll_z=0") != std::string::npos);
+  CHECK(g.source.find("strategy=tile block_x=64 block_y=4 points_per_thread=128 vector_x=1 rows_y=1 unroll_z=0") != std::string::npos);
   CHECK(g.source.find("#include \"gpen/stencil_tile.cuh\"") != std::string::npos);
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("plan: launch geometry and shared memory") {
 
 TEST_CASE("plan: march owns vector_x x rows_y points, other strategies refuse them") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
-  const StencilPlan m = plan_stencil(s, s.choose({"strategy=march", "block_x=32", "block_y=4", "vector_x=2", "rows_y=4"}));
+  const StencilPlan m = plan_stencil(s, s.choose({"strategy=march", "block_x=32", "block_y=4", "vector_x=2", "rows_y=4", "points_per_thread=8"}));
   CHECK(m.launch({67, 45, 33}).grid == std::array<unsigned, 3>{2, 3, 5});  // 67 / 64, 45 / 16, 33 / 8 (points_per_thread)
   const auto g = generate(s, s.choose({"strategy=march", "vector_x=4", "rows_y=2"}));
   CHECK(g.source.find("kVectorX = 4;") != std::string::npos);
@@ -133,6 +133,50 @@ TEST_CASE("plan: march owns vector_x x rows_y points, other strategies refuse th
   CHECK_FALSE(plan_stencil(s, s.choose({"strategy=rolling"})).stream_stores);
   CHECK(generate(s, s.choose({"strategy=march", "stream_stores=0"})).source.find("kStreamStores = false;") != std::string::npos);
   CHECK_THROWS_WITH_AS(plan_stencil(s, s.choose({"strategy=direct", "stream_stores=1"})), doctest::Contains("stream_stores = 1 with strategy direct"), SpecError);
+}
+
+TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bounds") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  // The spec's defaults: ring 2 ahead, 32x4 threads of 2x4 points, 128 planes a block.
+  const StencilPlan p = plan_stencil(s, s.choose());
+  CHECK(p.ring_ahead == 2);
+  CHECK(p.ring_slots() == 4 + 2 + 1);  // planes k .. k + rz + D
+  // (64 + 2 * 4) x (16 + 2 * 4) values a slot, 8 bytes each.
+  CHECK(p.dynamic_shared_bytes == 72 * 24 * 7 * 8);
+  CHECK(p.shared_bytes == 0);
+  CHECK(p.launch({512, 512, 512}).grid == std::array<unsigned, 3>{8, 32, 4});
+  const auto g = generate(s, s.choose());
+  CHECK(g.source.find("kRingAhead = 2;") != std::string::npos);
+  CHECK(g.source.find("kRingSlots = 7;") != std::string::npos);
+  CHECK(g.source.find("== 96768, \"the ring's shared memory as planned\"") != std::string::npos);
+  CHECK(g.source.find("96768 bytes per block (dynamic): a ring of 7 planes") != std::string::npos);
+  CHECK(g.source.find("__launch_bounds__(") == std::string::npos);
+  // float32 runs of 4: the x radius 4 is one run on each side.
+  const Spec f = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
+  CHECK(plan_stencil(f, f.choose({"vector_x=4", "rows_y=1", "ring_ahead=1"})).dynamic_shared_bytes == (128 + 8) * (4 + 8) * 6 * 4);
+
+  // No ring: nothing dynamic, no slots.
+  const StencilPlan none = plan_stencil(s, s.choose({"ring_ahead=0"}));
+  CHECK(none.dynamic_shared_bytes == 0);
+  CHECK(generate(s, s.choose({"ring_ahead=0"})).source.find("kRingSlots = 0;") != std::string::npos);
+  // A march tunable: other strategies refuse it.
+  CHECK_THROWS_WITH_AS(plan_stencil(s, s.choose({"strategy=rolling", "ring_ahead=2"})), doctest::Contains("only the march strategy has it"), SpecError);
+  // Four inputs of radius 3 in 2x4 points a thread: more than any GPU's block may have.
+  const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  try {
+    plan_stencil(c, c.choose({"ring_ahead=2", "rows_y=4"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("the march's ring of 6 planes needs 248064 bytes of shared memory") != std::string::npos);
+    CHECK(e.detail().expected.find("a smaller ring_ahead") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables");
+  }
+  CHECK_NOTHROW(plan_stencil(c, c.choose({"ring_ahead=2", "rows_y=2"})));
+
+  // min_blocks: __launch_bounds__ on both entries.
+  const auto b = generate(s, s.choose({"min_blocks=3"}));
+  CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8(") != std::string::npos);
+  CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8_clamped(") != std::string::npos);
 }
 
 TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {

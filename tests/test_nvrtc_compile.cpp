@@ -42,7 +42,8 @@ TEST_CASE("march variants with several points a thread compile without spilling"
   for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
     const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", dt);
     for (const char* set : {"vector_x=2", "vector_x=4", "rows_y=2"}) {
-      const GeneratedSource g = generate(spec, spec.choose({"strategy=march", set}));
+      // From the register march's 2x2 points (the spec's own defaults are the ring's).
+      const GeneratedSource g = generate(spec, spec.choose({"strategy=march", "ring_ahead=0", "vector_x=2", "rows_y=2", set}));
       CAPTURE(g.name);
       CAPTURE(set);
       const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
@@ -50,6 +51,27 @@ TEST_CASE("march variants with several points a thread compile without spilling"
       if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);  // see above: logs without ptxas lines
     }
   }
+}
+
+TEST_CASE("the march's ring compiles for every shipped stencil spec, both dtypes, without spilling") {
+  for (const auto& path : gpen::test::shipped_specs("stencil"))
+    for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+      const Spec spec = load_spec(path, dt);
+      for (const char* ahead : {"ring_ahead=1", "ring_ahead=3"}) {
+        const GeneratedSource g = generate(spec, spec.choose({"strategy=march", "rows_y=1", "vector_x=1", ahead}));
+        CAPTURE(g.name);
+        CAPTURE(ahead);
+        const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
+        INFO("NVRTC log:\n" << k.log);
+        if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);
+      }
+    }
+  // The 8th-order Laplacian's defaults: the ring, 2x4 points a thread.
+  const Spec o8 = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const CompiledKernel d = compile_with_nvrtc(generate(o8, o8.choose()), "sm_90", o8.name);
+  if (d.log.find("Used ") != std::string::npos) CHECK(d.usage.spill_stores == 0);
+  // Before sm_80 there is no cp.async: the copies are plain loads and stores.
+  CHECK_NOTHROW(compile_with_nvrtc(generate(o8, o8.choose()), "sm_75", o8.name));
 }
 
 TEST_CASE("ptxas usage is read from the named entry's section of the log") {

@@ -82,7 +82,7 @@ TEST_CASE("records round-trip, other keys, stale choices and corrupt files find 
 
   // A spec that no longer allows the stored value: the record is ignored.
   std::string js = gpen::test::read_file(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
-  js = gpen::test::with(js, "\"outputs\"", "\"tunables\": {\"block_x\": {\"values\": [32]}},\n  \"outputs\"");
+  js = gpen::test::with(js, "\"tunables\": {", "\"tunables\": {\n    \"block_x\": {\"values\": [32]},");
   const Spec narrowed = load_spec_string(js);
   CHECK(!db.find(key, narrowed));
 

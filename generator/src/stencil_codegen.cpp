@@ -33,6 +33,8 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
   for (const auto* f : spec.inputs()) s += fmt::format("//   input:     {} (ghost {})\n", f->name, f->ghost);
   for (const auto* f : spec.output_fields()) s += fmt::format("//   output:    {} (ghost {})\n", f->name, f->ghost);
   if (plan.shared_bytes) s += fmt::format("//   shared:    {} bytes per block\n", plan.shared_bytes);
+  if (plan.dynamic_shared_bytes)
+    s += fmt::format("//   shared:    {} bytes per block (dynamic): a ring of {} planes\n", plan.dynamic_shared_bytes, plan.ring_slots());
   return s;
 }
 
@@ -51,6 +53,8 @@ std::string bindings(const Spec& spec, const StencilPlan& plan) {
   s += fmt::format("  static constexpr int kRowsY = {};\n", plan.rows_y);
   s += fmt::format("  static constexpr bool kUnrollZ = {};\n", plan.unroll_z ? "true" : "false");
   s += fmt::format("  static constexpr bool kStreamStores = {};\n", plan.stream_stores ? "true" : "false");
+  s += fmt::format("  static constexpr int kRingAhead = {};\n", plan.ring_ahead);
+  s += fmt::format("  static constexpr int kRingSlots = {};\n", plan.ring_slots());
   s += "  // Per field and kernel axis (x, y, z): ghost widths, and how far the outputs read.\n";
   s += fmt::format("  static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.in_ghost, inputs));
   s += fmt::format("  static constexpr int kRadius[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.radius, inputs));
@@ -87,6 +91,8 @@ std::string asserts(const Spec& spec, const StencilPlan& plan) {
   if (plan.strategy == StencilStrategy::Tile || plan.strategy == StencilStrategy::Rolling) {
     s += fmt::format("static_assert(sizeof(gpen::PlaneTiles<Bindings>::real) * gpen::PlaneTiles<Bindings>::kTotal == {}, \"shared memory as planned\");\n", plan.shared_bytes);
     s += fmt::format("static_assert({} <= {}, \"static shared memory limit\");", plan.shared_bytes, kMaxStaticShared);
+  } else if (plan.ring_ahead > 0) {
+    s += fmt::format("static_assert(sizeof(Bindings::real) * gpen::ring_values<Bindings>() == {}, \"the ring's shared memory as planned\");", plan.dynamic_shared_bytes);
   } else {
     s.pop_back();
   }
@@ -94,19 +100,20 @@ std::string asserts(const Spec& spec, const StencilPlan& plan) {
 }
 
 std::string entries(const StencilPlan& plan) {
+  const std::string bounds = plan.min_blocks > 0 ? fmt::format("__launch_bounds__({}, {}) ", plan.threads(), plan.min_blocks) : "";
   std::string s = fmt::format(
-      "extern \"C\" __global__ void {}(gpen::StencilArgs<Bindings> args) {{\n"
+      "extern \"C\" __global__ void {}{}(gpen::StencilArgs<Bindings> args) {{\n"
       "  gpen::stencil_{}<Bindings>(args);\n"
       "}}",
-      plan.kernel_name, to_string(plan.strategy));
+      bounds, plan.kernel_name, to_string(plan.strategy));
   if (!plan.clamped_kernel_name.empty()) {
     s += fmt::format(
         "\n\n// For arrays whose rows are not whole runs of kVectorX values, or with fewer\n"
         "// than kRowsY rows: scalar accesses, clamped loads. The host picks it then.\n"
-        "extern \"C\" __global__ void {}(gpen::StencilArgs<Bindings> args) {{\n"
+        "extern \"C\" __global__ void {}{}(gpen::StencilArgs<Bindings> args) {{\n"
         "  gpen::stencil_march<Bindings, false>(args);\n"
         "}}",
-        plan.clamped_kernel_name);
+        bounds, plan.clamped_kernel_name);
   }
   return s;
 }

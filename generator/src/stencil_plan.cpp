@@ -49,6 +49,8 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   p.rows_y = static_cast<int>(tunable_int(choice, "rows_y"));
   p.unroll_z = tunable_int(choice, "unroll_z") != 0;
   p.stream_stores = tunable_int(choice, "stream_stores") != 0;
+  p.ring_ahead = static_cast<int>(tunable_int(choice, "ring_ahead"));
+  p.min_blocks = static_cast<int>(tunable_int(choice, "min_blocks"));
   p.dims = spec.dims;
   // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
   p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};
@@ -88,6 +90,22 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
       spec.source->fail(spec.find_tunable("block_x")->pointer,
                         fmt::format("the {} strategy's tiles need {} bytes of shared memory with block {}x{}", s, p.shared_bytes, p.block_x, p.block_y),
                         fmt::format("at most {} bytes: smaller block_x or block_y", kMaxStaticShared));
+    }
+  }
+  if (p.ring_ahead > 0) {
+    // Every input's tile (the block's points, the x radius rounded up to
+    // whole runs and the y radius around them) in each slot of the ring.
+    std::size_t values = 0;
+    for (const auto& r : p.radius) {
+      const int ax = (r[0] + p.vector_x - 1) / p.vector_x * p.vector_x;
+      values += static_cast<std::size_t>(p.block_x * p.vector_x + 2 * ax) * (p.block_y * p.rows_y + 2 * r[1]);
+    }
+    p.dynamic_shared_bytes = values * p.ring_slots() * size_of(spec.dtype);
+    if (p.dynamic_shared_bytes > kMaxDynamicShared) {
+      spec.source->fail(spec.find_tunable("ring_ahead")->pointer,
+                        fmt::format("the march's ring of {} planes needs {} bytes of shared memory with block {}x{} and {}x{} points a thread",
+                                    p.ring_slots(), p.dynamic_shared_bytes, p.block_x, p.block_y, p.vector_x, p.rows_y),
+                        fmt::format("at most {} bytes: a smaller ring_ahead, block or vector_x * rows_y", kMaxDynamicShared));
     }
   }
   return p;

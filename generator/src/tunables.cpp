@@ -31,7 +31,7 @@ std::vector<Builtin> stencil_builtins(int dims) {
   // y is marched (internally z) for 2-D arrays, so only 3-D kernels have a y block.
   if (three) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, 4LL, 1, 1024, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
-  if (dims > 1) b.push_back({"points_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL}, 8LL, 1, 4096, {}});
+  if (dims > 1) b.push_back({"points_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL, 128LL, 256LL}, 8LL, 1, 4096, {}});
   else b.push_back({"points_per_thread", false, {1LL}, 1LL, 1, 1, {}});
   // Register blocking of the march strategy: points a thread owns along x
   // (moved as one vector) and rows along y.
@@ -46,6 +46,13 @@ std::vector<Builtin> stencil_builtins(int dims) {
   // Laplacian in float64 at 512^3, no change in float32 (bench/RESULTS.md).
   // 0 may suit a time loop whose next kernel reads the output from the L2.
   b.push_back({"stream_stores", false, {0LL, 1LL}, 1LL, 0, 1, {}, "march", 0LL});
+  // D > 0: the x-y planes a block reads copied by cp.async D steps ahead
+  // into a ring of shared-memory slots, x and y neighbours and the planes
+  // ahead read from there (templates/gpen/stencil_ring.cuh); 0: through the L1.
+  b.push_back({"ring_ahead", false, {0LL, 1LL, 2LL, 3LL, 4LL}, 0LL, 0, 16, {}, "march", 0LL});
+  // N > 0: __launch_bounds__(threads, N), so that ptxas keeps N blocks an SM
+  // within the register file (the ring's shared memory may allow no more).
+  b.push_back({"min_blocks", false, {0LL, 1LL, 2LL, 3LL, 4LL}, 0LL, 0, 32, {}, "march", 0LL});
   return b;
 }
 

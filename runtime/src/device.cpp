@@ -24,6 +24,7 @@ Context::Context(int ordinal) {
   info_.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   info_.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   info_.max_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  info_.max_shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info_.max_regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
   cu_check(d.cuDeviceTotalMem(&info_.total_memory, dev_), "cuDeviceTotalMem", doing);
   cu_check(d.cuDriverGetVersion(&info_.driver_version), "cuDriverGetVersion", doing);

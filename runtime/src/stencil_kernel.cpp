@@ -53,6 +53,17 @@ StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, cons
   if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
   for (CUfunction f : {function(), clamped_})
     if (f) check_block_fits(f, source_.plan.threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
+  // The march's ring lives in dynamic shared memory; more than 48 KiB a
+  // block needs the function's opt-in. The clamped entry has no ring.
+  if (const std::size_t ring = source_.plan.dynamic_shared_bytes) {
+    const int limit = ctx.info().max_shared_per_block_optin;
+    if (ring > static_cast<std::size_t>(limit))
+      throw std::runtime_error(fmt::format("spec '{}' ({}): the march's ring needs {} bytes of shared memory a block, this GPU allows {}; "
+                                           "use a smaller ring_ahead, block or vector_x * rows_y",
+                                           spec.name, describe(spec.tunables, choice), ring, limit));
+    GPEN_CU(cuFuncSetAttribute(function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(ring)),
+            fmt::format("allowing {} bytes of dynamic shared memory to {} of spec '{}'", ring, source_.name, spec.name));
+  }
 }
 
 bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields) {
@@ -78,7 +89,8 @@ void StencilKernel::launch(const FieldBindings& fields, const ParamValues& param
   std::vector<unsigned char> args = pack_args(spec_, fields, params, kext);
   void* kernel_params[] = {args.data()};
   const CUfunction f = clamped_ && !fits_vector_runs(plan, kext, fields) ? clamped_ : function();
-  GPEN_CU(cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream,
+  const unsigned shared = f == function() ? static_cast<unsigned>(plan.dynamic_shared_bytes) : 0;
+  GPEN_CU(cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], shared, stream,
                          kernel_params, nullptr),
           fmt::format("launching {} of spec '{}'", source_.name, spec_.name));
 }

@@ -172,7 +172,7 @@ std::string today() {
 
 SearchSpace space_of(const Context& ctx, const Spec& spec, const TuneOptions& o, TuneResult& res) {
   const DeviceInfo& d = ctx.info();
-  SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block});
+  SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block, d.max_shared_per_block_optin});
   res.space_total = space.total();
   res.space_valid = space.points().size();
   res.rejected = space.rejected();

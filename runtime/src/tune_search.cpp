@@ -46,7 +46,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
     try {
       int threads = 0;
-      std::size_t shared = 0;
+      std::size_t shared = 0, dynamic_shared = 0;
       if (spec.is_scan()) {
         threads = plan_scan(spec, c).threads();
       } else if (spec.is_pairwise()) {
@@ -61,12 +61,15 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
         const StencilPlan plan = plan_stencil(spec, c);
         threads = plan.threads();
         shared = plan.shared_bytes;
+        dynamic_shared = plan.dynamic_shared_bytes;
       }
       if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
       if (threads > limits.max_threads_per_block)
         return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);
       if (static_cast<long long>(shared) > limits.max_shared_per_block)
         return fmt::format("more shared memory a block than the device allows ({} bytes)", limits.max_shared_per_block);
+      if (static_cast<long long>(dynamic_shared) > limits.max_dynamic_shared_per_block)
+        return fmt::format("more dynamic shared memory a block than the device allows ({} bytes)", limits.max_dynamic_shared_per_block);
     } catch (const SpecError& e) {
       return e.detail().message;
     }

@@ -10,6 +10,7 @@
 //   kBlockX, kBlockY, kPointsPerThread tunables
 //   kVectorX, kRowsY, kUnrollZ         points a thread owns along x, y; z loop unrolled (march)
 //   kStreamStores                      outputs stored evict-first (march)
+//   kRingAhead, kRingSlots             march: planes copied ahead into a shared-memory ring, its slots (0: none)
 //   kInGhost[kNumIn][3], kOutGhost[kNumOut][3]   ghost widths per kernel axis
 //   kRadius[kNumIn][3]                 how far the outputs reach into each input
 //   kMaxRadiusZ                        the largest kRadius[f][2]
@@ -52,6 +53,14 @@ __device__ __forceinline__ void static_for(Fn& fn) {
 template <int N, class Fn>
 __device__ __forceinline__ void for_each_index(Fn fn) {
   static_for<0, N>(fn);
+}
+
+// The largest radius of any input along kernel axis Axis.
+template <class B, int Axis>
+constexpr int max_radius() {
+  int m = 0;
+  for (int f = 0; f < B::kNumIn; ++f) m = m > B::kRadius[f][Axis] ? m : B::kRadius[f][Axis];
+  return m;
 }
 
 // Offsets into an array padded by (GX, GY, GZ) ghost points on each side.

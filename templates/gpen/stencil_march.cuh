@@ -22,16 +22,10 @@
 #pragma once
 
 #include "gpen/stencil_common.cuh"
+#include "gpen/stencil_ring.cuh"
 #include "gpen/stencil_vector.cuh"
 
 namespace gpen {
-
-template <class B, int Axis>
-constexpr int max_radius() {
-  int m = 0;
-  for (int f = 0; f < B::kNumIn; ++f) m = m > B::kRadius[f][Axis] ? m : B::kRadius[f][Axis];
-  return m;
-}
 
 template <class B, bool kFast>
 struct MarchTile {
@@ -157,8 +151,8 @@ struct MarchReader {
   }
 };
 
-template <class B, bool kFast = true>
-__device__ __forceinline__ void stencil_march(const StencilArgs<B>& a) {
+template <class B, bool kFast>
+__device__ __forceinline__ void stencil_march_registers(const StencilArgs<B>& a) {
   using real = typename B::real;
   constexpr int V = B::kVectorX, Y = B::kRowsY;
   const int i0 = (blockIdx.x * B::kBlockX + threadIdx.x) * V;
@@ -208,6 +202,14 @@ __device__ __forceinline__ void stencil_march(const StencilArgs<B>& a) {
 #pragma unroll 1
     for (int k = k0; k < k1; ++k) step(k);
   }
+}
+
+// kFast with ring_ahead > 0: the ring of planes in shared memory
+// (stencil_ring.cuh); otherwise every neighbour through registers and the L1.
+template <class B, bool kFast = true>
+__device__ __forceinline__ void stencil_march(const StencilArgs<B>& a) {
+  if constexpr (kFast && B::kRingAhead > 0) stencil_ring<B>(a);
+  else stencil_march_registers<B, kFast>(a);
 }
 
 }  // namespace gpen

@@ -83,6 +83,33 @@ TEST_CASE("march with several points a thread: vector runs along x, rows along y
     }
 }
 
+TEST_CASE("the march's ring of planes in shared memory: every shipped spec, both dtypes, ragged tiles") {
+  // 64x44x20: whole runs of 2; 66x45x33: rows and planes left over in the
+  // last tiles; 67x45x33: odd rows, so runs of 2 take the clamped register
+  // march and runs of 1 the ring; 3x5x2: smaller than a tile. Points per
+  // thread 8 leaves the last block of planes one plane (33 = 4 x 8 + 1).
+  for (const auto& path : gpen::test::shipped_specs("stencil"))
+    for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+      const Spec s = load_spec(path, dt);
+      for (const char* cfg : {"1 1 1", "2 2 2", "3 1 4", "4 2 1"}) {
+        int ahead, v, y;
+        std::sscanf(cfg, "%d %d %d", &ahead, &v, &y);
+        if (s.dims < 3) y = 1;
+        const std::vector<std::string> set = {"strategy=march", "ring_ahead=" + std::to_string(ahead), "vector_x=" + std::to_string(v),
+                                              "rows_y=" + std::to_string(y), "points_per_thread=8", "block_x=32", "block_y=4"};
+        for (std::array<long long, 3> n : {std::array<long long, 3>{64, 44, 20}, {66, 45, 33}, {67, 45, 33}, {3, 5, 2}}) {
+          if (s.dims == 2) n = {n[0], n[1], 1};
+          check_run(s, set, n);
+        }
+      }
+    }
+  // The z loop unrolled (slots known at compile time), and launch bounds.
+  const Spec o8 = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  check_run(o8, {"points_per_thread=8", "unroll_z=1"}, {66, 45, 33});
+  check_run(o8, {"rows_y=2", "min_blocks=3"}, {66, 45, 33});
+  check_run(o8, {}, {130, 70, 300});  // the defaults: 128 planes a block, the last one 44
+}
+
 TEST_CASE("a variant whose block does not fit in an SM's registers is refused in words") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
   const TunableChoice c = s.choose({"strategy=march", "block_x=64", "block_y=16", "vector_x=2", "rows_y=2"});

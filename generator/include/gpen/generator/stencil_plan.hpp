@@ -26,6 +26,8 @@ struct StencilPlan {
   int vector_x = 1, rows_y = 1;  // points a thread owns along x and y (march)
   bool unroll_z = false;         // march: the z loop unrolled
   bool stream_stores = false;    // march: outputs stored evict-first
+  int min_blocks = 0;            // march: __launch_bounds__(threads, min_blocks), 0: none
+  int ring_ahead = 0;            // march: planes copied this many steps ahead into a shared-memory ring (0: none)
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
@@ -33,12 +35,14 @@ struct StencilPlan {
   std::vector<std::array<int, 3>> out_ghost;  // per output slot, kernel axes
   int max_radius_z = 0;
   std::size_t shared_bytes = 0;  // static shared memory of one block
+  std::size_t dynamic_shared_bytes = 0;  // dynamic shared memory of one block (the march's ring)
   std::string kernel_name;
   // march with several points a thread: the entry for arrays that do not
   // fit the vector accesses (see templates/gpen/stencil_march.cuh); else empty.
   std::string clamped_kernel_name;
 
   int threads() const { return block_x * block_y; }
+  int ring_slots() const { return ring_ahead > 0 ? max_radius_z + ring_ahead + 1 : 0; }
   // Interior extent in kernel axes for the user's sizes (x, y, z; unused = 1).
   std::array<long long, 3> kernel_extent(const std::array<long long, 3>& user) const;
   LaunchDims launch(const std::array<long long, 3>& user) const;
@@ -49,5 +53,8 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
 
 // Static shared memory a block may declare.
 constexpr std::size_t kMaxStaticShared = 48 * 1024;
+// Dynamic shared memory a block may have on any GPU (sm_90's opt-in
+// limit); the runtime checks the device's own limit before a launch.
+constexpr std::size_t kMaxDynamicShared = 227 * 1024;
 
 }  // namespace gpen

@@ -22,6 +22,7 @@ struct DeviceInfo {
   int l2_bytes = 0;
   int max_threads_per_block = 1024;
   int max_shared_per_block = 48 * 1024;  // without opting in to more
+  int max_shared_per_block_optin = 48 * 1024;  // dynamic shared memory, opted in (cuFuncSetAttribute)
   int max_regs_per_block = 65536;
   std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 };

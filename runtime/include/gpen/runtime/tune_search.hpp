@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/stencil_plan.hpp"
 
 namespace gpen {
 
@@ -23,6 +24,7 @@ using GridPoint = std::vector<int>;
 struct DeviceLimits {
   int max_threads_per_block = 1024;
   long long max_shared_per_block = 48 * 1024;
+  long long max_dynamic_shared_per_block = kMaxDynamicShared;  // opted in; without a device, the most any GPU allows
 };
 
 class SearchSpace {
