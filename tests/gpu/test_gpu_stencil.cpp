@@ -96,7 +96,8 @@ TEST_CASE("the march's ring of planes in shared memory: every shipped spec, both
         std::sscanf(cfg, "%d %d %d", &ahead, &v, &y);
         if (s.dims < 3) y = 1;
         const std::vector<std::string> set = {"strategy=march", "ring_ahead=" + std::to_string(ahead), "vector_x=" + std::to_string(v),
-                                              "rows_y=" + std::to_string(y), "points_per_thread=8", "block_x=32", "block_y=4"};
+                                              "rows_y=" + std::to_string(y), "points_per_thread=8", "block_x=32",
+                                              s.dims < 3 ? "block_y=1" : "block_y=4"};
         for (std::array<long long, 3> n : {std::array<long long, 3>{64, 44, 20}, {66, 45, 33}, {67, 45, 33}, {3, 5, 2}}) {
           if (s.dims == 2) n = {n[0], n[1], 1};
           check_run(s, set, n);
