@@ -2,6 +2,7 @@
 
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/error.hpp"
+#include "gpen/generator/sha256.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -33,4 +34,17 @@ TEST_CASE("inline_includes pastes headers once with #line directives") {
   CHECK(out.find("#line 1 \"templates/gpen/stencil_common.cuh\"") != std::string::npos);
   CHECK(out.find("#include \"gpen/") == std::string::npos);
   CHECK(out.find("#line 2 \"unit.cu\"") != std::string::npos);
+}
+
+TEST_CASE("the headers' fingerprint hashed at build time is the hash of the embedded headers") {
+  // The kernel cache keys on it (runtime/src/kernel_cache.cpp); a mismatch
+  // would only cost recompiles, but it would mean CMake saw other bytes.
+  std::string headers;
+  for (const auto& t : gpen::embedded_templates()) {
+    const std::string p = t.path, text = t.text;
+    if (p.size() > 4 && p.compare(p.size() - 4, 4, ".cuh") == 0)
+      headers += std::to_string(p.size()) + ":" + p + std::to_string(text.size()) + ":" + text;
+  }
+  CHECK(headers.size() > 10000);
+  CHECK(gpen::sha256_hex(headers) == gpen::embedded_headers_sha256());
 }

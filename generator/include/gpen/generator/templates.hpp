@@ -15,6 +15,10 @@ struct EmbeddedTemplate {
 
 // Written by cmake/embed_templates.cmake.
 const std::vector<EmbeddedTemplate>& embedded_templates();
+// SHA-256 of the embedded .cuh headers, each as "<size>:<path><size>:<text>"
+// in embedding order, computed at build time (template_headers() without a
+// GPEN_TEMPLATE_DIR hashes to it).
+const char* embedded_headers_sha256();
 
 // A template's text: from $GPEN_TEMPLATE_DIR/<path> when that file exists
 // (for authors editing templates without rebuilding), else the embedded copy.
