@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/error.hpp"
+#include "gpen/generator/sha256.hpp"
 
 namespace gpen {
 
@@ -33,6 +34,17 @@ std::vector<std::pair<std::string, std::string>> template_headers() {
     if (p.size() > 4 && p.compare(p.size() - 4, 4, ".cuh") == 0) out.emplace_back(p, template_text(p));
   }
   return out;
+}
+
+std::string headers_sha256(const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::string material;
+  for (const auto& [name, text] : headers) material += std::to_string(name.size()) + ":" + name + std::to_string(text.size()) + ":" + text;
+  return sha256_hex(material);
+}
+
+std::string template_headers_sha256() {
+  if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) return headers_sha256(template_headers());
+  return embedded_headers_sha256();
 }
 
 std::string instantiate(const std::string& path, const std::map<std::string, std::string>& values) {

@@ -59,17 +59,7 @@ std::string cache_key(const CacheKeyParts& p) {
 std::string cache_key(const GeneratedSource& src, const std::string& arch) {
   // The unit #includes the templates, so their text is part of what is
   // compiled: an edited template (or a GPEN_TEMPLATE_DIR) must miss.
-  // Without a GPEN_TEMPLATE_DIR they are the embedded ones, hashed at build
-  // time: hashing ~100 KB of headers per process was a third of a warm load.
-  std::string headers_hash;
-  if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) {
-    std::string headers;
-    for (const auto& [name, text] : template_headers()) headers += std::to_string(name.size()) + ":" + name + std::to_string(text.size()) + ":" + text;
-    headers_hash = sha256_hex(headers);
-  } else {
-    headers_hash = embedded_headers_sha256();
-  }
-  return cache_key(CacheKeyParts{src.source, headers_hash, join(nvrtc_options(arch)), nvrtc_version(), arch, GPEN_VERSION});
+  return cache_key(CacheKeyParts{src.source, template_headers_sha256(), join(nvrtc_options(arch)), nvrtc_version(), arch, GPEN_VERSION});
 }
 
 std::string KernelCache::default_dir() {

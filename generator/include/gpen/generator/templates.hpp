@@ -16,8 +16,8 @@ struct EmbeddedTemplate {
 // Written by cmake/embed_templates.cmake.
 const std::vector<EmbeddedTemplate>& embedded_templates();
 // SHA-256 of the embedded .cuh headers, each as "<size>:<path><size>:<text>"
-// in embedding order, computed at build time (template_headers() without a
-// GPEN_TEMPLATE_DIR hashes to it).
+// in embedding order, computed at build time (headers_sha256 of
+// template_headers() without a GPEN_TEMPLATE_DIR).
 const char* embedded_headers_sha256();
 
 // A template's text: from $GPEN_TEMPLATE_DIR/<path> when that file exists
@@ -27,6 +27,12 @@ std::string template_text(const std::string& path);
 
 // Every header the generated units may include, as (include name, text).
 std::vector<std::pair<std::string, std::string>> template_headers();
+
+// SHA-256 of `headers`, each as "<size>:<path><size>:<text>" in order.
+std::string headers_sha256(const std::vector<std::pair<std::string, std::string>>& headers);
+// headers_sha256(template_headers()): the build-time fingerprint unless a
+// GPEN_TEMPLATE_DIR is set (hashing them was a third of a warm cache load).
+std::string template_headers_sha256();
 
 // Replaces each ${name} in `text`. Fails loudly: a placeholder without a value
 // and a value that no placeholder uses are both internal errors.
