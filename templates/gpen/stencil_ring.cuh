@@ -18,7 +18,7 @@
 //
 // Entry condition (the host's "vector runs" test): every array's pointer,
 // x ghost width and row length are multiples of kVectorX, so a run of
-// kVectorX values is one aligned copy of 4, 8 or 16 bytes. Threads and
+// kVectorX values is aligned copies of 4, 8 or 16 bytes. Threads and
 // rows past the interior still copy (clamped into the array: the clamped
 // cells are never read by a point that is stored) and pass the barriers.
 // Dynamic shared memory: kRingSlots slots of every input's plane tile.
@@ -81,10 +81,10 @@ constexpr int ring_values() {
   else return RingTile<B, B::kNumIn - 1>::offset() + B::kRingSlots * RingTile<B, B::kNumIn - 1>::kPlane;
 }
 
-// Slot of the plane s steps after the block's first plane.
-template <class B>
-__device__ __forceinline__ int ring_slot(int s) {
-  return s % B::kRingSlots;
+// Input F's slot of the plane s steps after the block's first plane.
+template <class B, int F>
+__device__ __forceinline__ typename B::real* ring_plane(typename B::real* ring, int s) {
+  return ring + RingTile<B, F>::offset() + s % B::kRingSlots * RingTile<B, F>::kPlane;
 }
 
 // The block's copies of plane p of input F into `slot` (a tile's values).
@@ -143,8 +143,6 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
   constexpr int V = B::kVectorX, Y = B::kRowsY, R = B::kMaxRadiusZ, D = B::kRingAhead;
   constexpr int kSlots = B::kNumIn > 0 ? B::kNumIn : 1;
   constexpr int kAX = (max_radius<B, 0>() + V - 1) / V * V, kRY = max_radius<B, 1>();
-  constexpr int kW = kAccessWidth<real, V>;  // values a shared-memory access
-  using Vec = typename VectorOf<real, kW>::type;
   extern __shared__ __align__(16) unsigned char gpen_ring_bytes[];
   real* ring = reinterpret_cast<real*>(gpen_ring_bytes);
 
@@ -189,17 +187,13 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
     for_each_index<B::kNumIn>([&](auto f) {
       constexpr int F = decltype(f)::value;
       constexpr int rz = B::kRadius[F][2];
-      real* slot = ring + RingTile<B, F>::offset() + ring_slot<B>(step + rz) * RingTile<B, F>::kPlane;
-      if (k0 + step < k1) ring_copy<B, F>(slot, a, I0, J0, k0 + step + rz);
+      if (k0 + step < k1) ring_copy<B, F>(ring_plane<B, F>(ring, step + rz), a, I0, J0, k0 + step + rz);
     });
   };
   for_each_index<B::kNumIn>([&](auto f) {
     constexpr int F = decltype(f)::value;
-    constexpr int rz = B::kRadius[F][2];
-    for (int p = 0; p < rz; ++p)
-      ring_copy<B, F>(ring + RingTile<B, F>::offset() + ring_slot<B>(p) * RingTile<B, F>::kPlane, a, I0, J0, k0 + p);
+    for (int p = 0; p <= B::kRadius[F][2]; ++p) ring_copy<B, F>(ring_plane<B, F>(ring, p), a, I0, J0, k0 + p);
   });
-  copy_plane(0);
   copy_async_commit();
 #pragma unroll
   for (int s = 1; s < D; ++s) {
@@ -220,23 +214,15 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
           constexpr int F = decltype(f)::value;
           using T = RingTile<B, F>;
           constexpr int ry = B::kRadius[F][1], rz = B::kRadius[F][2];
-          const real* base = ring + T::offset();
           const int at = (T::RY + threadIdx.y * Y + PY) * T::W + T::AX + threadIdx.x * V;  // the run of row PY
-          const real* cur = base + ring_slot<B>(s) * T::kPlane + at;
+          const real* cur = ring_plane<B, F>(ring, s) + at;
           // x neighbours and the run itself; the reader's AX is the field's own.
 #pragma unroll
-          for (int dx = -T::AX; dx < V + T::AX; dx += kW)
-            unpack<real, kW>(*reinterpret_cast<const Vec*>(cur + dx), &row.xrow[F][T::AX + dx]);
+          for (int dx = -T::AX; dx < V + T::AX; dx += V) load_shared_run<V>(cur + dx, &row.xrow[F][T::AX + dx]);
 #pragma unroll
-          for (int dy = -ry; dy <= ry; ++dy)
+          for (int dy = -ry; dy <= ry; ++dy) load_shared_run<V>(cur + dy * T::W, row.ycol[F][T::RY + dy]);
 #pragma unroll
-            for (int v = 0; v < V; v += kW) unpack<real, kW>(*reinterpret_cast<const Vec*>(cur + dy * T::W + v), &row.ycol[F][T::RY + dy][v]);
-#pragma unroll
-          for (int dz = 1; dz <= rz; ++dz) {
-            const real* ahead = base + ring_slot<B>(s + dz) * T::kPlane + at;
-#pragma unroll
-            for (int v = 0; v < V; v += kW) unpack<real, kW>(*reinterpret_cast<const Vec*>(ahead + v), &row.ahead[F][dz - 1][v]);
-          }
+          for (int dz = 1; dz <= rz; ++dz) load_shared_run<V>(ring_plane<B, F>(ring, s + dz) + at, row.ahead[F][dz - 1]);
         });
         // Rows past the interior (ny not a multiple of the tile) are not
         // computed: their reads off the axes could leave the array.

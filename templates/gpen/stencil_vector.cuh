@@ -42,6 +42,15 @@ __device__ __forceinline__ void load_run(const T* p, T* d) {
   for (int s = 0; s < N; s += W) unpack<T, W>(__ldg(reinterpret_cast<const V*>(p + s)), d + s);
 }
 
+// d[0..N) = p[0..N) from shared memory; p is aligned to N values.
+template <int N, class T>
+__device__ __forceinline__ void load_shared_run(const T* p, T* d) {
+  constexpr int W = kAccessWidth<T, N>;
+  using V = typename VectorOf<T, W>::type;
+#pragma unroll
+  for (int s = 0; s < N; s += W) unpack<T, W>(*reinterpret_cast<const V*>(p + s), d + s);
+}
+
 // p[0..N) = s[0..N), every value when `whole`, else the first `count`.
 // kStream: vector stores marked evict-first (st.global.cs), for outputs that
 // nothing in the kernel reads back.
