@@ -80,15 +80,19 @@ TEST_CASE("fixed tunables and device limits shrink the space") {
   DeviceLimits tight;
   tight.max_shared_per_block = 4096;  // too little for most tiles
   tight.max_threads_per_block = 256;
+  tight.max_dynamic_shared_per_block = 64 * 1024;  // less than the o8 default's ring (96768 bytes)
   const SearchSpace small(s, {}, tight);
   CHECK(small.points().size() < all.points().size());
-  bool shared = false, threads = false;
+  CHECK_FALSE(small.find(s.choose()));
+  bool shared = false, threads = false, ring = false;
   for (const auto& [why, n] : small.rejected()) {
     shared = shared || why.find("shared memory a block than the device allows (4096") != std::string::npos;
     threads = threads || why.find("more threads a block than the device allows (256)") != std::string::npos;
+    ring = ring || why.find("more dynamic shared memory a block than the device allows (65536 bytes)") != std::string::npos;
   }
   CHECK(shared);
   CHECK(threads);
+  CHECK(ring);
 }
 
 TEST_CASE("constraints in the spec remove points before anything compiles") {
