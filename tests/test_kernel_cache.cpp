@@ -50,6 +50,25 @@ TEST_CASE("miss compiles and stores, a new cache in the same directory hits on d
   CHECK(b.list().empty());
 }
 
+TEST_CASE("a disk hit reports the named entry's resources, as the compile did, in a unit of two entries") {
+  // The ring march's unit holds the main entry and the clamped one (more
+  // registers, and spills in float64); the ptxas log names both.
+  TempDir d;
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const GeneratedSource g = generate(s, s.choose({}));
+  KernelCache a(d.path);
+  const auto r1 = a.get(g, "sm_90", s.name);
+  REQUIRE(r1.kernel.log.find("Compiling entry function", r1.kernel.log.find("Compiling entry function") + 1) != std::string::npos);
+  KernelCache b(d.path);
+  const auto r2 = b.get(g, "sm_90", s.name);
+  REQUIRE(r2.source == KernelCache::Source::Disk);
+  CHECK(r2.kernel.usage.registers == r1.kernel.usage.registers);
+  CHECK(r2.kernel.usage.spill_stores == r1.kernel.usage.spill_stores);
+  CHECK(r2.kernel.usage.spill_loads == r1.kernel.usage.spill_loads);
+  CHECK(r2.kernel.usage.stack_bytes == r1.kernel.usage.stack_bytes);
+  CHECK(r2.kernel.usage.shared_bytes == r1.kernel.usage.shared_bytes);
+}
+
 TEST_CASE("the key changes with each ingredient") {
   const CacheKeyParts base{"src", "headers", "opts", "13.0", "sm_90", "0.1.0"};
   const std::string k = cache_key(base);

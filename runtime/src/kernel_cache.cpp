@@ -105,7 +105,7 @@ bool KernelCache::read_entry(const std::string& path, const std::string& key, Co
   out.arch = h.value("arch", "");
   out.log = h.value("log", "");
   out.options = h.value("options", std::vector<std::string>{});
-  out.usage = parse_ptxas_usage(out.log);
+  out.usage = parse_ptxas_usage(out.log, out.kernel_name);  // the named entry's section, as after a compile
   return true;
 }
 
