@@ -21,7 +21,7 @@ __device__ __forceinline__ void scan_column_steps(const ScanArgs<typename B::rea
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const long long p = p0 + k;
-    const long long q = B::kReverse ? n - 1 - p : p;
+    const long long q = stored_index<B>(n, p);
     if (kWhole) {
       load_vectors<W, W>(src + q * s, x[k]);
     } else if (p < n) {
@@ -39,7 +39,7 @@ __device__ __forceinline__ void scan_column_steps(const ScanArgs<typename B::rea
       x[k][w] = B::kExclusive ? run[w] : next;
       run[w] = next;
     }
-    const long long q = B::kReverse ? n - 1 - p : p;
+    const long long q = stored_index<B>(n, p);
     if (kWhole) {
       store_vectors<W, W>(dst + q * s, x[k]);
     } else {

@@ -74,21 +74,40 @@ __device__ __forceinline__ unsigned long long load_status(const unsigned long lo
   return tag;
 }
 
+// The first status word of a tile: sizeof(real) / 4 words a tile.
+template <class real>
+__device__ __forceinline__ unsigned long long* tile_status(const ScanArgs<real>& a, long long tile) {
+  return a.status + tile * (sizeof(real) / 4);
+}
+
 // Publishes a tile's aggregate or inclusive prefix.
 template <class real>
 __device__ __forceinline__ void publish(const ScanArgs<real>& a, long long tile, real v, unsigned state) {
-  store_status(a.status + tile * (sizeof(real) / 4), a.epoch << 2 | state, v);
+  store_status(tile_status(a, tile), a.epoch << 2 | state, v);
 }
 
 // Waits until the tile has published something in this launch; returns its
 // state and value.
 template <class real>
 __device__ __forceinline__ unsigned wait_for_tile(const ScanArgs<real>& a, long long tile, real& v) {
-  const unsigned long long* status = a.status + tile * (sizeof(real) / 4);
+  const unsigned long long* status = tile_status(a, tile);
   unsigned long long tag;
   do tag = load_status(status, v);
   while ((tag >> 2) != a.epoch);
   return static_cast<unsigned>(tag) & 3u;
+}
+
+// Where the scan's p-th value (in scan order) is stored along its axis of n
+// values: a reverse scan starts at the end.
+template <class B>
+__device__ __forceinline__ long long stored_index(long long n, long long p) {
+  return B::kReverse ? n - 1 - p : p;
+}
+
+// The lowest stored index of the run of S values at scan positions p .. p + S - 1.
+template <class B>
+__device__ __forceinline__ long long stored_run(long long n, long long p, int S) {
+  return B::kReverse ? n - p - S : p;
 }
 
 // Inclusive scan across a warp, lane order = value order.

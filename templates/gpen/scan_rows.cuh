@@ -64,7 +64,7 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
 #pragma unroll
         for (int k = 0; k < V; k += kStep) {
           const long long p = ap0 + k;
-          if (p < n) prefetch_l2(arun + (B::kReverse ? n - 1 - p : p));
+          if (p < n) prefetch_l2(arun + stored_index<B>(n, p));
         }
       }
     }
@@ -78,12 +78,12 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
     const long long p = p0 + g * kStride;
     if (vector) {
       real t[S];
-      load_vectors<S, W>(src + (B::kReverse ? n - p - S : p), t);
+      load_vectors<S, W>(src + stored_run<B>(n, p, S), t);
 #pragma unroll
-      for (int s = 0; s < S; ++s) v[g * S + s] = t[B::kReverse ? S - 1 - s : s];
+      for (int s = 0; s < S; ++s) v[g * S + s] = t[stored_index<B>(S, s)];
     } else {
 #pragma unroll
-      for (int s = 0; s < S; ++s) v[g * S + s] = live && p + s < n ? src[B::kReverse ? n - 1 - p - s : p + s] : B::identity();
+      for (int s = 0; s < S; ++s) v[g * S + s] = live && p + s < n ? src[stored_index<B>(n, p + s)] : B::identity();
     }
   }
 
@@ -157,12 +157,12 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
     if (vector) {
       real t[S];
 #pragma unroll
-      for (int s = 0; s < S; ++s) t[B::kReverse ? S - 1 - s : s] = v[g * S + s];
-      store_vectors<S, W>(dst + (B::kReverse ? n - p - S : p), t);
+      for (int s = 0; s < S; ++s) t[stored_index<B>(S, s)] = v[g * S + s];
+      store_vectors<S, W>(dst + stored_run<B>(n, p, S), t);
     } else if (live) {
 #pragma unroll
       for (int s = 0; s < S; ++s)
-        if (p + s < n) dst[B::kReverse ? n - 1 - p - s : p + s] = v[g * S + s];
+        if (p + s < n) dst[stored_index<B>(n, p + s)] = v[g * S + s];
     }
   }
 }
