@@ -41,7 +41,14 @@ nlohmann::json to_json(const ResourceUsage& u) {
 }
 
 std::vector<std::string> nvrtc_options(const std::string& arch) {
-  return {"--gpu-architecture=" + arch, "--std=c++17", "-default-device", "--ptxas-options=-v", "-lineinfo"};
+  std::vector<std::string> o = {"--gpu-architecture=" + arch, "--std=c++17", "-default-device", "--ptxas-options=-v", "-lineinfo"};
+  // From 12.9 NVRTC keeps compiled units in the driver's cache where a driver
+  // is loaded, and a unit it finds there comes back without the ptxas log,
+  // so without its registers and spills. Our own cache keeps cubins already.
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  if (major > 12 || (major == 12 && minor >= 9)) o.push_back("--no-cache");
+  return o;
 }
 
 std::string nvrtc_version() {

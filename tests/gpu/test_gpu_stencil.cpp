@@ -7,6 +7,7 @@
 
 #include "../test_support.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/kernel_cache.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 
 using namespace gpen;
@@ -109,6 +110,24 @@ TEST_CASE("the march's ring of planes in shared memory: every shipped spec, both
   check_run(o8, {"points_per_thread=8", "unroll_z=1"}, {66, 45, 33});
   check_run(o8, {"rows_y=2", "min_blocks=3"}, {66, 45, 33});
   check_run(o8, {}, {130, 70, 300});  // the defaults: 128 planes a block, the last one 44
+}
+
+TEST_CASE("every compile reports its ptxas resources, also when the driver has compiled the unit before") {
+  // NVRTC 12.9+ answers a unit in the driver's cache without the ptxas log
+  // unless told --no-cache; two fresh gpen caches compile the same unit twice.
+  ctx();
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const GeneratedSource g = generate(s, s.choose({}));
+  for (int i = 0; i < 2; ++i) {
+    gpen::test::TempDir d;
+    KernelCache cache(d.path);
+    const auto r = cache.get(g, ctx().info().arch(), s.name);
+    INFO("compile " << i + 1 << ", log: " << r.kernel.log);
+    REQUIRE(r.source == KernelCache::Source::Compiled);
+    CHECK(r.kernel.usage.registers > 0);
+    CHECK(r.kernel.usage.spill_stores >= 0);
+    CHECK(r.kernel.usage.stack_bytes >= 0);
+  }
 }
 
 TEST_CASE("a variant whose block does not fit in an SM's registers is refused in words") {
