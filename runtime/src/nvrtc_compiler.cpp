@@ -3,6 +3,7 @@
 #include <chrono>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
@@ -33,6 +34,13 @@ std::string source_context(const GeneratedSource& src, const std::string& log) {
   return out;
 }
 
+// NVRTC's (major, minor) version.
+std::pair<int, int> nvrtc_version_numbers() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return {major, minor};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const ResourceUsage& u) {
@@ -45,15 +53,12 @@ std::vector<std::string> nvrtc_options(const std::string& arch) {
   // From 12.9 NVRTC keeps compiled units in the driver's cache where a driver
   // is loaded, and a unit it finds there comes back without the ptxas log,
   // so without its registers and spills. Our own cache keeps cubins already.
-  int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
-  if (major > 12 || (major == 12 && minor >= 9)) o.push_back("--no-cache");
+  if (nvrtc_version_numbers() >= std::make_pair(12, 9)) o.push_back("--no-cache");
   return o;
 }
 
 std::string nvrtc_version() {
-  int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  const auto [major, minor] = nvrtc_version_numbers();
   return fmt::format("{}.{}", major, minor);
 }
 
