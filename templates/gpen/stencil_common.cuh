@@ -55,6 +55,23 @@ __device__ __forceinline__ void for_each_index(Fn fn) {
   static_for<0, N>(fn);
 }
 
+// step(k) for the planes k = k0 .. k1 - 1, k1 - k0 <= N. kUnroll: unrolled
+// N times, so that a register queue's shifts become renamings and a plane's
+// loads can be issued steps before they are used; else a loop.
+template <bool kUnroll, int N, class Step>
+__device__ __forceinline__ void for_each_step(int k0, int k1, Step step) {
+  if constexpr (kUnroll) {
+#pragma unroll
+    for (int s = 0; s < N; ++s) {
+      if (k0 + s >= k1) break;
+      step(k0 + s);
+    }
+  } else {
+#pragma unroll 1
+    for (int k = k0; k < k1; ++k) step(k);
+  }
+}
+
 // The largest radius of any input along kernel axis Axis.
 template <class B, int Axis>
 constexpr int max_radius() {

@@ -190,18 +190,7 @@ __device__ __forceinline__ void stencil_march_registers(const StencilArgs<B>& a)
     });
     tile.advance();
   };
-  if constexpr (kFast && B::kUnrollZ) {
-    // Unrolled, the queue's shifts become renamings, so a plane's loads can
-    // be issued rz steps before they are used instead of stalling each step.
-#pragma unroll
-    for (int s = 0; s < B::kPointsPerThread; ++s) {
-      if (k0 + s >= k1) break;
-      step(k0 + s);
-    }
-  } else {
-#pragma unroll 1
-    for (int k = k0; k < k1; ++k) step(k);
-  }
+  for_each_step<kFast && B::kUnrollZ, B::kPointsPerThread>(k0, k1, step);
 }
 
 // kFast with ring_ahead > 0: the ring of planes in shared memory

@@ -201,8 +201,8 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
     copy_async_commit();
   }
 
-  auto step = [&](int s) {
-    const int k = k0 + s;
+  auto step = [&](int k) {
+    const int s = k - k0;  // steps since the block's first plane
     copy_async_wait<D - 1>();
     __syncthreads();
     copy_plane(s + D);
@@ -261,16 +261,7 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
       row.p[F] += row.sz[F];
     });
   };
-  if constexpr (B::kUnrollZ) {
-#pragma unroll
-    for (int s = 0; s < B::kPointsPerThread; ++s) {
-      if (k0 + s >= k1) break;
-      step(s);
-    }
-  } else {
-#pragma unroll 1
-    for (int s = 0; s < k1 - k0; ++s) step(s);
-  }
+  for_each_step<B::kUnrollZ, B::kPointsPerThread>(k0, k1, step);
   copy_async_wait<0>();  // no copy outlives the block
 }
 
