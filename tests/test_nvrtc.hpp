@@ -10,21 +10,18 @@
 
 namespace gpen::test {
 
-// Compiles `g` for sm_90: a real CUBIN, the kernel in the PTX, and where
-// the log has ptxas' usage lines, registers and no spills (a spill means a
-// register array went to local memory). On the GPU machine NVRTC's log
-// sometimes lacks those lines (3 of 20 kernels on 2026-11-22); the runtime
-// then reads the loaded function's attributes. Returns whether it had them.
-inline bool check_compiles(const GeneratedSource& g, const std::string& spec_name) {
+// Compiles `g` for sm_90: a real CUBIN, the kernel in the PTX, ptxas' usage
+// lines in the log (NVRTC 12.9+ drops them for a unit found in the driver's
+// cache unless compiled with --no-cache, see nvrtc_options()), registers and
+// no spills (a spill means a register array went to local memory).
+inline void check_compiles(const GeneratedSource& g, const std::string& spec_name) {
   CAPTURE(g.name);
   const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec_name);
   INFO("NVRTC log:\n" << k.log);
   CHECK(k.cubin.size() > 1000);
   CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
-  if (k.log.find("Used ") == std::string::npos) return false;
   CHECK(k.usage.registers > 0);
   CHECK(k.usage.spill_stores == 0);
-  return true;
 }
 
 }  // namespace gpen::test

@@ -7,16 +7,15 @@
 using namespace gpen;
 
 TEST_CASE("every shipped stencil spec and strategy compiles for sm_90") {
-  int compiled = 0, with_usage = 0;
+  int compiled = 0;
   for (const auto& path : gpen::test::shipped_specs("stencil")) {
     const Spec spec = load_spec(path);
     for (const auto& v : spec.find_tunable("strategy")->values) {
-      with_usage += gpen::test::check_compiles(generate(spec, spec.choose({"strategy=" + to_string(v)})), spec.name);
+      gpen::test::check_compiles(generate(spec, spec.choose({"strategy=" + to_string(v)})), spec.name);
       ++compiled;
     }
   }
   CHECK(compiled >= 20);
-  CHECK(with_usage >= compiled / 2);
 }
 
 TEST_CASE("fp32 variants compile too") {
@@ -48,7 +47,8 @@ TEST_CASE("march variants with several points a thread compile without spilling"
       CAPTURE(set);
       const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
       INFO("NVRTC log:\n" << k.log);
-      if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);  // see above: logs without ptxas lines
+      CHECK(k.usage.registers > 0);
+      CHECK(k.usage.spill_stores == 0);
     }
   }
 }
@@ -63,13 +63,15 @@ TEST_CASE("the march's ring compiles for every shipped stencil spec, both dtypes
         CAPTURE(ahead);
         const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
         INFO("NVRTC log:\n" << k.log);
-        if (k.log.find("Used ") != std::string::npos) CHECK(k.usage.spill_stores == 0);
+        CHECK(k.usage.registers > 0);
+        CHECK(k.usage.spill_stores == 0);
       }
     }
   // The 8th-order Laplacian's defaults: the ring, 2x4 points a thread.
   const Spec o8 = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
   const CompiledKernel d = compile_with_nvrtc(generate(o8, o8.choose()), "sm_90", o8.name);
-  if (d.log.find("Used ") != std::string::npos) CHECK(d.usage.spill_stores == 0);
+  CHECK(d.usage.registers > 0);
+  CHECK(d.usage.spill_stores == 0);
   // Before sm_80 there is no cp.async: the copies are plain loads and stores.
   CHECK_NOTHROW(compile_with_nvrtc(generate(o8, o8.choose()), "sm_75", o8.name));
 }
