@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The GPU session in device calls of one phase each (each under the 600 s limit):
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh tests   # build, ctest, verify 512^3, load times, sanitizer
-#   source .device/bootstrap.sh && bash bench/gpu_session.sh bench   # build, GPU tests, stencil benchmarks
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh bench   # build, stencil benchmarks
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh tune    # build, tuning benchmark (issue 7)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh sbp     # build, SBP GPU tests, SBP benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh pairwise  # build, pairwise GPU tests, benchmarks, sanitizer
 # Logs, JSON and SVG go to $OUT (or ./gpu-out).
 set -uo pipefail
+case "${1:-tests}" in
+  tests | bench | tune | scan | sbp | pairwise) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, bench, tune, scan, sbp or pairwise)" >&2; exit 2 ;;
+esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 export GPEN_CACHE_DIR=/tmp/gpen-cache
