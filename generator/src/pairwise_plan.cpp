@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/pairwise_scope.hpp"
+#include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -37,7 +38,7 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   }
   p.source_bytes = packed_source_bytes(spec);
   p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block);
-  if (p.shared_bytes > 48 * 1024)
+  if (p.shared_bytes > kMaxStaticShared)
     fail("block_x", fmt::format("a source tile of {} x {} bytes", p.block, p.source_bytes), "at most 48 KiB of shared memory a block: a smaller block_x");
   p.kernel_name = fmt::format("gpen_{}_pairwise_{}", spec.name, st);
   if (p.strategy == PairStrategy::Blocks) p.fold_kernel_name = fmt::format("gpen_{}_pairwise_fold", spec.name);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -59,7 +60,7 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
                        axis_name(p.axis), p.across, threads_along, threads_across, p.block_x, p.block_y),
            "pencil_along a multiple of the threads along the operator's axis, pencil_across of those across it");
     p.shared_bytes = static_cast<std::size_t>(p.along + 2 * spec.sbp.radius()) * p.across * size_of(spec.dtype);
-    if (p.shared_bytes > 48 * 1024)
+    if (p.shared_bytes > kMaxStaticShared)
       fail("pencil_along", fmt::format("a pencil of {} bytes with its halo", p.shared_bytes), "at most 48 KiB of shared memory a block");
   }
   p.kernel_name = fmt::format("gpen_{}_sbp_{}", spec.name, to_string(p.strategy));

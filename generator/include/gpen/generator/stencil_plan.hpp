@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen {
@@ -50,11 +51,5 @@ struct StencilPlan {
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
-
-// Static shared memory a block may declare.
-constexpr std::size_t kMaxStaticShared = 48 * 1024;
-// Dynamic shared memory a block may have on any GPU (sm_90's opt-in
-// limit); the runtime checks the device's own limit before a launch.
-constexpr std::size_t kMaxDynamicShared = 227 * 1024;
 
 }  // namespace gpen
