@@ -49,8 +49,9 @@ if [ "${1:-tests}" = scan ]; then
   step "scan benchmarks: 512^3 fp64 along x, y, z; 2^28 fp32 (copy measured in the same run)"
   for v in 1 2 4 8 16; do
     $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4,256x1 --set values_per_thread=$v --set vector_x=1 --repeat 20 2>&1
-    $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 128,256 --set values_per_thread=$v --repeat 20 2>&1
-    $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 64,128,256 --set values_per_thread=$v --set vector_x=1 --repeat 20 2>&1
+    # Columns: groups stacked along the axis (block_y) against one group (x1) with 8- and 16-byte accesses.
+    $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 32x32,32x16,64x16,64x1,128x1,256x1 --set values_per_thread=$v --repeat 20 2>&1
+    $gpen bench specs/scan/cumsum_y.json specs/scan/cumsum_z.json --size 512 --blocks 128x1,256x1 --set values_per_thread=$v --set vector_x=2 --repeat 20 2>&1
     [ $v -ge 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,64x4 --set values_per_thread=$v --repeat 20 2>&1
     [ $v = 4 ] && $gpen bench specs/scan/cumsum_x.json --size 512 --blocks 128x2,256x1 --set values_per_thread=4 --set striped=1 --repeat 20 2>&1
     [ $v -ge 8 ] && $gpen bench specs/scan/cumsum_1d.json --size 268435456 --blocks 128,256,512 --set values_per_thread=$v --repeat 20 2>&1
@@ -71,11 +72,17 @@ if [ "${1:-tests}" = scan ]; then
 
   step "gpen run --verify of the shipped scans at their benchmark sizes"
   for a in x y z; do $gpen run specs/scan/cumsum_$a.json --size 512 --verify 2>&1 | tail -2; done
+  echo "-- rows of 520 values along y, a 64-step y and a 16-step z: the default, then one group of 128 x 16 values"
+  for run in "cumsum_y.json --size 520x512x512" "cumsum_y.json --size 4096x64x512" "cumsum_z.json --size 4096x4096x16"; do
+    set -- $run
+    $gpen run specs/scan/$1 "${@:2}" --verify 2>&1 | tail -2
+    $gpen run specs/scan/$1 "${@:2}" --verify --set block_x=128 --set block_y=1 2>&1 | tail -2
+  done
   $gpen run specs/scan/cumsum_1d.json --size 268435456 --verify 2>&1 | tail -2
 
   step "compute-sanitizer on scans: both layouts, look-back, odd sizes"
   for tool in memcheck racecheck; do
-    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_1d.json --size 300001" "cumsum_1d.json --size 300001 --set striped=0" "cumsum_x.json --size 1001x7x3 --set striped=1" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
+    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_y.json --size 37x300x3" "cumsum_z.json --size 37x3x1000" "cumsum_1d.json --size 300001" "cumsum_1d.json --size 300001 --set striped=0" "cumsum_x.json --size 1001x7x3 --set striped=1" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
       set -- $run
       sanitize $tool "$run" specs/scan/$1 "${@:2}" --repeat 2 --verify --no-tuned
     done

@@ -122,7 +122,9 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   CHECK_THROWS_WITH(generate(rows, rows.choose({"values_per_thread=1", "vector_x=2"})), doctest::Contains("does not divide values_per_thread"));
   CHECK_THROWS_WITH(generate(rows, rows.choose({"block_x=512", "block_y=4"})), doctest::Contains("at most 1024 threads"));
   const Spec cols = load_spec_string(scan_json());
-  CHECK_THROWS_WITH(cols.choose({"block_y=2"}), doctest::Contains("not an allowed value"));
+  // Columns: block_y stacks groups of threads along the axis.
+  CHECK(generate(cols, cols.choose({"block_x=32", "block_y=32"})).source.find("kBlockY = 32;") != std::string::npos);
+  CHECK_THROWS_WITH(generate(cols, cols.choose({"block_x=256", "block_y=8"})), doctest::Contains("at most 1024 threads"));
   // The L2 prefetch ahead of a row's tiles: rows only.
   CHECK(generate(rows, rows.choose({"prefetch_tiles=512"})).source.find("kPrefetchTiles = 512;") != std::string::npos);
   CHECK_THROWS_WITH(cols.choose({"prefetch_tiles=256"}), doctest::Contains("not an allowed value"));
@@ -141,6 +143,34 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   CHECK(plan_scan(one_row64, one_row64.choose()).lookback_delay == 2000);
   CHECK(plan_scan(one_row64, one_row64.choose()).values_per_thread == 16);
   CHECK_THROWS_WITH(cols.choose({"lookback_delay=500"}), doctest::Contains("not an allowed value"));
+}
+
+TEST_CASE("the columns layout stacks as many groups along the axis as its length fills") {
+  const Spec y = load_spec_string(scan_json(R"J({"axis": "y", "op": "a + b", "identity": 0})J", 3));
+  const ScanPlan p = plan_scan(y, y.choose({"block_x=32", "block_y=32", "values_per_thread=16", "vector_x=1"}));
+  auto at = [&](long long ny) { return p.geometry(3, 1, {100, ny, 7}); };
+  // 512 steps: 32 groups of 16 fill them; a block covers 32 columns.
+  CHECK(at(512).along == 32);
+  CHECK(at(512).tiles == 4 * 7);
+  // 64 steps: 4 groups along (8 would pad 64 steps to 128), 8 side by side,
+  // so a block covers 256 columns.
+  CHECK(at(64).along == 4);
+  CHECK(at(64).tiles == 1 * 7);
+  // 16 steps: one group; 300 steps: 4 groups pad them to 320 (8 to 384).
+  CHECK(at(16).along == 1);
+  CHECK(at(300).along == 4);
+  CHECK(at(1).along == 1);
+  // 1000 steps: 32 x 16 pads to 1024, within an eighth.
+  CHECK(at(1000).along == 32);
+  // A block_y that is not a power of two stacks a divisor of it.
+  const Spec odd = load_spec_string(with(scan_json(R"J({"axis": "y", "op": "a + b", "identity": 0})J", 3), "  \"scan\"",
+                                          "  \"tunables\": {\"block_y\": {\"values\": [12]}},\n  \"scan\""));
+  const ScanPlan q = plan_scan(odd, odd.choose({"block_x=32", "values_per_thread=16", "vector_x=1"}));
+  CHECK(q.geometry(3, 1, {100, 96, 7}).along == 6);
+  CHECK(q.geometry(3, 1, {100, 96, 7}).tiles == 2 * 7);
+  // The rows layout has no groups along its axis.
+  const Spec x = load_spec_string(scan_json(R"J({"axis": "x", "op": "a + b", "identity": 0})J", 3));
+  CHECK(plan_scan(x, x.choose()).geometry(3, 0, {1000, 5, 7}).along == 1);
 }
 
 TEST_CASE("generated scan units: banner, layout, the operation, infinite identities") {
@@ -162,7 +192,9 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
   for (const auto& path : gpen::test::shipped_specs("scan"))
     for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
       const Spec spec = load_spec(path, d);
-      std::vector<std::vector<std::string>> sets = {{}, {"values_per_thread=16", "vector_x=1"}};
+      // Columns: one group of threads along the axis besides the default's stack of them.
+      std::vector<std::vector<std::string>> sets = {{}, spec.scan.axis == 0 ? std::vector<std::string>{"values_per_thread=16", "vector_x=1"}
+                                                                            : std::vector<std::string>{"block_x=128", "block_y=1", "values_per_thread=1", "vector_x=2"}};
       // Rows: the other mapping of values onto lanes than the default's.
       if (spec.scan.axis == 0) sets.push_back({spec.dims == 1 ? "striped=0" : "striped=1", "values_per_thread=8", "lookback_delay=500"});
       for (const auto& set : sets) {

@@ -13,7 +13,7 @@ struct ScanArgsImage {
   CUdeviceptr in, out;
   long long length, inner, outer, segments;
   CUdeviceptr status;
-  unsigned epoch, pad;
+  unsigned epoch, along;
 };
 static_assert(sizeof(ScanArgsImage) == 64, "as templates/gpen/scan_common.cuh lays it out");
 
@@ -48,6 +48,7 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.inner = g.inner;
   a.outer = g.outer;
   a.segments = g.segments;
+  a.along = static_cast<unsigned>(g.along);
   if (g.segments > 1) {
     const long long tiles = g.segments * g.outer;  // status is per (row, segment)
     reserve(tiles);

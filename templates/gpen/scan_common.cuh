@@ -37,7 +37,7 @@ struct ScanArgs {
   // per tile, sizeof(real) / 4 words; see publish().
   unsigned long long* status;
   unsigned epoch;      // this launch's; status words of other launches read as "not yet"
-  unsigned pad;
+  unsigned along;      // columns layout: groups of a block along the axis (kBlockY / along side by side)
 };
 
 constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;

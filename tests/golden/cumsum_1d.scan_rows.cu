@@ -33,6 +33,7 @@ static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at mos
 static_assert(sizeof(gpen::ScanArgs<Bindings::real>) == 64, "kernel arguments as the host writes them");
 static_assert(Bindings::kBlockX % 32 == 0, "rows of a block are whole warps");
 
-extern "C" __global__ void gpen_cumsum_1d_scan_rows(gpen::ScanArgs<Bindings::real> args) {
+// The block's threads bound the registers, so that a block of any shape launches.
+extern "C" __global__ void __launch_bounds__(Bindings::kBlockX * Bindings::kBlockY) gpen_cumsum_1d_scan_rows(gpen::ScanArgs<Bindings::real> args) {
   gpen::scan_rows<Bindings>(args);
 }

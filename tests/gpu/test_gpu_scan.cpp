@@ -91,11 +91,36 @@ TEST_CASE("block shapes, values a thread and vector widths that cut rows and seg
       check_scan(rows2, {"values_per_thread=16", "vector_x=2"}, {3002, 5, 1});  // vector runs
       check_scan(rows2, {"values_per_thread=16", "vector_x=2"}, {3001, 5, 1});  // rows not whole vectors
       const Spec cols = scan_spec(3, "z", dtype, exclusive, !exclusive);
-      for (const char* bx : {"32", "256"})
+      for (const auto& block : std::vector<std::vector<std::string>>{{"block_x=32", "block_y=32"}, {"block_x=256", "block_y=1"}, {"block_x=64", "block_y=4"}})
         for (const char* v : {"1", "16"})
-          for (const char* w : {"1", "2"}) check_scan(cols, {fmt::format("block_x={}", bx), fmt::format("values_per_thread={}", v), fmt::format("vector_x={}", w)}, {67, 5, 33});
+          for (const char* w : {"1", "2"}) {
+            std::vector<std::string> set = block;
+            set.push_back(fmt::format("values_per_thread={}", v));
+            set.push_back(fmt::format("vector_x={}", w));
+            check_scan(cols, set, {67, 5, 33});
+          }
       check_scan(cols, {"vector_x=2"}, {68, 5, 33});
     }
+}
+
+TEST_CASE("groups stacked along a strided axis: stretches that cut the axis unevenly, short axes") {
+  // The host stacks as many groups as the axis fills (1, 4, 8 ... 32 of
+  // them for these lengths) and sets the rest side by side across 37
+  // columns, which no block width divides.
+  int runs = 0;
+  for (const char* dtype : {"float64", "float32"})
+    for (const char* axis : {"y", "z"})
+      for (bool exclusive : {false, true}) {
+        const Spec s = scan_spec(3, axis, dtype, exclusive, exclusive);
+        for (long long n : {1LL, 17LL, 64LL, 300LL, 1000LL})
+          for (const auto& set : std::vector<std::vector<std::string>>{{"block_x=32", "block_y=32", "values_per_thread=16", "vector_x=1"},
+                                                                        {"block_x=32", "block_y=16", "values_per_thread=4", "vector_x=2"},
+                                                                        {"block_x=64", "block_y=4", "values_per_thread=1", "vector_x=2"}}) {
+            check_scan(s, set, std::string(axis) == "y" ? std::array<long long, 3>{37, n, 3} : std::array<long long, 3>{37, 3, n});
+            ++runs;
+          }
+      }
+  CHECK(runs == 2 * 2 * 2 * 5 * 3);
 }
 
 TEST_CASE("both mappings of a warp's values onto its lanes: striped and runs, uneven rows and segments") {

@@ -20,6 +20,7 @@ const char* to_string(ScanLayout l);
 struct ScanGeometry {
   long long length = 1, inner = 1, outer = 1;
   long long segments = 1;  // tiles along one row (rows layout)
+  long long along = 1;     // columns layout: groups of a block along the axis (see ScanPlan::geometry)
   long long tiles = 1;     // blocks of the launch
 };
 
