@@ -14,7 +14,8 @@ namespace gpen::test {
 // lines in the log (NVRTC 12.9+ drops them for a unit found in the driver's
 // cache unless compiled with --no-cache, see nvrtc_options()), registers and
 // no spills (a spill means a register array went to local memory).
-inline void check_compiles(const GeneratedSource& g, const std::string& spec_name) {
+// Returns the compiled unit for further checks.
+inline CompiledKernel check_compiles(const GeneratedSource& g, const std::string& spec_name) {
   CAPTURE(g.name);
   const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec_name);
   INFO("NVRTC log:\n" << k.log);
@@ -22,6 +23,7 @@ inline void check_compiles(const GeneratedSource& g, const std::string& spec_nam
   CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
   CHECK(k.usage.registers > 0);
   CHECK(k.usage.spill_stores == 0);
+  return k;
 }
 
 }  // namespace gpen::test
