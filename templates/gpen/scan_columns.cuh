@@ -65,31 +65,31 @@ __device__ __forceinline__ void store_column_steps(const ScanArgs<typename B::re
   }
 }
 
-// One batch of K steps from p0: loaded, then combined and stored.
-template <class B, int K, bool kWhole>
-__device__ __forceinline__ void scan_column_steps(const ScanArgs<typename B::real>& a, const typename B::real* src, typename B::real* dst,
-                                                  long long p0, int columns, typename B::real (&run)[B::kVectorX]) {
-  typename B::real x[K][B::kVectorX];
-  load_column_steps<B, K, kWhole>(a, src, p0, columns, x);
-  store_column_steps<B, K, kWhole>(a, dst, p0, columns, x, run);
-}
-
-// kBlockY groups of threads: a.along of them stacked along the axis, the
+// kBlockY groups of threads: `along` of them stacked along the axis, the
 // rest side by side across the columns (the host shortens the stack on a
-// short axis). Per stretch of a.along V steps: each thread loads its
-// group's V steps and folds them, the folds go through shared memory (two
-// buffers, so one barrier a stretch), and each group starts from the
-// running values combined with the folds of the groups before it; every
-// thread then moves `run` past the whole stretch.
+// short axis; kBlockY = 1 is one group walking the axis alone). Per stretch
+// of along V steps: each thread loads its group's V steps; stacked groups
+// fold them, the folds go through shared memory (two buffers, so one
+// barrier a stretch), and each group starts from the running values
+// combined with the folds of the groups before it, while every thread
+// moves `run` past the whole stretch.
 template <class B>
-__device__ void scan_column_groups(const ScanArgs<typename B::real>& a, const typename B::real* src, typename B::real* dst, bool mine,
-                                   int columns, bool aligned) {
+__device__ void scan_columns(const ScanArgs<typename B::real>& a) {
   using real = typename B::real;
   constexpr int T = B::kBlockX, R = B::kBlockY, V = B::kValuesPerThread, W = B::kVectorX;
+  const int along = R == 1 ? 1 : static_cast<int>(a.along), across = R / along;
+  const long long blocks = (a.inner + T * W * across - 1) / (T * W * across);  // blocks per plane
+  const long long plane = blockIdx.x / blocks;
+  const long long c0 = (((blockIdx.x % blocks) * across + threadIdx.y % across) * T + threadIdx.x) * W;
+  const bool mine = c0 < a.inner;
+  const int columns = static_cast<int>(!mine ? 0 : a.inner - c0 < W ? a.inner - c0 : W);
+  const bool aligned = a.inner % W == 0;  // then columns == W and every access is aligned
+  const real* src = a.in + plane * a.length * a.inner + c0;
+  real* dst = a.out + plane * a.length * a.inner + c0;
+
   // At most 2 x 1024 threads x 16 bytes (vector_x <= 16 bytes, the plan's limits).
   static_assert(sizeof(real) * 2 * R * T * W <= 48 * 1024, "static shared memory limit");
   __shared__ real folds[2][R][T * W];  // [buffer][group along * across + group across][column]
-  const int along = static_cast<int>(a.along), across = R / along;
   const int r = threadIdx.y / across, me = threadIdx.y;  // this group's place along the axis; its folds
   real run[W];
 #pragma unroll
@@ -100,7 +100,7 @@ __device__ void scan_column_groups(const ScanArgs<typename B::real>& a, const ty
     const bool whole = mine && aligned && g0 + V <= a.length;
     real x[V][W];
     if (whole) load_column_steps<B, V, true>(a, src, g0, columns, x);
-    else load_column_steps<B, V, false>(a, src, g0, mine ? columns : 0, x);
+    else load_column_steps<B, V, false>(a, src, g0, columns, x);
     real start[W];
     if (along == 1) {
 #pragma unroll
@@ -126,37 +126,10 @@ __device__ void scan_column_groups(const ScanArgs<typename B::real>& a, const ty
     }
     if (whole) store_column_steps<B, V, true>(a, dst, g0, columns, x, start);
     else if (mine) store_column_steps<B, V, false>(a, dst, g0, columns, x, start);
-    if (along == 1) {
+    if (along == 1) {  // one group: its stores moved `start` past the stretch
 #pragma unroll
       for (int w = 0; w < W; ++w) run[w] = start[w];
     }
-  }
-}
-
-template <class B>
-__device__ void scan_columns(const ScanArgs<typename B::real>& a) {
-  using real = typename B::real;
-  constexpr int T = B::kBlockX, V = B::kValuesPerThread, W = B::kVectorX;
-  const int across = B::kBlockY / static_cast<int>(a.along);  // groups side by side (1 unless kBlockY > 1)
-  const long long groups = (a.inner + T * W * across - 1) / (T * W * across);  // blocks per plane
-  const long long plane = blockIdx.x / groups;
-  const long long c0 = (((blockIdx.x % groups) * across + threadIdx.y % across) * T + threadIdx.x) * W;
-  const bool mine = c0 < a.inner;
-  const int columns = static_cast<int>(!mine ? 0 : a.inner - c0 < W ? a.inner - c0 : W);
-  const bool aligned = a.inner % W == 0;  // then columns == W and every access is aligned
-  const real* src = a.in + plane * a.length * a.inner + c0;
-  real* dst = a.out + plane * a.length * a.inner + c0;
-  if constexpr (B::kBlockY > 1) {
-    scan_column_groups<B>(a, src, dst, mine, columns, aligned);
-  } else {
-    if (!mine) return;
-    real run[W];
-#pragma unroll
-    for (int w = 0; w < W; ++w) run[w] = B::identity();
-    long long p0 = 0;
-    if (aligned)
-      for (; p0 + V <= a.length; p0 += V) scan_column_steps<B, V, true>(a, src, dst, p0, columns, run);
-    for (; p0 < a.length; p0 += V) scan_column_steps<B, V, false>(a, src, dst, p0, columns, run);
   }
 }
 
