@@ -26,12 +26,15 @@ ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Cont
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
 }
 
-void ScanKernel::reserve(long long tiles) const {
+void ScanKernel::reserve(long long tiles, CUstream stream) const {
   if (tiles <= status_tiles_) return;
   const std::size_t bytes = static_cast<std::size_t>(tiles) * status_bytes();
   status_ = DeviceMemory(bytes);
-  // Zero status words are epoch 0, which no launch uses.
-  GPEN_CU(cuMemsetD8(status_.get(), 0, bytes), "clearing the scan's tile status");
+  // Zero status words are epoch 0, which no launch uses. Cleared in the
+  // launch's stream: a stream created non-blocking (as gpen's are) does not
+  // wait for a memset in the legacy stream, so the kernel could start on
+  // uncleared memory, or have a status it published cleared under it.
+  GPEN_CU(cuMemsetD8Async(status_.get(), 0, bytes, stream), "clearing the scan's tile status");
   status_tiles_ = tiles;
 }
 
@@ -51,7 +54,7 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.along = static_cast<unsigned>(g.along);
   if (g.segments > 1) {
     const long long tiles = g.segments * g.outer;  // status is per (row, segment)
-    reserve(tiles);
+    reserve(tiles, stream);
     a.status = status_.get();
     if (++epoch_ == kEpochs) {  // every flag ever written is stale again
       GPEN_CU(cuMemsetD8Async(a.status, 0, status_tiles_ * status_bytes(), stream), "clearing the scan's tile status");

@@ -16,8 +16,9 @@ class ScanKernel : public Kernel {
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
 
  private:
-  // Status for `tiles` tiles, grown on demand (synchronous allocation).
-  void reserve(long long tiles) const;
+  // Status for `tiles` tiles, grown on demand (synchronous allocation,
+  // cleared in `stream`).
+  void reserve(long long tiles, CUstream stream) const;
   // Bytes of one tile's status: 8 for float32, 16 for float64 (templates/gpen/scan_common.cuh).
   std::size_t status_bytes() const { return 2 * size_of(spec_.dtype); }
 
