@@ -28,14 +28,17 @@ ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Cont
 
 void ScanKernel::reserve(long long tiles, CUstream stream) const {
   if (tiles <= status_tiles_) return;
-  const std::size_t bytes = static_cast<std::size_t>(tiles) * status_bytes();
-  status_ = DeviceMemory(bytes);
+  status_ = DeviceMemory(static_cast<std::size_t>(tiles) * status_bytes());
+  status_tiles_ = tiles;
+  clear_status(stream);
+}
+
+void ScanKernel::clear_status(CUstream stream) const {
   // Zero status words are epoch 0, which no launch uses. Cleared in the
   // launch's stream: a stream created non-blocking (as gpen's are) does not
   // wait for a memset in the legacy stream, so the kernel could start on
   // uncleared memory, or have a status it published cleared under it.
-  GPEN_CU(cuMemsetD8Async(status_.get(), 0, bytes, stream), "clearing the scan's tile status");
-  status_tiles_ = tiles;
+  GPEN_CU(cuMemsetD8Async(status_.get(), 0, static_cast<std::size_t>(status_tiles_) * status_bytes(), stream), "clearing the scan's tile status");
 }
 
 void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -57,7 +60,7 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
     reserve(tiles, stream);
     a.status = status_.get();
     if (++epoch_ == kEpochs) {  // every flag ever written is stale again
-      GPEN_CU(cuMemsetD8Async(a.status, 0, status_tiles_ * status_bytes(), stream), "clearing the scan's tile status");
+      clear_status(stream);
       epoch_ = 1;
     }
     a.epoch = epoch_;

@@ -19,6 +19,8 @@ class ScanKernel : public Kernel {
   // Status for `tiles` tiles, grown on demand (synchronous allocation,
   // cleared in `stream`).
   void reserve(long long tiles, CUstream stream) const;
+  // Every status word back to zero, in `stream`.
+  void clear_status(CUstream stream) const;
   // Bytes of one tile's status: 8 for float32, 16 for float64 (templates/gpen/scan_common.cuh).
   std::size_t status_bytes() const { return 2 * size_of(spec_.dtype); }
 
