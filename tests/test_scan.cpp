@@ -2,8 +2,12 @@
 // expectation), the checks of the operation, the plan's refusals, the
 // generated source and its NVRTC compile, and the CPU reference and
 // comparison that the GPU tests rely on.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/scan_op.hpp"
@@ -143,6 +147,51 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
   CHECK(plan_scan(one_row64, one_row64.choose()).lookback_delay == 2000);
   CHECK(plan_scan(one_row64, one_row64.choose()).values_per_thread == 16);
   CHECK_THROWS_WITH(cols.choose({"lookback_delay=500"}), doctest::Contains("not an allowed value"));
+}
+
+TEST_CASE("the columns layout spreads consecutive runs of tiles across a plane, visiting every tile once") {
+  const Spec z = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_z.json");
+  const ScanPlan p = plan_scan(z, z.choose());
+  REQUIRE(p.stripes == 16);
+  // 512^3 float64, 32 x 16 threads, 16 groups along: a tile is 32 columns
+  // (256 bytes), a run 8 tiles (2 KiB), 1024 runs a plane; 64 shares a
+  // factor with 1024, so the spread is 65.
+  const ScanGeometry g = p.geometry(3, 2, {512, 512, 512});
+  CHECK(g.plane_tiles == 8192);
+  CHECK(g.run_tiles == 8);
+  CHECK(g.spread == 65);
+  CHECK(g.tile_of_block(0) == 0);
+  CHECK(g.tile_of_block(7) == 7);
+  CHECK(g.tile_of_block(8) == 65 * 8);
+  CHECK(g.tile_of_block(9) == 65 * 8 + 1);
+  // float32 moves 2 values a thread: the same 256 bytes a tile.
+  const Spec z32 = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_z.json", Dtype::Float32);
+  CHECK(plan_scan(z32, z32.choose()).geometry(3, 2, {512, 512, 512}).run_tiles == 8);
+  // Along y of 512^3 a plane has 16 tiles: too few runs to spread.
+  const Spec y = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_y.json");
+  CHECK(plan_scan(y, y.choose()).geometry(3, 1, {512, 512, 512}).spread == 1);
+  // stripes = 1 keeps the order.
+  CHECK(plan_scan(z, z.choose({"stripes=1"})).geometry(3, 2, {512, 512, 512}).spread == 1);
+  // Every tile exactly once, ragged tails in place, at sizes no run divides.
+  for (long long stripes : {4LL, 16LL, 64LL})
+    for (const auto& size : std::vector<std::array<long long, 3>>{{512, 480, 512}, {301, 200, 37}, {1000, 999, 5}, {37, 3, 1000}, {65536, 3, 7}}) {
+      const ScanGeometry h = plan_scan(z, z.choose({fmt::format("stripes={}", stripes)})).geometry(3, 2, size);
+      INFO(stripes << " " << size[0] << "x" << size[1] << "x" << size[2] << ": " << h.plane_tiles << " tiles, spread " << h.spread);
+      std::vector<int> seen(static_cast<std::size_t>(h.plane_tiles), 0);
+      for (long long b = 0; b < h.plane_tiles; ++b) {
+        const long long t = h.tile_of_block(b);
+        REQUIRE(t >= 0);
+        REQUIRE(t < h.plane_tiles);
+        ++seen[static_cast<std::size_t>(t)];
+      }
+      CHECK(std::count(seen.begin(), seen.end(), 1) == h.plane_tiles);
+      const long long runs = h.plane_tiles / h.run_tiles;
+      CHECK((h.spread > 1) == (runs >= 2 * stripes));
+      CHECK(std::gcd(h.spread, std::max(runs, 1LL)) == 1);
+    }
+  // The rows layout has only stripes = 1.
+  const Spec x = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_x.json");
+  CHECK_THROWS_WITH(x.choose({"stripes=16"}), doctest::Contains("not an allowed value"));
 }
 
 TEST_CASE("the columns layout stacks as many groups along the axis as its length fills") {

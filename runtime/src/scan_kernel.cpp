@@ -14,8 +14,9 @@ struct ScanArgsImage {
   long long length, inner, outer, segments;
   CUdeviceptr status;
   unsigned epoch, along;
+  unsigned run_tiles, spread;
 };
-static_assert(sizeof(ScanArgsImage) == 64, "as templates/gpen/scan_common.cuh lays it out");
+static_assert(sizeof(ScanArgsImage) == 72, "as templates/gpen/scan_common.cuh lays it out");
 
 constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state in 32 bits
 
@@ -55,6 +56,8 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.outer = g.outer;
   a.segments = g.segments;
   a.along = static_cast<unsigned>(g.along);
+  a.run_tiles = static_cast<unsigned>(g.run_tiles);
+  a.spread = static_cast<unsigned>(g.spread);
   if (g.segments > 1) {
     const long long tiles = g.segments * g.outer;  // status is per (row, segment)
     reserve(tiles, stream);

@@ -65,6 +65,20 @@ __device__ __forceinline__ void store_column_steps(const ScanArgs<typename B::re
   }
 }
 
+// The tile of its plane that block b of the plane scans: runs of
+// a.run_tiles adjacent tiles, full run j at run j * a.spread mod runs (the
+// host picks a spread coprime with runs), a ragged tail in place. So the
+// blocks running at once read runs all across a plane instead of one window
+// of it, which planes a multiple of the DRAM interleave apart would all send
+// to the same few channels (ScanPlan::geometry; ScanGeometry::tile_of_block
+// is the host's copy of this).
+template <class real>
+__device__ __forceinline__ long long plane_tile(const ScanArgs<real>& a, long long b, long long blocks) {
+  const long long r = a.run_tiles, runs = blocks / r;
+  if (b >= runs * r) return b;
+  return b / r * a.spread % runs * r + b % r;
+}
+
 // kBlockY groups of threads: `along` of them stacked along the axis, the
 // rest side by side across the columns (the host shortens the stack on a
 // short axis; kBlockY = 1 is one group walking the axis alone). Per stretch
@@ -80,7 +94,7 @@ __device__ void scan_columns(const ScanArgs<typename B::real>& a) {
   const int along = R == 1 ? 1 : static_cast<int>(a.along), across = R / along;
   const long long blocks = (a.inner + T * W * across - 1) / (T * W * across);  // blocks per plane
   const long long plane = blockIdx.x / blocks;
-  const long long c0 = (((blockIdx.x % blocks) * across + threadIdx.y % across) * T + threadIdx.x) * W;
+  const long long c0 = ((plane_tile(a, blockIdx.x % blocks, blocks) * across + threadIdx.y % across) * T + threadIdx.x) * W;
   const bool mine = c0 < a.inner;
   const int columns = static_cast<int>(!mine ? 0 : a.inner - c0 < W ? a.inner - c0 : W);
   const bool aligned = a.inner % W == 0;  // then columns == W and every access is aligned

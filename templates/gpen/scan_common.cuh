@@ -24,7 +24,7 @@ namespace gpen {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// Kernel arguments; the host writes the same 64 bytes (runtime/src/scan_kernel.cpp).
+// Kernel arguments; the host writes the same 72 bytes (runtime/src/scan_kernel.cpp).
 template <class real>
 struct ScanArgs {
   const real* in;
@@ -38,6 +38,9 @@ struct ScanArgs {
   unsigned long long* status;
   unsigned epoch;      // this launch's; status words of other launches read as "not yet"
   unsigned along;      // columns layout: groups of a block along the axis (kBlockY / along side by side)
+  // Columns layout: the order of a plane's tiles (scan_columns.cuh).
+  unsigned run_tiles;  // adjacent tiles that stay together
+  unsigned spread;     // run j of a plane scans run j * spread mod (full runs)
 };
 
 constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;

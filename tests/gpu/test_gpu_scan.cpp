@@ -123,6 +123,27 @@ TEST_CASE("groups stacked along a strided axis: stretches that cut the axis unev
   CHECK(runs == 2 * 2 * 2 * 5 * 3);
 }
 
+TEST_CASE("tiles spread across a plane in runs: wide planes, ragged runs and tails, every stripe count") {
+  // Planes of 60200, 999000 and 65536 columns hold hundreds of tiles, so the
+  // host spreads their runs (ScanGeometry::tile_of_block); no run length
+  // divides them, so each plane ends in a partial run left in place.
+  int runs = 0;
+  for (const char* dtype : {"float64", "float32"})
+    for (bool exclusive : {false, true})
+      for (const char* stripes : {"stripes=1", "stripes=4", "stripes=16", "stripes=64"}) {
+        const Spec z = scan_spec(3, "z", dtype, exclusive, !exclusive);
+        for (const auto& size : std::vector<std::array<long long, 3>>{{301, 200, 37}, {1000, 999, 5}}) {
+          check_scan(z, {stripes}, size);
+          check_scan(z, {stripes, "block_x=64", "block_y=4", "values_per_thread=4", "vector_x=1"}, size);
+          runs += 2;
+        }
+        const Spec y = scan_spec(3, "y", dtype, exclusive, exclusive);
+        check_scan(y, {stripes}, {65536, 40, 3});
+        ++runs;
+      }
+  CHECK(runs == 2 * 2 * 4 * 5);
+}
+
 TEST_CASE("both mappings of a warp's values onto its lanes: striped and runs, uneven rows and segments") {
   int runs = 0;
   for (const char* dtype : {"float64", "float32"})

@@ -22,6 +22,15 @@ struct ScanGeometry {
   long long segments = 1;  // tiles along one row (rows layout)
   long long along = 1;     // columns layout: groups of a block along the axis (see ScanPlan::geometry)
   long long tiles = 1;     // blocks of the launch
+  // Columns layout: the order of a plane's tiles (see ScanPlan::geometry).
+  long long plane_tiles = 1;  // tiles (blocks) of one plane
+  long long run_tiles = 1;    // adjacent tiles that stay together
+  long long spread = 1;       // runs between two consecutive runs (coprime with the full runs; 1 keeps the order)
+
+  // The tile of the plane that block `b` of it (0 <= b < plane_tiles) scans:
+  // full runs in the order run j -> j * spread mod runs, a ragged tail in
+  // place. templates/gpen/scan_columns.cuh computes the same.
+  long long tile_of_block(long long b) const;
 };
 
 // length, inner and outer of `size` around `axis` (segments and tiles left at 1).
@@ -33,6 +42,8 @@ struct ScanPlan {
   int prefetch_tiles = 0;  // rows layout: the L2 prefetch's distance in tiles
   bool striped = false;    // rows layout: a warp's accesses striped across its lanes
   int lookback_delay = 0;  // rows layout: ns a block sleeps between publishing its aggregate and looking back
+  int stripes = 1;         // columns layout: stripes of a plane that consecutive runs of tiles are spread over
+  int dtype_bytes = 8;
   std::string kernel_name;
 
   int threads() const { return block_x * block_y; }
