@@ -43,7 +43,7 @@ struct ScanPlan {
   bool striped = false;    // rows layout: a warp's accesses striped across its lanes
   int lookback_delay = 0;  // rows layout: ns a block sleeps between publishing its aggregate and looking back
   int stripes = 1;         // columns layout: stripes of a plane that consecutive runs of tiles are spread over
-  int dtype_bytes = 8;
+  int dtype_bytes = 8;      // bytes a value: a run of tiles is 2 KiB of columns
   std::string kernel_name;
 
   int threads() const { return block_x * block_y; }
