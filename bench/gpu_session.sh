@@ -82,7 +82,7 @@ if [ "${1:-tests}" = scan ]; then
   echo "-- z across planes 1.875 MiB apart (512x480x512) and 2 MiB apart (512^3): tiles in order (stripes=1) against runs spread over 4, 16 (the default), 64 stripes"
   for s in 512x480x512 512; do
     for st in 1 4 16 64; do
-      $gpen bench specs/scan/cumsum_z.json --size $s --set stripes=$st --repeat 20 2>&1 | awk -v s=$s '/cumsum/{print s, $(NF-5), $(NF-4) " ms", $(NF-3) " GB/s", $(NF-2)}'
+      $gpen bench specs/scan/cumsum_z.json --size $s --set stripes=$st --repeat 20 2>&1 | awk -v s=$s -v st=$st '/cumsum/{for (i = 1; i <= NF; i++) if ($i ~ /%$/) print s, "stripes=" st, $(i-2) " ms", $(i-1) " GB/s", $i}'
     done
   done
   $gpen run specs/scan/cumsum_z.json --size 512x480x512 --verify 2>&1 | tail -2
