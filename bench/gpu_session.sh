@@ -79,17 +79,17 @@ if [ "${1:-tests}" = scan ]; then
     $gpen run specs/scan/$1 "${@:2}" --verify --set block_x=128 --set block_y=1 2>&1 | tail -2
   done
   $gpen run specs/scan/cumsum_1d.json --size 268435456 --verify 2>&1 | tail -2
-  echo "-- z across planes 1.875 MiB apart (512x480x512) and 2 MiB apart (512^3): tiles in order (stripes=1) against runs spread over 4, 16 (the default), 64 stripes"
+  echo "-- z across planes 1.875 MiB apart (512x480x512) and 2 MiB apart (512^3): chained layers (cumsum_z.json's default) against the walking kernel, tiles in order (stripes=1) or spread over 16 stripes"
   for s in 512x480x512 512; do
-    for st in 1 4 16 64; do
-      $gpen bench specs/scan/cumsum_z.json --size $s --set stripes=$st --repeat 20 2>&1 | awk -v s=$s -v st=$st '/cumsum/{for (i = 1; i <= NF; i++) if ($i ~ /%$/) print s, "stripes=" st, $(i-2) " ms", $(i-1) " GB/s", $i}'
+    for set in "chained=1" "chained=1 stripes=1" "chained=0" "chained=0 stripes=1"; do
+      $gpen bench specs/scan/cumsum_z.json --size $s $(printf -- "--set %s " $set) --repeat 20 2>&1 | awk -v s=$s -v set="$set" '/cumsum/{for (i = 1; i <= NF; i++) if ($i ~ /%$/) print s, set, $(i-2) " ms", $(i-1) " GB/s", $i}'
     done
   done
   $gpen run specs/scan/cumsum_z.json --size 512x480x512 --verify 2>&1 | tail -2
 
   step "compute-sanitizer on scans: both layouts, look-back, odd sizes"
   for tool in memcheck racecheck; do
-    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_y.json --size 37x300x3" "cumsum_z.json --size 37x3x1000" "cumsum_z.json --size 301x200x37 --set stripes=4" "cumsum_1d.json --size 300001" "cumsum_1d.json --size 300001 --set striped=0" "cumsum_x.json --size 1001x7x3 --set striped=1" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
+    for run in "cumsum_x.json --size 1001x7x3" "cumsum_z.json --size 67x5x33" "cumsum_y.json --size 37x300x3" "cumsum_z.json --size 37x3x1000" "cumsum_z.json --size 301x200x37 --set chained=0 --set stripes=4" "cumsum_z.json --size 67x45x33 --set block_x=64 --set block_y=1 --set values_per_thread=1" "cumsum_y.json --size 1001x33x7 --set chained=1" "cumsum_1d.json --size 300001" "cumsum_1d.json --size 300001 --set striped=0" "cumsum_x.json --size 1001x7x3 --set striped=1" "exclusive_sum.json --size 100003" "running_max.json --size 67x45"; do
       set -- $run
       sanitize $tool "$run" specs/scan/$1 "${@:2}" --repeat 2 --verify --no-tuned
     done

@@ -150,8 +150,9 @@ TEST_CASE("the plan refuses tunables a scan layout cannot run") {
 }
 
 TEST_CASE("the columns layout spreads consecutive runs of tiles across a plane, visiting every tile once") {
+  // The walking kernel's tiles (cumsum_z.json chains layers by default).
   const Spec z = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_z.json");
-  const ScanPlan p = plan_scan(z, z.choose());
+  const ScanPlan p = plan_scan(z, z.choose({"chained=0"}));
   REQUIRE(p.stripes == 16);
   // 512^3 float64, 32 x 16 threads, 16 groups along: a tile is 32 columns
   // (256 bytes), a run 8 tiles (2 KiB), 1024 runs a plane; 64 shares a
@@ -166,16 +167,16 @@ TEST_CASE("the columns layout spreads consecutive runs of tiles across a plane, 
   CHECK(g.tile_of_block(9) == 65 * 8 + 1);
   // float32 moves 2 values a thread: the same 256 bytes a tile.
   const Spec z32 = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_z.json", Dtype::Float32);
-  CHECK(plan_scan(z32, z32.choose()).geometry(3, 2, {512, 512, 512}).run_tiles == 8);
+  CHECK(plan_scan(z32, z32.choose({"chained=0"})).geometry(3, 2, {512, 512, 512}).run_tiles == 8);
   // Along y of 512^3 a plane has 16 tiles: too few runs to spread.
   const Spec y = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_y.json");
   CHECK(plan_scan(y, y.choose()).geometry(3, 1, {512, 512, 512}).spread == 1);
   // stripes = 1 keeps the order.
-  CHECK(plan_scan(z, z.choose({"stripes=1"})).geometry(3, 2, {512, 512, 512}).spread == 1);
+  CHECK(plan_scan(z, z.choose({"chained=0", "stripes=1"})).geometry(3, 2, {512, 512, 512}).spread == 1);
   // Every tile exactly once, ragged tails in place, at sizes no run divides.
   for (long long stripes : {4LL, 16LL, 64LL})
     for (const auto& size : std::vector<std::array<long long, 3>>{{512, 480, 512}, {301, 200, 37}, {1000, 999, 5}, {37, 3, 1000}, {65536, 3, 7}}) {
-      const ScanGeometry h = plan_scan(z, z.choose({fmt::format("stripes={}", stripes)})).geometry(3, 2, size);
+      const ScanGeometry h = plan_scan(z, z.choose({"chained=0", fmt::format("stripes={}", stripes)})).geometry(3, 2, size);
       INFO(stripes << " " << size[0] << "x" << size[1] << "x" << size[2] << ": " << h.plane_tiles << " tiles, spread " << h.spread);
       std::vector<int> seen(static_cast<std::size_t>(h.plane_tiles), 0);
       for (long long b = 0; b < h.plane_tiles; ++b) {
@@ -192,6 +193,48 @@ TEST_CASE("the columns layout spreads consecutive runs of tiles across a plane, 
   // The rows layout has only stripes = 1.
   const Spec x = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_x.json");
   CHECK_THROWS_WITH(x.choose({"stripes=16"}), doctest::Contains("not an allowed value"));
+}
+
+TEST_CASE("chained columns: layers of values_per_thread steps, every group side by side, a carry a column group") {
+  const Spec z = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_z.json");
+  const ScanPlan p = plan_scan(z, z.choose());
+  REQUIRE(p.chained);  // cumsum_z.json's default
+  CHECK(generate(z, z.choose()).source.find("kChained = true;") != std::string::npos);
+  CHECK(generate(z, z.choose({"chained=0"})).source.find("kChained = false;") != std::string::npos);
+  // 512^3 float64, 32 x 16 threads side by side, 8 steps a layer: 512
+  // columns a tile, 512 tiles a plane, 64 layers, a 16-byte carry a column.
+  const ScanGeometry g = p.geometry(3, 2, {512, 512, 512});
+  CHECK(g.along == 1);
+  CHECK(g.plane_tiles == 512);
+  CHECK(g.layers == 64);
+  CHECK(g.tiles == 512 * 64);
+  CHECK(p.carry_bytes(g) == 512LL * 512 * 16);
+  // Ragged: 60200 columns in 118 tiles, 37 steps in 5 layers.
+  const ScanGeometry r = p.geometry(3, 2, {301, 200, 37});
+  CHECK(r.plane_tiles == 118);
+  CHECK(r.layers == 5);
+  CHECK(r.tiles == 118 * 5);
+  // One layer needs no carries.
+  CHECK(p.carry_bytes(p.geometry(3, 2, {301, 200, 8})) == 0);
+  CHECK(p.carry_bytes(p.geometry(3, 2, {301, 200, 9})) == 60200 * 16);
+  // Along y, a carry for each plane's columns; float32 groups 2 columns a carry.
+  const Spec y = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_y.json", Dtype::Float32);
+  const ScanPlan py = plan_scan(y, y.choose({"chained=1"}));
+  REQUIRE(py.vector_x == 2);
+  const ScanGeometry gy = py.geometry(3, 1, {1001, 33, 7});
+  CHECK(gy.layers == 3);  // 16 steps a layer
+  CHECK(gy.tiles == 1 * 3 * 7);
+  CHECK(py.carry_bytes(gy) == 7 * 501 * 16);
+  // Without chaining nothing changes: one layer, no carries.
+  const ScanPlan walk = plan_scan(y, y.choose());
+  CHECK(walk.geometry(3, 1, {1001, 33, 7}).layers == 1);
+  CHECK(walk.carry_bytes(walk.geometry(3, 1, {1001, 33, 7})) == 0);
+  // A carry holds 8 bytes of values.
+  CHECK_THROWS_WITH(generate(z, z.choose({"vector_x=2"})), doctest::Contains("at most 8 bytes when chained"));
+  CHECK_THROWS_WITH(generate(y, y.choose({"chained=1", "vector_x=4"})), doctest::Contains("at most 8 bytes when chained"));
+  // The rows layout has no layers.
+  const Spec x = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_x.json");
+  CHECK_THROWS_WITH(x.choose({"chained=1"}), doctest::Contains("not an allowed value"));
 }
 
 TEST_CASE("the columns layout stacks as many groups along the axis as its length fills") {
@@ -241,11 +284,14 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
   for (const auto& path : gpen::test::shipped_specs("scan"))
     for (Dtype d : {Dtype::Float64, Dtype::Float32}) {
       const Spec spec = load_spec(path, d);
-      // Columns: one group of threads along the axis besides the default's stack of them.
-      std::vector<std::vector<std::string>> sets = {{}, spec.scan.axis == 0 ? std::vector<std::string>{"values_per_thread=16", "vector_x=1"}
-                                                                            : std::vector<std::string>{"block_x=128", "block_y=1", "values_per_thread=1", "vector_x=2"}};
+      // Columns: one group of threads walking the axis besides the default,
+      // and the axis in chained layers.
+      std::vector<std::vector<std::string>> sets = {
+          {}, spec.scan.axis == 0 ? std::vector<std::string>{"values_per_thread=16", "vector_x=1"}
+                                  : std::vector<std::string>{"block_x=128", "block_y=1", "values_per_thread=1", "vector_x=2", "chained=0"}};
       // Rows: the other mapping of values onto lanes than the default's.
       if (spec.scan.axis == 0) sets.push_back({spec.dims == 1 ? "striped=0" : "striped=1", "values_per_thread=8", "lookback_delay=500"});
+      else sets.push_back({"chained=1", "vector_x=1", "values_per_thread=16"});
       for (const auto& set : sets) {
         const GeneratedSource g = generate(spec, spec.choose(set));
         const CompiledKernel k = gpen::test::check_compiles(g, spec.name);
@@ -255,7 +301,7 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
         ++compiled;
       }
     }
-  CHECK(compiled == 6 * 2 * 2 + 3 * 2);  // three of the six scan along x
+  CHECK(compiled == 6 * 2 * 3);
 }
 
 namespace {

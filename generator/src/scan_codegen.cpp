@@ -38,6 +38,7 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
   s += fmt::format("  static constexpr int kPrefetchTiles = {};\n", plan.prefetch_tiles);
   s += fmt::format("  static constexpr bool kStriped = {};\n", plan.striped ? "true" : "false");
   s += fmt::format("  static constexpr int kLookbackDelay = {};\n", plan.lookback_delay);
+  s += fmt::format("  static constexpr bool kChained = {};\n", plan.chained ? "true" : "false");
   s += fmt::format("  static constexpr bool kExclusive = {};\n", d.exclusive ? "true" : "false");
   s += fmt::format("  static constexpr bool kReverse = {};\n\n", d.reverse ? "true" : "false");
   s += fmt::format("  static __device__ __forceinline__ real identity() {{ return {}; }}\n\n", real_value(d.identity, spec.dtype));

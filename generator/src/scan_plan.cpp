@@ -36,14 +36,19 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
     // it (or than one group alone would); the other groups sit side by side
     // across the columns. A 64-long axis with 16 x 16 steps a stretch ran
     // at 57% of copy, against 97% for one group (bench/RESULTS.md).
+    //
+    // Chained, the axis is cut into layers of values_per_thread steps, one
+    // block a layer of its columns, every group side by side
+    // (scan_column_layers.cuh).
     auto padding = [&](long long d) { return ceil_div(g.length, d * values_per_thread) * d * values_per_thread - g.length; };
     const long long slack = std::max(padding(1), g.length / 8);
-    for (long long d = 1; d <= block_y; ++d)
+    for (long long d = 1; d <= block_y && !chained; ++d)
       if (block_y % d == 0 && padding(d) <= slack) g.along = d;
     const long long across = block_y / g.along;
     const long long tile_columns = static_cast<long long>(block_x) * vector_x * across;
     g.plane_tiles = ceil_div(g.inner, tile_columns);
-    g.tiles = g.plane_tiles * g.outer;
+    if (chained) g.layers = ceil_div(g.length, values_per_thread);
+    g.tiles = g.plane_tiles * g.layers * g.outer;
     // The blocks that run at once take consecutive tiles. In order, they read
     // one window of each plane, and planes that lie a multiple of the memory's
     // interleave apart send every window to the same few DRAM channels: along
@@ -60,6 +65,11 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
     }
   }
   return g;
+}
+
+long long ScanPlan::carry_bytes(const ScanGeometry& g) const {
+  if (!chained || g.layers < 2) return 0;
+  return g.outer * ((g.inner + vector_x - 1) / vector_x) * 16;
 }
 
 long long ScanGeometry::tile_of_block(long long b) const {
@@ -86,6 +96,7 @@ ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   p.striped = tunable_int(choice, "striped") != 0;
   p.lookback_delay = static_cast<int>(tunable_int(choice, "lookback_delay"));
   p.stripes = static_cast<int>(tunable_int(choice, "stripes"));
+  p.chained = tunable_int(choice, "chained") != 0;
   p.dtype_bytes = static_cast<int>(size_of(spec.dtype));
   auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
@@ -94,6 +105,9 @@ ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   if (p.vector_x * size_of(spec.dtype) > 16)
     fail("vector_x", fmt::format("vector_x = {} of {} is {} bytes an access", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
          "at most 16 bytes an access (vector_x <= 2 for float64)");
+  if (p.chained && p.vector_x * size_of(spec.dtype) > 8)
+    fail("vector_x", fmt::format("vector_x = {} of {} is {} bytes a column group, chained", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
+         "at most 8 bytes when chained, the values a carry holds (vector_x = 1 for float64, <= 2 for float32)");
   if (p.threads() > 1024) fail("block_x", fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
   if (p.layout == ScanLayout::Rows) {
     if (p.block_x % 32) fail("block_x", fmt::format("block_x = {} along a row", p.block_x), "a multiple of 32: each row of a block is whole warps");

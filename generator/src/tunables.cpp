@@ -71,8 +71,8 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   // columns 32 x 32 threads, 16 values each, 8-byte accesses: a block holds
   // 512 steps of 32 columns at once, one block an SM. 512^3 float64 along y
   // 99.5% of copy (the old 128 x 1, one 16-byte value: 94%), rows of 520
-  // values 98.0% (86%), along z 94.5-94.9% (cumsum_z.json sets 32 x 16
-  // threads and 8 values: about 95%); float32 along y 97.5%.
+  // values 98.0% (86%), along z 94.5-94.9% (cumsum_z.json chains layers of
+  // 8 steps in 32 x 16 threads: 98%); float32 along y 97.5%.
   const bool one_row = rows && spec.dims == 1;
   b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, one_row ? 256LL : rows ? 128LL : 32LL, 32, 1024, {}});
   // Rows: rows a block. Columns: groups of threads stacked along the axis
@@ -119,6 +119,14 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   // 1 keeps the tiles in order. Along z of 512 x 480 x 512 float64 in order:
   // 79% of copy; over 16 stripes: 94%. 512^3 unchanged (bench/RESULTS.md).
   layout_only(!rows, "stripes", {1LL, 4LL, 16LL, 64LL}, 16, 1, 1 << 20, 1);
+  // Columns: 1 cuts the axis into layers of values_per_thread steps, a block
+  // a layer of its columns, the running values handed from layer to layer
+  // through the L2 (scan_column_layers.cuh), so that the blocks in flight
+  // read a few whole planes. 0: each block walks the whole axis. Along z of
+  // 512^3 float64, 32 x 16 x 8 values: 98.0% of copy chained, 94.7% walking;
+  // along y walking is ahead (99.2% against 95.3%), hence 0 here and 1 in
+  // cumsum_z.json (bench/RESULTS.md).
+  layout_only(!rows, "chained", {0LL, 1LL}, 0, 0, 1, 0);
   return b;
 }
 

@@ -27,11 +27,17 @@ ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Cont
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
 }
 
-void ScanKernel::reserve(long long tiles, CUstream stream) const {
-  if (tiles <= status_tiles_) return;
-  status_ = DeviceMemory(static_cast<std::size_t>(tiles) * status_bytes());
-  status_tiles_ = tiles;
-  clear_status(stream);
+unsigned ScanKernel::reserve(std::size_t bytes, CUstream stream) const {
+  if (bytes > status_size_) {
+    status_ = DeviceMemory(bytes);
+    status_size_ = bytes;
+    clear_status(stream);
+  }
+  if (++epoch_ == kEpochs) {  // every flag ever written is stale again
+    clear_status(stream);
+    epoch_ = 1;
+  }
+  return epoch_;
 }
 
 void ScanKernel::clear_status(CUstream stream) const {
@@ -39,7 +45,7 @@ void ScanKernel::clear_status(CUstream stream) const {
   // launch's stream: a stream created non-blocking (as gpen's are) does not
   // wait for a memset in the legacy stream, so the kernel could start on
   // uncleared memory, or have a status it published cleared under it.
-  GPEN_CU(cuMemsetD8Async(status_.get(), 0, static_cast<std::size_t>(status_tiles_) * status_bytes(), stream), "clearing the scan's tile status");
+  GPEN_CU(cuMemsetD8Async(status_.get(), 0, status_size_, stream), "clearing the scan's tile status");
 }
 
 void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -58,15 +64,14 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.along = static_cast<unsigned>(g.along);
   a.run_tiles = static_cast<unsigned>(g.run_tiles);
   a.spread = static_cast<unsigned>(g.spread);
-  if (g.segments > 1) {
-    const long long tiles = g.segments * g.outer;  // status is per (row, segment)
-    reserve(tiles, stream);
+  // Rows: a status per (row, segment). Chained columns: a carry per column
+  // group, tagged with the layer that takes it in the lower 32 bits.
+  const std::size_t status = g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(p.carry_bytes(g));
+  if (g.layers > 0xffffffffLL)
+    throw BindingError(fmt::format("spec '{}': {} layers along the axis exceed 2^32; use a larger values_per_thread", spec_.name, g.layers));
+  if (status > 0) {
+    a.epoch = reserve(status, stream);
     a.status = status_.get();
-    if (++epoch_ == kEpochs) {  // every flag ever written is stale again
-      clear_status(stream);
-      epoch_ = 1;
-    }
-    a.epoch = epoch_;
   }
   const LaunchDims d = p.launch(g);
   void* kernel_params[] = {&a};

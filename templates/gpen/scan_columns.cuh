@@ -10,74 +10,14 @@
 // the blocks in flight cover a few whole planes rather than the same rows
 // of many planes: cumsum along y of 512^3 float64 went from 94% to 99% of
 // copy, and rows of 520 values from 86% to 97% (bench/RESULTS.md).
+//
+// kChained cuts the axis into layers instead (scan_column_layers.cuh).
 #pragma once
 
-#include "gpen/scan_common.cuh"
+#include "gpen/scan_column_layers.cuh"
+#include "gpen/scan_column_steps.cuh"
 
 namespace gpen {
-
-// Loads K steps along the axis from logical step p0; steps past the end
-// read as the identity. `whole`: all K steps exist and the thread's kVectorX
-// columns are aligned and in range.
-template <class B, int K, bool kWhole>
-__device__ __forceinline__ void load_column_steps(const ScanArgs<typename B::real>& a, const typename B::real* src, long long p0, int columns,
-                                                  typename B::real (&x)[K][B::kVectorX]) {
-  constexpr int W = B::kVectorX;
-  const long long n = a.length, s = a.inner;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const long long p = p0 + k;
-    const long long q = stored_index<B>(n, p);
-    if (kWhole) {
-      load_vectors<W, W>(src + q * s, x[k]);
-    } else {
-#pragma unroll
-      for (int w = 0; w < W; ++w) x[k][w] = p < n && w < columns ? src[q * s + w] : B::identity();
-    }
-  }
-}
-
-// Combines the K loaded steps into the running values `run` and stores them.
-template <class B, int K, bool kWhole>
-__device__ __forceinline__ void store_column_steps(const ScanArgs<typename B::real>& a, typename B::real* dst, long long p0, int columns,
-                                                   typename B::real (&x)[K][B::kVectorX], typename B::real (&run)[B::kVectorX]) {
-  using real = typename B::real;
-  constexpr int W = B::kVectorX;
-  const long long n = a.length, s = a.inner;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const long long p = p0 + k;
-    if (!kWhole && p >= n) break;
-#pragma unroll
-    for (int w = 0; w < W; ++w) {
-      const real next = B::combine(run[w], x[k][w]);
-      x[k][w] = B::kExclusive ? run[w] : next;
-      run[w] = next;
-    }
-    const long long q = stored_index<B>(n, p);
-    if (kWhole) {
-      store_vectors<W, W>(dst + q * s, x[k]);
-    } else {
-#pragma unroll
-      for (int w = 0; w < W; ++w)
-        if (w < columns) dst[q * s + w] = x[k][w];
-    }
-  }
-}
-
-// The tile of its plane that block b of the plane scans: runs of
-// a.run_tiles adjacent tiles, full run j at run j * a.spread mod runs (the
-// host picks a spread coprime with runs), a ragged tail in place. So the
-// blocks running at once read runs all across a plane instead of one window
-// of it, which planes a multiple of the DRAM interleave apart would all send
-// to the same few channels (ScanPlan::geometry; ScanGeometry::tile_of_block
-// is the host's copy of this).
-template <class real>
-__device__ __forceinline__ long long plane_tile(const ScanArgs<real>& a, long long b, long long blocks) {
-  const long long r = a.run_tiles, runs = blocks / r;
-  if (b >= runs * r) return b;
-  return b / r * a.spread % runs * r + b % r;
-}
 
 // kBlockY groups of threads: `along` of them stacked along the axis, the
 // rest side by side across the columns (the host shortens the stack on a
@@ -88,7 +28,7 @@ __device__ __forceinline__ long long plane_tile(const ScanArgs<real>& a, long lo
 // combined with the folds of the groups before it, while every thread
 // moves `run` past the whole stretch.
 template <class B>
-__device__ void scan_columns(const ScanArgs<typename B::real>& a) {
+__device__ void walk_columns(const ScanArgs<typename B::real>& a) {
   using real = typename B::real;
   constexpr int T = B::kBlockX, R = B::kBlockY, V = B::kValuesPerThread, W = B::kVectorX;
   const int along = R == 1 ? 1 : static_cast<int>(a.along), across = R / along;
@@ -145,6 +85,12 @@ __device__ void scan_columns(const ScanArgs<typename B::real>& a) {
       for (int w = 0; w < W; ++w) run[w] = start[w];
     }
   }
+}
+
+template <class B>
+__device__ void scan_columns(const ScanArgs<typename B::real>& a) {
+  if constexpr (B::kChained) scan_column_layers<B>(a);
+  else walk_columns<B>(a);
 }
 
 }  // namespace gpen

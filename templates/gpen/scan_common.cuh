@@ -13,6 +13,7 @@
 //   kPrefetchTiles                        rows layout: tiles ahead whose values a thread prefetches into the L2
 //   kStriped                              rows layout: a warp's accesses striped across its lanes (scan_rows.cuh)
 //   kLookbackDelay                        rows layout: ns between publishing a tile's aggregate and its look-back
+//   kChained                              columns layout: the axis in layers, carries between them (scan_column_layers.cuh)
 //   kExclusive, kReverse                  the scan's direction and kind
 //   identity(), combine(a, b)             the operation; combine is associative,
 //                                         a is on the left (earlier values)
@@ -34,7 +35,8 @@ struct ScanArgs {
   long long outer;     // rows (rows layout) or planes above the axis (columns)
   long long segments;  // tiles along one row (rows layout); 1 otherwise
   // Decoupled look-back between the segments of a row (used when segments > 1):
-  // per tile, sizeof(real) / 4 words; see publish().
+  // per tile, sizeof(real) / 4 words; see publish(). Chained columns: a
+  // ColumnCarry a column group (scan_column_layers.cuh).
   unsigned long long* status;
   unsigned epoch;      // this launch's; status words of other launches read as "not yet"
   unsigned along;      // columns layout: groups of a block along the axis (kBlockY / along side by side)

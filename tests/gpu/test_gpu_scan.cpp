@@ -144,6 +144,61 @@ TEST_CASE("tiles spread across a plane in runs: wide planes, ragged runs and tai
   CHECK(runs == 2 * 2 * 4 * 5);
 }
 
+TEST_CASE("chained columns: ragged layers and column groups, deep chains, every plane its own carries") {
+  // Layers of 8 steps (cumsum_z.json's), of 16, and of 1 step in tiles of
+  // 64 columns (up to 1000 layers a column); sizes that no layer or tile
+  // divides; along y several planes, each with its own carries.
+  int runs = 0;
+  for (const char* dtype : {"float64", "float32"})
+    for (bool exclusive : {false, true}) {
+      const Spec z = scan_spec(3, "z", dtype, exclusive, !exclusive);
+      const Spec y = scan_spec(3, "y", dtype, exclusive, exclusive);
+      for (const auto& set : std::vector<std::vector<std::string>>{{"chained=1", "block_y=16", "values_per_thread=8"},
+                                                                   {"chained=1", "values_per_thread=16", "stripes=1"},
+                                                                   {"chained=1", "block_x=64", "block_y=1", "values_per_thread=1", "vector_x=1"}}) {
+        for (const auto& size : std::vector<std::array<long long, 3>>{{301, 200, 37}, {67, 45, 33}, {37, 3, 1000}, {5, 7, 8}}) {
+          check_scan(z, set, size);
+          ++runs;
+        }
+        check_scan(y, set, {1001, 33, 7});
+        check_scan(y, set, {65536, 40, 3});
+        runs += 2;
+      }
+    }
+  CHECK(runs == 2 * 2 * 3 * 6);
+}
+
+TEST_CASE("a scan kernel launched again on other inputs takes nothing its last launch left in its status") {
+  // The second launch finds a status or carry from the first at every slot,
+  // with the tags a launch uses but another epoch: taking one would add the
+  // first input's sums to the second's.
+  const std::string specs = gpen::test::source_dir() + "/specs/scan/";
+  struct Case {
+    std::string spec;
+    std::vector<std::string> set;
+    std::array<long long, 3> size;
+  };
+  for (const Case& c : std::vector<Case>{{"cumsum_z.json", {"chained=1"}, {301, 200, 37}},
+                                         {"cumsum_z.json", {"chained=1", "block_x=64", "block_y=1", "values_per_thread=1"}, {67, 45, 33}},
+                                         {"cumsum_1d.json", {}, {3000001, 1, 1}}}) {
+    const Spec s = load_spec(specs + c.spec);
+    const std::unique_ptr<Kernel> k = make_kernel(s, s.choose(c.set), scan_ctx());
+    WorkloadOptions first, second;
+    first.seed = 1;
+    second.seed = 2;
+    Workload a(scan_ctx(), s, c.size, first), b(scan_ctx(), s, c.size, second);
+    Stream stream;
+    k->launch(a.bindings(), a.params(), stream.get());
+    b.poison_outputs(stream.get());
+    k->launch(b.bindings(), b.params(), stream.get());
+    stream.synchronize();
+    const Comparison r = b.verify_on_cpu();
+    INFO(c.spec << " " << c.size[0] << "x" << c.size[1] << "x" << c.size[2]);
+    INFO(r.summary());
+    CHECK(r.pass);
+  }
+}
+
 TEST_CASE("both mappings of a warp's values onto its lanes: striped and runs, uneven rows and segments") {
   int runs = 0;
   for (const char* dtype : {"float64", "float32"})

@@ -1,7 +1,8 @@
 // A scan spec's kernel, loaded, with the scratch its look-back needs: a
-// status per tile (state and value in one access). Status words
-// carry the launch's epoch, so no launch has to clear them; launches of one
-// ScanKernel must therefore follow each other in stream order.
+// status per tile (state and value in one access), or, chained columns, a
+// carry per column group. Status words and carries hold the launch's epoch,
+// so no launch has to clear them; launches of one ScanKernel must therefore
+// follow each other in stream order.
 #pragma once
 
 #include "gpen/runtime/kernel.hpp"
@@ -16,16 +17,16 @@ class ScanKernel : public Kernel {
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
 
  private:
-  // Status for `tiles` tiles, grown on demand (synchronous allocation,
-  // cleared in `stream`).
-  void reserve(long long tiles, CUstream stream) const;
+  // At least `bytes` of status, grown on demand (synchronous allocation,
+  // cleared in `stream`); returns the next launch's epoch.
+  unsigned reserve(std::size_t bytes, CUstream stream) const;
   // Every status word back to zero, in `stream`.
   void clear_status(CUstream stream) const;
   // Bytes of one tile's status: 8 for float32, 16 for float64 (templates/gpen/scan_common.cuh).
   std::size_t status_bytes() const { return 2 * size_of(spec_.dtype); }
 
-  mutable DeviceMemory status_;  // status[tiles], status_bytes() each
-  mutable long long status_tiles_ = 0;
+  mutable DeviceMemory status_;  // tile status or column carries
+  mutable std::size_t status_size_ = 0;  // bytes
   mutable unsigned epoch_ = 0;
 };
 
