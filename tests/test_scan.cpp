@@ -217,6 +217,15 @@ TEST_CASE("chained columns: layers of values_per_thread steps, every group side 
   // One layer needs no carries.
   CHECK(p.carry_bytes(p.geometry(3, 2, {301, 200, 8})) == 0);
   CHECK(p.carry_bytes(p.geometry(3, 2, {301, 200, 9})) == 60200 * 16);
+  // Carries beyond an eighth of the L2 (6.25 MiB of an H100's 50): the
+  // blocks walk the axis as unchained, groups stacked along it.
+  const ScanGeometry wide = p.geometry(3, 2, {1024, 512, 256});  // 8 MiB of carries
+  CHECK(wide.layers == 1);
+  CHECK(wide.along == 16);
+  CHECK(wide.plane_tiles == 1024 * 512 / 32);
+  CHECK(p.carry_bytes(wide) == 0);
+  CHECK(p.geometry(3, 2, {1024, 512, 256}, 64LL << 20).layers == 32);  // 8 MiB fit an eighth of 64 MiB
+  CHECK(p.geometry(3, 2, {512, 512, 512}, 16LL << 20).layers == 1);   // 4 MiB do not fit an eighth of 16 MiB
   // Along y, a carry for each plane's columns; float32 groups 2 columns a carry.
   const Spec y = load_spec(gpen::test::source_dir() + "/specs/scan/cumsum_y.json", Dtype::Float32);
   const ScanPlan py = plan_scan(y, y.choose({"chained=1"}));

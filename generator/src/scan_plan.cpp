@@ -21,7 +21,7 @@ ScanGeometry scan_lines(int dims, int axis, const std::array<long long, 3>& size
   return g;
 }
 
-ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 3>& size) const {
+ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 3>& size, long long l2_bytes) const {
   ScanGeometry g = scan_lines(dims, axis, size);
   auto ceil_div = [](long long a, long long b) { return (a + b - 1) / b; };
   if (layout == ScanLayout::Rows) {
@@ -39,15 +39,22 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
     //
     // Chained, the axis is cut into layers of values_per_thread steps, one
     // block a layer of its columns, every group side by side
-    // (scan_column_layers.cuh).
+    // (scan_column_layers.cuh), if the carries stay in the L2: they must
+    // leave it room for the data streaming through, so at most an eighth of
+    // it. Otherwise the blocks walk the axis as unchained. Along z of
+    // float64 (1 GiB, 32 x 16 threads, 8 steps a layer), carries of 4 MiB:
+    // 98.1% of copy chained, 94.7% walking; 8 MiB: 94.2% against 95.0%;
+    // 16-256 MiB: 77-82% against 94-96% (bench/RESULTS.md).
+    const long long carries = g.outer * ceil_div(g.inner, vector_x) * 16;
+    if (chained && carries <= l2_bytes / 8) g.layers = ceil_div(g.length, values_per_thread);
+    const bool layered = g.layers > 1;
     auto padding = [&](long long d) { return ceil_div(g.length, d * values_per_thread) * d * values_per_thread - g.length; };
     const long long slack = std::max(padding(1), g.length / 8);
-    for (long long d = 1; d <= block_y && !chained; ++d)
+    for (long long d = 1; d <= block_y && !layered; ++d)
       if (block_y % d == 0 && padding(d) <= slack) g.along = d;
     const long long across = block_y / g.along;
     const long long tile_columns = static_cast<long long>(block_x) * vector_x * across;
     g.plane_tiles = ceil_div(g.inner, tile_columns);
-    if (chained) g.layers = ceil_div(g.length, values_per_thread);
     g.tiles = g.plane_tiles * g.layers * g.outer;
     // The blocks that run at once take consecutive tiles. In order, they read
     // one window of each plane, and planes that lie a multiple of the memory's

@@ -15,15 +15,16 @@ struct ScanArgsImage {
   CUdeviceptr status;
   unsigned epoch, along;
   unsigned run_tiles, spread;
+  unsigned layers;
 };
-static_assert(sizeof(ScanArgsImage) == 72, "as templates/gpen/scan_common.cuh lays it out");
+static_assert(sizeof(ScanArgsImage) == 80, "as templates/gpen/scan_common.cuh lays it out");
 
 constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state in 32 bits
 
 }  // namespace
 
 ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, generate(spec, choice), ctx, cache) {
+    : Kernel(spec, generate(spec, choice), ctx, cache), l2_bytes_(ctx.info().l2_bytes) {
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
 }
 
@@ -51,7 +52,7 @@ void ScanKernel::clear_status(CUstream stream) const {
 void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
   const ScanPlan& p = plan();
-  const ScanGeometry g = p.geometry(spec_.dims, spec_.scan.axis, shape);
+  const ScanGeometry g = p.geometry(spec_.dims, spec_.scan.axis, shape, l2_bytes_);
   if (g.tiles > 0x7fffffffLL)
     throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger block_x or values_per_thread", spec_.name, g.tiles));
   ScanArgsImage a{};
@@ -64,10 +65,11 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.along = static_cast<unsigned>(g.along);
   a.run_tiles = static_cast<unsigned>(g.run_tiles);
   a.spread = static_cast<unsigned>(g.spread);
+  a.layers = static_cast<unsigned>(g.layers);
   // Rows: a status per (row, segment). Chained columns: a carry per column
   // group, tagged with the layer that takes it in the lower 32 bits.
   const std::size_t status = g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(p.carry_bytes(g));
-  if (g.layers > 0xffffffffLL)
+  if (g.layers > 0xffffffffLL)  // a.layers and the carries' tags hold 32 bits
     throw BindingError(fmt::format("spec '{}': {} layers along the axis exceed 2^32; use a larger values_per_thread", spec_.name, g.layers));
   if (status > 0) {
     a.epoch = reserve(status, stream);

@@ -100,7 +100,7 @@ __device__ void scan_column_layers(const ScanArgs<typename B::real>& a) {
   constexpr int T = B::kBlockX, R = B::kBlockY, V = B::kValuesPerThread, W = B::kVectorX;
   constexpr long long kCarriesPerLine = 128 / sizeof(ColumnCarry);
   const long long blocks = (a.inner + T * W * R - 1) / (T * W * R);  // blocks per layer of a plane
-  const long long layers = (a.length + V - 1) / V;
+  const long long layers = a.layers;  // (a.length + V - 1) / V
   // Layer after layer, each across every plane: a block's predecessor in its
   // columns is a whole layer of blocks earlier. (Plane after plane, the
   // blocks of a narrow plane wait on each other: along y of 512^3, with one

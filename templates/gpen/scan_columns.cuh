@@ -11,7 +11,8 @@
 // of many planes: cumsum along y of 512^3 float64 went from 94% to 99% of
 // copy, and rows of 520 values from 86% to 97% (bench/RESULTS.md).
 //
-// kChained cuts the axis into layers instead (scan_column_layers.cuh).
+// kChained cuts the axis into layers instead (scan_column_layers.cuh) where
+// the host finds room for their carries in the L2.
 #pragma once
 
 #include "gpen/scan_column_layers.cuh"
@@ -87,10 +88,14 @@ __device__ void walk_columns(const ScanArgs<typename B::real>& a) {
   }
 }
 
+// Chained units hold both kernels: the host walks the axis instead when the
+// carries would crowd the L2 (ScanPlan::geometry).
 template <class B>
 __device__ void scan_columns(const ScanArgs<typename B::real>& a) {
-  if constexpr (B::kChained) scan_column_layers<B>(a);
-  else walk_columns<B>(a);
+  if constexpr (B::kChained) {
+    if (a.layers > 1) return scan_column_layers<B>(a);
+  }
+  walk_columns<B>(a);
 }
 
 }  // namespace gpen

@@ -25,7 +25,7 @@ namespace gpen {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// Kernel arguments; the host writes the same 72 bytes (runtime/src/scan_kernel.cpp).
+// Kernel arguments; the host writes the same 80 bytes (runtime/src/scan_kernel.cpp).
 template <class real>
 struct ScanArgs {
   const real* in;
@@ -43,6 +43,7 @@ struct ScanArgs {
   // Columns layout: the order of a plane's tiles (scan_columns.cuh).
   unsigned run_tiles;  // adjacent tiles that stay together
   unsigned spread;     // run j of a plane scans run j * spread mod (full runs)
+  unsigned layers;     // chained columns: 1 = walk the axis (the carries would not fit in the L2), else chained layers (ScanPlan::geometry)
 };
 
 constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;

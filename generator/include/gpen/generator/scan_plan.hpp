@@ -21,7 +21,7 @@ struct ScanGeometry {
   long long length = 1, inner = 1, outer = 1;
   long long segments = 1;  // tiles along one row (rows layout)
   long long along = 1;     // columns layout: groups of a block along the axis (see ScanPlan::geometry)
-  long long layers = 1;    // columns layout, chained: layers along the axis (see ScanPlan::geometry)
+  long long layers = 1;    // columns layout, chained: layers along the axis; 1: blocks walk it (see ScanPlan::geometry)
   long long tiles = 1;     // blocks of the launch
   // Columns layout: the order of a plane's tiles (see ScanPlan::geometry).
   long long plane_tiles = 1;  // tiles (blocks) of one plane
@@ -44,15 +44,18 @@ struct ScanPlan {
   bool striped = false;    // rows layout: a warp's accesses striped across its lanes
   int lookback_delay = 0;  // rows layout: ns a block sleeps between publishing its aggregate and looking back
   int stripes = 1;         // columns layout: stripes of a plane that consecutive runs of tiles are spread over
-  bool chained = false;    // columns layout: layers of values_per_thread steps, carries handed from layer to layer
+  bool chained = false;    // columns layout: layers of values_per_thread steps, carries handed from layer to layer, where they fit in the L2
   int dtype_bytes = 8;      // bytes a value: a run of tiles is 2 KiB of columns
   std::string kernel_name;
 
   int threads() const { return block_x * block_y; }
   long long segment() const { return static_cast<long long>(block_x) * values_per_thread; }  // rows layout
-  ScanGeometry geometry(int dims, int axis, const std::array<long long, 3>& size) const;
+  // `l2_bytes`: the GPU's L2, which chained carries must fit in (the
+  // default is an H100's).
+  ScanGeometry geometry(int dims, int axis, const std::array<long long, 3>& size, long long l2_bytes = 50LL << 20) const;
   // Columns layout, chained: bytes of the carries a launch over `g` needs
-  // (16 a column group of vector_x columns of each plane; 0 for one layer).
+  // (16 a column group of vector_x columns of each plane; 0 when blocks
+  // walk the axis).
   long long carry_bytes(const ScanGeometry& g) const;
   LaunchDims launch(const ScanGeometry& g) const;
 };

@@ -25,6 +25,7 @@ class ScanKernel : public Kernel {
   // Bytes of one tile's status: 8 for float32, 16 for float64 (templates/gpen/scan_common.cuh).
   std::size_t status_bytes() const { return 2 * size_of(spec_.dtype); }
 
+  long long l2_bytes_;  // the GPU's, which chained carries must fit in (ScanPlan::geometry)
   mutable DeviceMemory status_;  // tile status or column carries
   mutable std::size_t status_size_ = 0;  // bytes
   mutable unsigned epoch_ = 0;
