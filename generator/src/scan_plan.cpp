@@ -9,6 +9,15 @@
 
 namespace gpen {
 
+namespace {
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// Chained columns: a 16-byte carry a column group of vector_x columns of each plane.
+long long all_carry_bytes(const ScanGeometry& g, int vector_x) { return g.outer * ceil_div(g.inner, vector_x) * 16; }
+
+}  // namespace
+
 const char* to_string(ScanLayout l) { return l == ScanLayout::Rows ? "rows" : "columns"; }
 
 ScanGeometry scan_lines(int dims, int axis, const std::array<long long, 3>& size) {
@@ -23,7 +32,6 @@ ScanGeometry scan_lines(int dims, int axis, const std::array<long long, 3>& size
 
 ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 3>& size, long long l2_bytes) const {
   ScanGeometry g = scan_lines(dims, axis, size);
-  auto ceil_div = [](long long a, long long b) { return (a + b - 1) / b; };
   if (layout == ScanLayout::Rows) {
     g.segments = ceil_div(g.length, segment());
     g.tiles = ceil_div(g.outer, block_y) * g.segments;
@@ -45,8 +53,7 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
     // float64 (1 GiB, 32 x 16 threads, 8 steps a layer), carries of 4 MiB:
     // 98.1% of copy chained, 94.7% walking; 8 MiB: 94.2% against 95.0%;
     // 16-256 MiB: 77-82% against 94-96% (bench/RESULTS.md).
-    const long long carries = g.outer * ceil_div(g.inner, vector_x) * 16;
-    if (chained && carries <= l2_bytes / 8) g.layers = ceil_div(g.length, values_per_thread);
+    if (chained && all_carry_bytes(g, vector_x) <= l2_bytes / 8) g.layers = ceil_div(g.length, values_per_thread);
     const bool layered = g.layers > 1;
     auto padding = [&](long long d) { return ceil_div(g.length, d * values_per_thread) * d * values_per_thread - g.length; };
     const long long slack = std::max(padding(1), g.length / 8);
@@ -75,8 +82,7 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
 }
 
 long long ScanPlan::carry_bytes(const ScanGeometry& g) const {
-  if (!chained || g.layers < 2) return 0;
-  return g.outer * ((g.inner + vector_x - 1) / vector_x) * 16;
+  return chained && g.layers > 1 ? all_carry_bytes(g, vector_x) : 0;
 }
 
 long long ScanGeometry::tile_of_block(long long b) const {
