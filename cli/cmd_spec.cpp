@@ -13,7 +13,7 @@
 namespace gpen::cli {
 
 void add_check(CLI::App& app, Runner& run) {
-  auto* cmd = app.add_subcommand("check", "Validate specs: structure, names, expressions, ghost widths");
+  auto* cmd = app.add_subcommand("check", "Validate specs: structure, names, expressions, ghost widths, and that the default variant generates");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("spec", *files, "Spec files (JSON)")->required()->check(CLI::ExistingFile);
   cmd->callback([&run, files] {
@@ -22,6 +22,10 @@ void add_check(CLI::App& app, Runner& run) {
       for (const auto& f : *files) {
         try {
           const Spec s = load_spec(f);
+          // The default variant must generate too: tunables whose defaults
+          // do not go together (a chained scan with 16-byte column groups)
+          // fail here rather than at the first `gpen gen` or `run`.
+          generate(s, s.choose());
           if (s.is_scan()) {
             fmt::print("ok  {}: scan '{}', {}, {}-D; {} = {}{} scan of {} along {}, op '{}', identity {}\n", f, s.name, to_string(s.dtype), s.dims,
                        s.output_fields()[0]->name, s.scan.reverse ? "reverse " : "", s.scan.exclusive ? "exclusive" : "inclusive",

@@ -50,6 +50,9 @@ expect 0 "scan 'cumsum_z'.*s = inclusive scan of u along z" -- $gpen check $spec
 expect 1 "bad_scan.json:3:30: error: /scan/op: 'a - b' is not associative" -- $gpen check $tmp/bad_scan.json
 expect 0 "cumsum_1d.scan_rows.cu .*cache miss" -- $gpen compile $specs/scan/cumsum_1d.json
 expect 3 "cannot run exclusive_sum" -- $gpen run $specs/scan/exclusive_sum.json --size 1000
+# Defaults that do not go together are found by check, which plans the default variant.
+sed 's|"chained": {"default": 1}|"chained": {"default": 1}, "vector_x": {"default": 2}|' $specs/scan/cumsum_z.json > $tmp/bad_chain.json
+expect 1 "bad_chain.json:16:44: error: /tunables/vector_x: vector_x = 2 of float64 is 16 bytes a column group, chained" -- $gpen check $tmp/bad_chain.json
 sed 's|"17/48", "59/48", "43/48", "49/48"|"17/48", "59/48", "0", "49/48"|' $specs/sbp/d2_o4.json > $tmp/bad_sbp.json
 expect 0 "sbp 'sbp_d2_o4'.*d2u = D2 u along x; interior order 4, boundary order 2, 4 closure rows a side, lines of >= 10 points" -- $gpen check $specs/sbp/d2_o4.json
 expect 1 "bad_sbp.json:27:32: error: /sbp/norm/2: weight 0 is not positive" -- $gpen check $tmp/bad_sbp.json
