@@ -100,11 +100,13 @@ __device__ void scan_column_layers(const ScanArgs<typename B::real>& a) {
   constexpr int T = B::kBlockX, R = B::kBlockY, V = B::kValuesPerThread, W = B::kVectorX;
   constexpr long long kCarriesPerLine = 128 / sizeof(ColumnCarry);
   const long long blocks = (a.inner + T * W * R - 1) / (T * W * R);  // blocks per layer of a plane
-  const long long layers = a.layers;  // (a.length + V - 1) / V
+  const long long layers = a.layers;  // the host's ceil(length / V), > 1
   // Layer after layer, each across every plane: a block's predecessor in its
   // columns is a whole layer of blocks earlier. (Plane after plane, the
   // blocks of a narrow plane wait on each other: along y of 512^3, with one
-  // block a layer of a plane, 41% of copy.)
+  // block a layer of a plane, 41% of copy.) A block waits only on blocks of
+  // lower index, which the GPU dispatches first, as the rows look-back
+  // assumes too (scan_rows.cuh).
   const long long b = blockIdx.x, layer = b / (blocks * a.outer), plane = b / blocks % a.outer;
   const long long group = (plane_tile(a, b % blocks, blocks) * R + threadIdx.y) * T + threadIdx.x;
   const long long c0 = group * W;
