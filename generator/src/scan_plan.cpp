@@ -82,7 +82,7 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
 }
 
 long long ScanPlan::carry_bytes(const ScanGeometry& g) const {
-  return chained && g.layers > 1 ? all_carry_bytes(g, vector_x) : 0;
+  return g.layers > 1 ? all_carry_bytes(g, vector_x) : 0;  // layers > 1 only when chained
 }
 
 long long ScanGeometry::tile_of_block(long long b) const {

@@ -46,7 +46,7 @@ void ScanKernel::clear_status(CUstream stream) const {
   // launch's stream: a stream created non-blocking (as gpen's are) does not
   // wait for a memset in the legacy stream, so the kernel could start on
   // uncleared memory, or have a status it published cleared under it.
-  GPEN_CU(cuMemsetD8Async(status_.get(), 0, status_size_, stream), "clearing the scan's tile status");
+  GPEN_CU(cuMemsetD8Async(status_.get(), 0, status_size_, stream), "clearing the scan's status");
 }
 
 void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -66,11 +66,11 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.run_tiles = static_cast<unsigned>(g.run_tiles);
   a.spread = static_cast<unsigned>(g.spread);
   a.layers = static_cast<unsigned>(g.layers);
+  if (g.layers > 0xffffffffLL)  // a.layers and the carries' tags hold 32 bits
+    throw BindingError(fmt::format("spec '{}': {} layers along the axis exceed 2^32; use a larger values_per_thread", spec_.name, g.layers));
   // Rows: a status per (row, segment). Chained columns: a carry per column
   // group, tagged with the layer that takes it in the lower 32 bits.
   const std::size_t status = g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(p.carry_bytes(g));
-  if (g.layers > 0xffffffffLL)  // a.layers and the carries' tags hold 32 bits
-    throw BindingError(fmt::format("spec '{}': {} layers along the axis exceed 2^32; use a larger values_per_thread", spec_.name, g.layers));
   if (status > 0) {
     a.epoch = reserve(status, stream);
     a.status = status_.get();

@@ -30,7 +30,7 @@ struct ScanGeometry {
 
   // The tile of the plane that block `b` of it (0 <= b < plane_tiles) scans:
   // full runs in the order run j -> j * spread mod runs, a ragged tail in
-  // place. templates/gpen/scan_columns.cuh computes the same.
+  // place. plane_tile() in templates/gpen/scan_column_steps.cuh computes the same.
   long long tile_of_block(long long b) const;
 };
 
