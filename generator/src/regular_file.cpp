@@ -1,0 +1,68 @@
+#include "gpen/generator/regular_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace gpen {
+namespace {
+
+const char* file_type(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+std::string read_regular_file(const std::string& path, std::size_t max_bytes, Links links) {
+  int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  if (links == Links::Refuse) flags |= O_NOFOLLOW;
+  Fd f{::open(path.c_str(), flags)};
+  if (f.fd < 0) {
+    const int e = errno;
+    if (e == ENOENT || e == ENOTDIR) throw FileReadError(FileReadError::Reason::Missing, fmt::format("'{}' does not exist", path));
+    if (e == ELOOP && links == Links::Refuse)
+      throw FileReadError(FileReadError::Reason::Link, fmt::format("'{}' is a symbolic link, which is not followed here", path));
+    throw FileReadError(FileReadError::Reason::Io, fmt::format("cannot open '{}': {}", path, std::strerror(e)));
+  }
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0)
+    throw FileReadError(FileReadError::Reason::Io, fmt::format("cannot stat '{}': {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw FileReadError(FileReadError::Reason::NotRegular, fmt::format("'{}' is {}, not a regular file", path, file_type(st.st_mode)));
+  const auto size = static_cast<unsigned long long>(st.st_size);
+  if (size > max_bytes)
+    throw FileReadError(FileReadError::Reason::TooLarge, fmt::format("'{}' has {} bytes, more than the {} read here", path, size, max_bytes));
+  std::string out(static_cast<std::size_t>(size), '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::read(f.fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw FileReadError(FileReadError::Reason::Io, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    }
+    if (n == 0) break;  // the file shrank while we read it: what is there is what we have
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
+}  // namespace gpen
