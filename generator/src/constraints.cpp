@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "gpen/generator/limits.hpp"
 #include "gpen/generator/lower.hpp"
 
 namespace gpen {
@@ -15,7 +17,11 @@ const char* const kOps[] = {"<=", ">=", "==", "!=", "<", ">"};
 // Names used in an expression, with their offsets, and the node kinds allowed.
 void check_names(const Ast& a, const Spec& spec, const JsonSource& src, const std::string& ptr, std::size_t base) {
   switch (a.kind) {
-    case Ast::Kind::Number: return;
+    case Ast::Kind::Number:
+      if (!std::isfinite(std::strtod(a.text.c_str(), nullptr)))
+        src.fail_at(ptr, src.locate_in_string(ptr, base + a.offset), fmt::format("the number {} is beyond the range of a float64", a.text.size() > 40 ? a.text.substr(0, 40) + "..." : a.text),
+                    "a finite number");
+      return;
     case Ast::Kind::Name: {
       const TunableDecl* t = spec.find_tunable(a.text);
       if (!t || std::holds_alternative<std::string>(t->default_value)) {
@@ -39,7 +45,7 @@ void check_names(const Ast& a, const Spec& spec, const JsonSource& src, const st
 
 double value(const Ast& a, const TunableChoice& c) {
   switch (a.kind) {
-    case Ast::Kind::Number: return std::stod(a.text);
+    case Ast::Kind::Number: return std::strtod(a.text.c_str(), nullptr);  // finite: check_names saw to it
     case Ast::Kind::Name: return static_cast<double>(std::get<long long>(c.at(a.text)));
     case Ast::Kind::Unary: return a.text == "-" ? -value(*a.args[0], c) : value(*a.args[0], c);
     case Ast::Kind::Binary: {
@@ -60,6 +66,8 @@ std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::
   std::vector<ConstraintDecl> out;
   if (!node) return out;
   if (!node->is_array()) src.fail("/constraints", "found a non-array", "an array of strings such as \"block_x * block_y <= 512\"");
+  if (node->size() > kMaxConstraints)
+    src.fail("/constraints", fmt::format("{} entries", node->size()), fmt::format("at most {} entries (gpen's limit; specs/README.md)", kMaxConstraints));
   for (std::size_t i = 0; i < node->size(); ++i) {
     ConstraintDecl c;
     c.pointer = json_pointer_join("/constraints", i);

@@ -15,6 +15,47 @@ std::string real_literal(double v, Dtype dtype) {
   return dtype == Dtype::Float32 ? s + "f" : s;
 }
 
+namespace {
+
+// The code point of the UTF-8 sequence at text[i] and its length; (0, 1) for
+// a byte that starts no valid sequence.
+std::pair<unsigned, std::size_t> code_point(const std::string& text, std::size_t i) {
+  const unsigned char c = static_cast<unsigned char>(text[i]);
+  const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > text.size()) return {0, 1};
+  unsigned cp = n == 1 ? c : c & (0x7F >> n);
+  for (std::size_t k = 1; k < n; ++k) {
+    const unsigned char b = static_cast<unsigned char>(text[i + k]);
+    if ((b & 0xC0) != 0x80) return {0, 1};
+    cp = cp << 6 | (b & 0x3F);
+  }
+  return {cp, n};
+}
+
+// Characters a person reads as they are: no controls, no line or paragraph
+// separators, and none of the bidirectional overrides that make code read
+// otherwise than it compiles ("Trojan Source").
+bool shown_as_is(unsigned cp) {
+  if (cp < 0x20 || cp == 0x7f || cp == '\\' || (cp >= 0x80 && cp < 0xA0)) return false;
+  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return false;
+  return cp != 0x2028 && cp != 0x2029 && cp != 0xFEFF;
+}
+
+}  // namespace
+
+std::string comment_text(const std::string& text, std::size_t max_chars) {
+  std::string out;
+  std::size_t i = 0, chars = 0;
+  for (; i < text.size() && chars < max_chars; ++chars) {
+    const auto [cp, n] = code_point(text, i);
+    const bool ends_comment = cp == '*' && i + 1 < text.size() && text[i + 1] == '/';
+    out += shown_as_is(cp) && !ends_comment ? text.substr(i, n) : "?";
+    i += n;
+  }
+  if (i < text.size()) out += "...";
+  return out;
+}
+
 std::string real_value(double v, Dtype dtype) {
   if (std::isinf(v)) {
     const bool f32 = dtype == Dtype::Float32;
@@ -28,12 +69,26 @@ CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spe
 CudaPrinter::CudaPrinter(const Spec& spec, std::vector<std::string> value_names)
     : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {}
 
-std::string CudaPrinter::emit(const IrPtr& e) {
-  Printed p = print(*e);
-  return p.text;
+std::vector<std::string> CudaPrinter::emit(const std::vector<IrPtr>& roots) {
+  // Count each node's parents, visiting every node once.
+  std::set<const Ir*> seen;
+  std::vector<const Ir*> todo;
+  auto reach = [&](const Ir* e) {
+    if (!seen.insert(e).second) shared_.insert(e);
+    else todo.push_back(e);
+  };
+  for (const auto& r : roots) reach(r.get());
+  while (!todo.empty()) {
+    const Ir* e = todo.back();
+    todo.pop_back();
+    for (const auto& a : e->args) reach(a.get());
+  }
+  std::vector<std::string> out;
+  for (const auto& r : roots) out.push_back(print(*r).text);
+  return out;
 }
 
-void CudaPrinter::name(const IrPtr& e, const std::string& name) { named_.emplace_back(e.get(), name); }
+void CudaPrinter::name(const IrPtr& e, const std::string& name) { named_.emplace(e.get(), name); }
 
 std::string CudaPrinter::body(const std::string& indent) const {
   std::string s;
@@ -69,8 +124,7 @@ std::string CudaPrinter::coefficient(const Rational& c) {
 // sum_t c_t * a_t, grouped by |c_t|: "kC1 * (a + b - c)". Groups in order of
 // how far their reads reach, so the centre comes first and the rest by ring.
 std::string CudaPrinter::linear(const Ir& e, const std::string& let_name) {
-  for (const auto& [node, name] : hoisted_)
-    if (node == &e) return name;
+  if (auto it = hoisted_.find(&e); it != hoisted_.end()) return it->second;
   std::map<Rational, std::vector<Term>, bool (*)(const Rational&, const Rational&)> groups(
       [](const Rational& a, const Rational& b) { return a < b; });
   for (const auto& t : e.terms) groups[abs(t.coeff)].push_back(t);
@@ -117,23 +171,29 @@ std::string CudaPrinter::linear(const Ir& e, const std::string& let_name) {
     else st += fmt::format("\n    {} {}", neg ? "-" : "+", neg ? l.substr(1) : l);
   }
   statements_.push_back(st + ";");
-  hoisted_.emplace_back(&e, name);
+  hoisted_.emplace(&e, name);
   return name;
 }
 
+CudaPrinter::Printed CudaPrinter::hoist(const Ir& e, std::string name) {
+  if (e.kind == Ir::Kind::Linear) return {linear(e, name), 4};
+  const Printed value = print(e);
+  if (name.empty()) name = fmt::format("t{}", temps_++);  // numbered after the temporaries it reads
+  statements_.push_back(fmt::format("const real {} = {};", name, value.text));
+  hoisted_.emplace(&e, name);
+  return {name, 4};
+}
+
 CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
-  for (const auto& [node, name] : hoisted_)
-    if (node == &e) return {name, 4};
-  for (auto it = named_.begin(); it != named_.end(); ++it) {
-    if (it->first != &e) continue;
+  if (auto it = hoisted_.find(&e); it != hoisted_.end()) return {it->second, 4};
+  if (auto it = named_.find(&e); it != named_.end()) {
     const std::string name = it->second;
-    named_.erase(it);  // print the value itself below, once
-    if (e.kind == Ir::Kind::Linear) return {linear(e, name), 4};
-    const Printed value = print(e);
-    statements_.push_back(fmt::format("const real {} = {};", name, value.text));
-    hoisted_.emplace_back(&e, name);
-    return {name, 4};
+    named_.erase(it);  // print the value itself in hoist(), once
+    shared_.erase(&e);
+    return hoist(e, name);
   }
+  const bool leaf = e.kind == Ir::Kind::Const || e.kind == Ir::Kind::Param || e.kind == Ir::Kind::Field;
+  if (!leaf && shared_.erase(&e)) return hoist(e, "");
   auto wrap = [](const Printed& p, int need) { return p.prec < need ? "(" + p.text + ")" : p.text; };
   switch (e.kind) {
     case Ir::Kind::Const: {

@@ -3,9 +3,12 @@
 //   term    := unary (('*' | '/') unary)*         precedence 2
 //   unary   := ('-' | '+') unary | primary        precedence 3
 //   primary := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
+#include <algorithm>
 #include <cctype>
+#include <string>
 
 #include "gpen/generator/expr_ast.hpp"
+#include "gpen/generator/limits.hpp"
 
 namespace gpen {
 namespace {
@@ -81,23 +84,47 @@ class Parser {
     return -1;
   }
 
+  // Counts the parser's own recursion (parentheses nest it without deepening the tree).
+  struct Nested {
+    Parser& p;
+    explicit Nested(Parser& parser, std::size_t offset) : p(parser) {
+      if (++p.nesting_ > kMaxExprDepth)
+        throw ExprSyntaxError{offset, "the expression nests deeper than " + std::to_string(kMaxExprDepth) + " levels",
+                              "fewer nested parentheses, calls and operators: split it with lets"};
+    }
+    ~Nested() { --p.nesting_; }
+  };
+
+  // A node; refused where the tree would grow deeper than kMaxExprDepth
+  // (a long left-deep sum nests without recursing in the parser).
+  static AstPtr node(Ast::Kind kind, std::size_t offset, std::string text, std::vector<AstPtr> args) {
+    int depth = 1;
+    for (const auto& a : args) depth = std::max(depth, a->depth + 1);
+    if (depth > kMaxExprDepth)
+      throw ExprSyntaxError{offset, "the expression nests deeper than " + std::to_string(kMaxExprDepth) + " levels",
+                            "fewer terms in one sum or product, or nested calls: split it with lets"};
+    return std::make_shared<Ast>(Ast{kind, offset, std::move(text), std::move(args), depth});
+  }
+
   AstPtr parse(int min_prec) {
+    const Nested guard(*this, peek().offset);
     AstPtr lhs = parse_unary();
     for (;;) {
       const int prec = binary_precedence(peek());
       if (prec < 0 || prec < min_prec) break;
       const Token op = next();
       AstPtr rhs = parse(prec + 1);  // left associative
-      lhs = std::make_shared<Ast>(Ast{Ast::Kind::Binary, op.offset, op.text, {lhs, rhs}});
+      lhs = node(Ast::Kind::Binary, op.offset, op.text, {lhs, rhs});
     }
     return lhs;
   }
 
   AstPtr parse_unary() {
     if (is_op("-") || is_op("+")) {
+      const Nested guard(*this, peek().offset);
       const Token op = next();
       AstPtr operand = parse_unary();
-      return std::make_shared<Ast>(Ast{Ast::Kind::Unary, op.offset, op.text, {operand}});
+      return node(Ast::Kind::Unary, op.offset, op.text, {operand});
     }
     return parse_primary();
   }
@@ -106,11 +133,11 @@ class Parser {
     const Token& t = peek();
     if (t.kind == Token::Kind::Number) {
       next();
-      return std::make_shared<Ast>(Ast{Ast::Kind::Number, t.offset, t.text, {}});
+      return node(Ast::Kind::Number, t.offset, t.text, {});
     }
     if (t.kind == Token::Kind::Name) {
       const Token name = next();
-      if (!is_op("(")) return std::make_shared<Ast>(Ast{Ast::Kind::Name, name.offset, name.text, {}});
+      if (!is_op("(")) return node(Ast::Kind::Name, name.offset, name.text, {});
       next();
       std::vector<AstPtr> args;
       if (!is_op(")")) {
@@ -121,7 +148,7 @@ class Parser {
         }
       }
       expect(")", "',' or ')' closing the call of '" + name.text + "'");
-      return std::make_shared<Ast>(Ast{Ast::Kind::Call, name.offset, name.text, std::move(args)});
+      return node(Ast::Kind::Call, name.offset, name.text, std::move(args));
     }
     if (is_op("(")) {
       next();
@@ -143,11 +170,17 @@ class Parser {
 
   std::vector<Token> t_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 }  // namespace
 
-AstPtr parse_expression(const std::string& text) { return Parser(tokenize(text)).parse_all(); }
+AstPtr parse_expression(const std::string& text) {
+  if (text.size() > kMaxExprChars)
+    throw ExprSyntaxError{kMaxExprChars, "the expression has " + std::to_string(text.size()) + " characters",
+                          "at most " + std::to_string(kMaxExprChars) + ": split it with lets"};
+  return Parser(tokenize(text)).parse_all();
+}
 
 std::string to_string(const Ast& a) {
   switch (a.kind) {
@@ -163,5 +196,39 @@ std::string to_string(const Ast& a) {
   }
   return {};
 }
+
+namespace {
+
+// 1: + -, 2: * /, 3: unary, 4: atoms and calls.
+int precedence(const Ast& a) {
+  if (a.kind == Ast::Kind::Binary) return a.text == "+" || a.text == "-" ? 1 : 2;
+  return a.kind == Ast::Kind::Unary ? 3 : 4;
+}
+
+std::string source_text(const Ast& a, int need) {
+  std::string s;
+  switch (a.kind) {
+    case Ast::Kind::Number:
+    case Ast::Kind::Name: s = a.text; break;
+    case Ast::Kind::Unary: s = a.text + source_text(*a.args[0], a.args[0]->kind == Ast::Kind::Unary ? 4 : 3); break;  // never "--a"
+    case Ast::Kind::Binary: {
+      // Left associative: the right operand keeps its parentheses at equal precedence.
+      const int p = precedence(a);
+      s = source_text(*a.args[0], p) + " " + a.text + " " + source_text(*a.args[1], p + 1);
+      break;
+    }
+    case Ast::Kind::Call: {
+      s = a.text + "(";
+      for (std::size_t i = 0; i < a.args.size(); ++i) s += (i ? ", " : "") + source_text(*a.args[i], 0);
+      s += ")";
+      break;
+    }
+  }
+  return precedence(a) < need ? "(" + s + ")" : s;
+}
+
+}  // namespace
+
+std::string to_source_text(const Ast& ast) { return source_text(ast, 0); }
 
 }  // namespace gpen

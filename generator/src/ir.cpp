@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "gpen/generator/error.hpp"
 
@@ -33,10 +36,36 @@ const MathFnInfo& info(MathFn fn) {
 }
 
 namespace {
+thread_local IrBudget* current_budget = nullptr;
+}  // namespace
+
+IrBudget::IrBudget(std::size_t max_units, int max_depth) : max_units_(max_units), max_depth_(max_depth), outer_(current_budget) {
+  current_budget = this;
+}
+IrBudget::~IrBudget() { current_budget = outer_; }
+
+void IrBudget::spend(std::size_t units) {
+  used_ += units;
+  if (used_ > max_units_)
+    throw IrTooLarge(fmt::format("the lowered expression grows past {} nodes and terms (operators applied to products copy them once per offset)", max_units_));
+}
+
+void IrBudget::check_depth(int depth) const {
+  if (depth > max_depth_) throw IrTooLarge(fmt::format("the lowered expression nests deeper than {} levels", max_depth_));
+}
+
+namespace {
 std::shared_ptr<Ir> make(Ir::Kind k) {
+  if (current_budget) current_budget->spend(1);
   auto n = std::make_shared<Ir>();
   n->kind = k;
   return n;
+}
+// Sets e's depth from its arguments, within the budget's limit.
+IrPtr with_depth(std::shared_ptr<Ir> e) {
+  for (const auto& a : e->args) e->depth = std::max(e->depth, a->depth + 1);
+  if (current_budget) current_budget->check_depth(e->depth);
+  return e;
 }
 bool is_linear(const IrPtr& e) { return e->kind == Ir::Kind::Linear || e->kind == Ir::Kind::Field; }
 std::vector<Term> terms_of(const IrPtr& e) {
@@ -61,6 +90,7 @@ IrPtr ir_field(Access a) {
   return e;
 }
 IrPtr ir_linear(std::vector<Term> terms) {
+  if (current_budget) current_budget->spend(terms.size());
   std::map<Access, Rational> sum;
   for (const auto& t : terms) sum[t.access] += t.coeff;
   auto e = make(Ir::Kind::Linear);
@@ -89,7 +119,7 @@ IrPtr ir_binary(Ir::Kind kind, IrPtr a, IrPtr b) {
   }
   auto e = make(kind);
   e->args = {std::move(a), std::move(b)};
-  return e;
+  return with_depth(std::move(e));
 }
 IrPtr ir_neg(IrPtr a) {
   if (is_linear(a)) {
@@ -100,41 +130,55 @@ IrPtr ir_neg(IrPtr a) {
   if (a->kind == Ir::Kind::Const && a->number.exact) return ir_const(Number::of(-a->number.r));
   auto e = make(Ir::Kind::Neg);
   e->args = {std::move(a)};
-  return e;
+  return with_depth(std::move(e));
 }
 IrPtr ir_call(MathFn fn, std::vector<IrPtr> args) {
   auto e = make(Ir::Kind::Call);
   e->fn = fn;
   e->args = std::move(args);
-  return e;
+  return with_depth(std::move(e));
 }
 
-IrPtr ir_shift(const IrPtr& e, int axis, int by) {
+namespace {
+IrPtr shift(const IrPtr& e, int axis, int by, std::map<const Ir*, IrPtr>& done) {
+  if (e->kind == Ir::Kind::Const || e->kind == Ir::Kind::Param) return e;
+  if (auto it = done.find(e.get()); it != done.end()) return it->second;
+  IrPtr out;
   switch (e->kind) {
-    case Ir::Kind::Const:
-    case Ir::Kind::Param: return e;
     case Ir::Kind::Field: {
       Access a = e->access;
       a.off[axis] += by;
-      return ir_field(a);
+      out = ir_field(a);
+      break;
     }
     case Ir::Kind::Linear: {
       auto t = e->terms;
       for (auto& x : t) x.access.off[axis] += by;
-      return ir_linear(std::move(t));
+      out = ir_linear(std::move(t));
+      break;
     }
-    case Ir::Kind::Neg: return ir_neg(ir_shift(e->args[0], axis, by));
+    case Ir::Kind::Neg: out = ir_neg(shift(e->args[0], axis, by, done)); break;
     case Ir::Kind::Call: {
       std::vector<IrPtr> args;
-      for (const auto& a : e->args) args.push_back(ir_shift(a, axis, by));
-      return ir_call(e->fn, std::move(args));
+      for (const auto& a : e->args) args.push_back(shift(a, axis, by, done));
+      out = ir_call(e->fn, std::move(args));
+      break;
     }
-    default: return ir_binary(e->kind, ir_shift(e->args[0], axis, by), ir_shift(e->args[1], axis, by));
+    default: out = ir_binary(e->kind, shift(e->args[0], axis, by, done), shift(e->args[1], axis, by, done));
   }
+  done.emplace(e.get(), out);
+  return out;
+}
+}  // namespace
+
+IrPtr ir_shift(const IrPtr& e, int axis, int by) {
+  std::map<const Ir*, IrPtr> done;
+  return shift(e, axis, by, done);
 }
 
 IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets, const std::vector<Rational>& coeffs) {
   if (is_linear(e)) {
+    if (current_budget) current_budget->spend(terms_of(e).size() * offsets.size());  // before the terms exist
     std::vector<Term> out;
     for (std::size_t k = 0; k < offsets.size(); ++k)
       for (auto t : terms_of(e)) {
@@ -160,13 +204,22 @@ void accumulate_footprint(const Ir& e, Footprint& fp) {
     for (int ax = 0; ax < 3; ++ax) fp.at(a.field)[ax] = std::max(fp.at(a.field)[ax], std::abs(a.off[ax]));
 }
 
-void collect_accesses(const Ir& e, std::vector<Access>& out) {
+namespace {
+void collect(const Ir& e, std::vector<Access>& out, std::set<Access>& have, std::set<const Ir*>& seen) {
+  if (!seen.insert(&e).second) return;
   auto add = [&](const Access& a) {
-    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    if (have.insert(a).second) out.push_back(a);
   };
   if (e.kind == Ir::Kind::Field) add(e.access);
   for (const auto& t : e.terms) add(t.access);
-  for (const auto& a : e.args) collect_accesses(*a, out);
+  for (const auto& a : e.args) collect(*a, out, have, seen);
+}
+}  // namespace
+
+void collect_accesses(const Ir& e, std::vector<Access>& out) {
+  std::set<Access> have(out.begin(), out.end());
+  std::set<const Ir*> seen;
+  collect(e, out, have, seen);
 }
 
 double apply_math(MathFn fn, const double* a) {

@@ -1,7 +1,13 @@
 #include "gpen/generator/lower.hpp"
 
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
+#include "gpen/generator/limits.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen {
@@ -12,7 +18,22 @@ class Lowering {
   Lowering(const Spec& spec, const JsonSource& src, std::string pointer, std::size_t visible_lets, std::string scope_noun)
       : spec_(spec), src_(src), pointer_(std::move(pointer)), visible_lets_(visible_lets), scope_noun_(std::move(scope_noun)) {}
 
+  // Arithmetic that overflows (exact coefficients past 64 bits) or an
+  // expression that grows past its budget is blamed on the innermost node
+  // where it happened.
   IrPtr lower(const Ast& a) {
+    try {
+      return lower_node(a);
+    } catch (const std::overflow_error&) {
+      fail(a, "the exact coefficients of this part overflow 64-bit fractions", "coefficients with smaller numerators and denominators");
+    } catch (const IrTooLarge& e) {
+      fail(a, e.what(), fmt::format("an expression that lowers to at most {} nodes and terms, nested at most {} deep: split it with lets, or apply operators to fields rather than to products",
+                                    kMaxIrUnits, kMaxIrDepth));
+    }
+  }
+
+ private:
+  IrPtr lower_node(const Ast& a) {
     switch (a.kind) {
       case Ast::Kind::Number: return number(a);
       case Ast::Kind::Name: return name(a);
@@ -32,7 +53,6 @@ class Lowering {
     fail(a, "internal: unknown syntax node", "");
   }
 
- private:
   [[noreturn]] void fail(const Ast& at, const std::string& msg, const std::string& expected) const {
     src_.fail_at(pointer_, src_.locate_in_string(pointer_, at.offset), msg, expected);
   }
@@ -49,7 +69,11 @@ class Lowering {
     if (auto r = Rational::parse(a.text)) return ir_const(Number::of(*r));
     Number n;
     n.exact = false;
-    n.d = std::stod(a.text);
+    n.d = std::strtod(a.text.c_str(), nullptr);
+    const bool f32 = spec_.dtype == Dtype::Float32;
+    if (std::isinf(n.d) || (f32 && std::fabs(n.d) > FLT_MAX))
+      fail(a, fmt::format("the number {} is beyond the range of {}", a.text.size() > 40 ? a.text.substr(0, 40) + "..." : a.text, to_string(spec_.dtype)),
+           f32 ? "a finite float32, at most about 3.4e38 in magnitude" : "a finite float64, at most about 1.8e308 in magnitude");
     return ir_const(n);
   }
 
@@ -119,6 +143,7 @@ class Lowering {
 
 IrPtr lower_expression(const Spec& spec, const Ast& ast, const JsonSource& src, const std::string& pointer,
                        std::size_t visible_lets, const std::string& scope_noun) {
+  const IrBudget budget(kMaxIrUnits, kMaxIrDepth);
   return Lowering(spec, src, pointer, visible_lets, scope_noun).lower(ast);
 }
 

@@ -31,10 +31,10 @@ std::string banner(const Spec& spec, const TunableChoice& choice) {
       "//   dtype:     {}\n"
       "//   pairs:     {}\n",
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), domain(spec));
-  for (const auto& l : spec.lets) s += fmt::format("//   let        {} = {}\n", l.name, l.text);
+  for (const auto& l : spec.lets) s += fmt::format("//   let        {} = {}\n", l.name, to_source_text(*l.ast));
   for (std::size_t o = 0; o < spec.outputs.size(); ++o)
     s += fmt::format("//   output     {}_i = {} over j of {}\n", spec.fields[spec.outputs[o].field].name, to_string(spec.pairwise.reduce[o]),
-                     spec.outputs[o].text);
+                     to_source_text(*spec.outputs[o].ast));
   return s;
 }
 
@@ -120,8 +120,7 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   // One MUFU.RSQ, without the subnormal fix-up of rsqrtf (see pairwise.cuh).
   if (spec.dtype == Dtype::Float32) printer.override_function(MathFn::Rsqrt, "gpen::rsqrt_ftz");
   for (const auto& l : spec.lets) printer.name(l.ir, "l_" + l.name);
-  std::vector<std::string> results;
-  for (const auto& e : exprs) results.push_back(printer.emit(e));
+  const std::vector<std::string> results = printer.emit(exprs);
   s += "  // One pair: each output's term, reduced into its accumulator.\n";
   s += "  static __device__ __forceinline__ void pair(const Target& t, const Source& s, const Params& prm, real (&acc)[kOutputs]) {\n";
   for (const auto& p : spec.params) s += fmt::format("    const real p_{} = prm.p_{};\n", p.name, p.name);

@@ -102,7 +102,8 @@ void check_accuracy(const std::vector<Rational>& c, long long first, long long a
 }
 
 void check_sbp_property(const SbpDecl& d, const JsonSource& src) {
-  const long long n = d.min_length() + 2;
+  // A line long enough for both closures and for S's boundary rows.
+  const long long n = std::max(d.min_length(), static_cast<long long>(d.boundary_derivative.size())) + 2;
   const RationalMatrix m = sbp_matrix(d, n);
   const std::vector<Rational> h = sbp_norm(d, n);
   // Q = H D (first derivatives) or M = B S - H D (second, with S).

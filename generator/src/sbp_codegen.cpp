@@ -24,7 +24,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice) {
       "//   source:    {}\n",
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), spec.dims, spec.output_fields()[0]->name,
       fmt::join(axes, ", "), d.derivative, spec.inputs()[0]->name, d.derivative, d.order, d.boundary_order, d.rows(),
-      d.source_text.empty() ? "(not given)" : d.source_text);
+      d.source_text.empty() ? "(not given)" : comment_text(d.source_text));
 }
 
 // "c0 * u(o0) + c1 * u(o1) ...": offsets from `first`, zero terms left out,

@@ -24,7 +24,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const ScanPlan
       "//   scan:      {} = {} {} of {} along {} ({} layout), op '{}', identity {}\n",
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), spec.dims, spec.output_fields()[0]->name,
       d.reverse ? "reverse" : "forward", d.exclusive ? "exclusive scan" : "inclusive scan", spec.inputs()[0]->name, axis_name(d.axis),
-      to_string(plan.layout), d.op_text, d.identity_text);
+      to_string(plan.layout), to_source_text(*d.op_ast), d.identity_text);
 }
 
 std::string bindings(const Spec& spec, const ScanPlan& plan) {
@@ -44,8 +44,8 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
   s += fmt::format("  static __device__ __forceinline__ real identity() {{ return {}; }}\n\n", real_value(d.identity, spec.dtype));
   const Spec scope = scan_op_scope(spec.dtype);
   CudaPrinter printer(scope, std::vector<std::string>{"a", "b"});
-  const std::string result = printer.emit(d.op_ir);
-  s += fmt::format("  // {}\n", d.op_text);
+  const std::string result = printer.emit({d.op_ir}).front();
+  s += fmt::format("  // {}\n", to_source_text(*d.op_ast));
   s += "  static __device__ __forceinline__ real combine(real a, real b) {\n";
   s += printer.body("    ");
   s += fmt::format("    return {};\n", result);

@@ -3,12 +3,14 @@
 // form (ghost widths against the footprint).
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "gpen/generator/fornberg.hpp"
+#include "gpen/generator/limits.hpp"
 #include "gpen/generator/lower.hpp"
 #include "gpen/generator/pairwise_scope.hpp"
 #include "gpen/generator/sbp_check.hpp"
@@ -75,10 +77,12 @@ class Reader {
       if (!j.contains(k)) src_.fail(ptr, fmt::format("missing key '{}'", k), fmt::format("an object with '{}'", k));
   }
 
-  std::size_t array(const std::string& ptr, bool non_empty = false) const {
+  // The length of the array at ptr, refused past `most` entries (limits.hpp).
+  std::size_t array(const std::string& ptr, bool non_empty, std::size_t most) const {
     const json& j = at(ptr);
     if (!j.is_array()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "an array");
     if (non_empty && j.empty()) src_.fail(ptr, "the array is empty", "at least one entry");
+    if (j.size() > most) src_.fail(ptr, fmt::format("{} entries", j.size()), fmt::format("at most {} entries (gpen's limit; specs/README.md)", most));
     return j.size();
   }
 
@@ -90,7 +94,13 @@ class Reader {
 
   long long integer(const std::string& ptr, long long lo, long long hi) const {
     const json& j = at(ptr);
-    if (!j.is_number_integer()) src_.fail(ptr, fmt::format("found {}", type_name(j)), fmt::format("an integer in [{}, {}]", lo, hi));
+    if (!j.is_number_integer()) {
+      // An integer past 64 bits is read as a double: say that it does not fit.
+      const std::string raw = src_.raw_scalar(ptr);
+      const bool too_big = j.is_number_float() && raw.find_first_of(".eE") == std::string::npos;
+      src_.fail(ptr, too_big ? fmt::format("{} is out of range", raw.size() > 40 ? raw.substr(0, 40) + "..." : raw) : fmt::format("found {}", type_name(j)),
+                fmt::format("an integer in [{}, {}]", lo, hi));
+    }
     const long long v = j.get<long long>();
     if (v < lo || v > hi) src_.fail(ptr, fmt::format("{} is out of range", v), fmt::format("an integer in [{}, {}]", lo, hi));
     return v;
@@ -208,7 +218,7 @@ class SpecParser {
   }
 
   void fields() {
-    const std::size_t n = r_.array("/fields", true);
+    const std::size_t n = r_.array("/fields", true, kMaxFields);
     int in = 0, out = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::string p = json_pointer_join("/fields", i);
@@ -242,7 +252,7 @@ class SpecParser {
     d.order = static_cast<int>(r_.integer("/sbp/order", 1, 16));
     d.boundary_order = static_cast<int>(r_.integer("/sbp/boundary_order", 1, d.order));
     static const char* axes[] = {"x", "y", "z"};
-    const std::size_t na = r_.array("/sbp/axes", true);
+    const std::size_t na = r_.array("/sbp/axes", true, 3);
     for (std::size_t i = 0; i < na; ++i) {
       const std::string p = json_pointer_join("/sbp/axes", i);
       const std::string ax = r_.choice(p, std::vector<std::string>(axes, axes + s_.dims));
@@ -261,14 +271,15 @@ class SpecParser {
         return -1;
       };
       if (r_.at("/sbp/spacing").is_array()) {
-        if (r_.array("/sbp/spacing") != na)
-          src_->fail("/sbp/spacing", fmt::format("{} spacings for {} axes", r_.array("/sbp/spacing"), na), "one param name per entry of /sbp/axes, or one name for all");
+        const std::size_t ns = r_.array("/sbp/spacing", false, 3);
+        if (ns != na)
+          src_->fail("/sbp/spacing", fmt::format("{} spacings for {} axes", ns, na), "one param name per entry of /sbp/axes, or one name for all");
         for (std::size_t i = 0; i < na; ++i) d.spacing[i] = param(json_pointer_join("/sbp/spacing", i));
       } else {
         d.spacing.assign(na, param("/sbp/spacing"));
       }
     }
-    d.interior = rationals("/sbp/interior");
+    d.interior = rationals("/sbp/interior", kMaxSbpWidth);
     d.left = rows("/sbp/left");
     if (r_.has("/sbp/right")) {
       d.right = rows("/sbp/right");
@@ -280,22 +291,22 @@ class SpecParser {
         for (const auto& c : row) d.right.back().push_back(sign * c);
       }
     }
-    d.norm = rationals("/sbp/norm");
-    if (r_.has("/sbp/boundary_derivative")) d.boundary_derivative = rationals("/sbp/boundary_derivative");
+    d.norm = rationals("/sbp/norm", kMaxSbpRows);
+    if (r_.has("/sbp/boundary_derivative")) d.boundary_derivative = rationals("/sbp/boundary_derivative", kMaxSbpWidth);
     check_sbp(d, *src_);
   }
 
-  std::vector<Rational> rationals(const std::string& ptr) {
+  std::vector<Rational> rationals(const std::string& ptr, std::size_t most) {
     std::vector<Rational> v;
-    const std::size_t n = r_.array(ptr, true);
+    const std::size_t n = r_.array(ptr, true, most);
     for (std::size_t i = 0; i < n; ++i) v.push_back(r_.rational(json_pointer_join(ptr, i)));
     return v;
   }
 
   std::vector<std::vector<Rational>> rows(const std::string& ptr) {
     std::vector<std::vector<Rational>> v;
-    const std::size_t n = r_.array(ptr, true);
-    for (std::size_t i = 0; i < n; ++i) v.push_back(rationals(json_pointer_join(ptr, i)));
+    const std::size_t n = r_.array(ptr, true, kMaxSbpRows);
+    for (std::size_t i = 0; i < n; ++i) v.push_back(rationals(json_pointer_join(ptr, i), kMaxSbpWidth));
     return v;
   }
 
@@ -324,6 +335,8 @@ class SpecParser {
     if (id.is_number()) {
       d.identity = id.get<double>();
       d.identity_text = src_->raw_scalar("/scan/identity");
+      if (s_.dtype == Dtype::Float32 && std::fabs(d.identity) > FLT_MAX)
+        src_->fail("/scan/identity", fmt::format("{} is beyond the range of float32", d.identity_text), "a finite float32 (at most about 3.4e38 in magnitude), or \"inf\" / \"-inf\"");
     } else if (id.is_string() && (id == "inf" || id == "+inf" || id == "-inf")) {
       d.identity = id == "-inf" ? -HUGE_VAL : HUGE_VAL;
       d.identity_text = id.get<std::string>();
@@ -336,7 +349,7 @@ class SpecParser {
   }
 
   void params() {
-    const std::size_t n = r_.array("/params");
+    const std::size_t n = r_.array("/params", false, kMaxParams);
     for (std::size_t i = 0; i < n; ++i) {
       const std::string p = json_pointer_join("/params", i);
       r_.object(p, {"name"}, {"value", "description"});
@@ -350,7 +363,7 @@ class SpecParser {
   }
 
   void operators() {
-    const std::size_t n = r_.array("/operators");
+    const std::size_t n = r_.array("/operators", false, kMaxOperators);
     for (std::size_t i = 0; i < n; ++i) {
       const std::string p = json_pointer_join("/operators", i);
       OperatorDecl op;
@@ -366,8 +379,8 @@ class SpecParser {
         for (int k = -rad; k <= rad; ++k) op.offsets.push_back(k);
       } else {
         r_.object(p, {"name", "offsets", "coeffs"}, {"description"});
-        const std::size_t no = r_.array(p + "/offsets", true);
-        const std::size_t nc = r_.array(p + "/coeffs", true);
+        const std::size_t no = r_.array(p + "/offsets", true, 65);
+        const std::size_t nc = r_.array(p + "/coeffs", true, 65);
         if (no != nc) src_->fail(p + "/coeffs", fmt::format("{} coefficients for {} offsets", nc, no), fmt::format("{} coefficients, one per offset", no));
         for (std::size_t k = 0; k < no; ++k) {
           const std::string po = json_pointer_join(p + "/offsets", k);
@@ -384,7 +397,7 @@ class SpecParser {
   }
 
   void lets() {
-    const std::size_t n = r_.array("/lets");
+    const std::size_t n = r_.array("/lets", false, kMaxLets);
     for (std::size_t i = 0; i < n; ++i) {
       const std::string p = json_pointer_join("/lets", i);
       r_.object(p, {"name", "expr"}, {"description"});
@@ -408,7 +421,7 @@ class SpecParser {
   }
 
   void outputs() {
-    const std::size_t n = r_.array("/outputs", true);
+    const std::size_t n = r_.array("/outputs", true, kMaxFields);
     std::set<int> seen;
     for (std::size_t i = 0; i < n; ++i) {
       const std::string p = json_pointer_join("/outputs", i);

@@ -64,8 +64,9 @@ std::string bindings(const Spec& spec, const StencilPlan& plan) {
   for (const auto* f : inputs) s += fmt::format("  static constexpr int f_{} = {};\n", f->name, f->slot);
 
   CudaPrinter printer(spec, plan.kernel_axis);
-  std::vector<std::string> results;
-  for (const auto& o : spec.outputs) results.push_back(printer.emit(o.ir));
+  std::vector<IrPtr> roots;
+  for (const auto& o : spec.outputs) roots.push_back(o.ir);
+  const std::vector<std::string> results = printer.emit(roots);
 
   s += "\n  template <class In>\n";
   s += "  static __device__ __forceinline__ void compute(const In& in, const real* p, real* out) {\n";

@@ -1,13 +1,14 @@
 #include "gpen/runtime/nvrtc_compiler.hpp"
 
 #include <chrono>
-#include <regex>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/templates.hpp"
 
 namespace gpen {
@@ -21,17 +22,64 @@ void check(nvrtcResult r, const char* call, const std::string& doing) {
   if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {} ({})", call, nvrtcGetErrorString(r), doing));
 }
 
-// The generated source's lines around the first error NVRTC reports in it.
+// The decimal number that `text` starts with, or -1 where there is none or
+// it has more digits than an int holds (a log is data, not a promise).
+int leading_int(std::string_view text) {
+  std::size_t n = 0;
+  long long v = 0;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') {
+    if (++n > 9) return -1;
+    v = v * 10 + (text[n - 1] - '0');
+  }
+  return n == 0 ? -1 : static_cast<int>(v);
+}
+
+// The number that ends just before `suffix` in `line` ("40" of "Used 40
+// registers" for " registers"), or -1.
+int int_before(std::string_view line, std::string_view suffix) {
+  const std::size_t at = line.find(suffix);
+  if (at == std::string_view::npos) return -1;
+  std::size_t b = at;
+  while (b > 0 && line[b - 1] >= '0' && line[b - 1] <= '9') --b;
+  return leading_int(line.substr(b, at - b));
+}
+
+// The generated source's lines around the first error NVRTC reports in it
+// ("<unit name>(<line>): error ...").
 std::string source_context(const GeneratedSource& src, const std::string& log) {
-  std::smatch m;
-  const std::regex re(std::regex_replace(src.name, std::regex(R"([.])"), R"(\.)") + R"(\((\d+)\))");
-  if (!std::regex_search(log, m, re)) return {};
-  const int bad = std::stoi(m[1]);
+  const std::string mark = src.name + "(";
+  const std::size_t at = log.find(mark);
+  if (at == std::string::npos) return {};
+  const int bad = leading_int(std::string_view(log).substr(at + mark.size()));
+  if (bad < 0) return {};
   std::istringstream in(src.source);
   std::string line, out;
   for (int n = 1; std::getline(in, line); ++n)
     if (n >= bad - 3 && n <= bad + 3) out += fmt::format("{} {:>4} | {}\n", n == bad ? ">" : " ", n, line);
   return out;
+}
+
+// NVRTC reads files named by #include itself; gpen gives it its own headers
+// and nothing else, so every #include of what it compiles must name one of
+// them. Generated text never carries a spec's words (they are parsed and
+// printed), so a stray #include is gpen's bug, and it is stopped here rather
+// than letting NVRTC open a host file.
+void check_includes(const std::string& text, const std::string& where,
+                    const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::size_t hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos || line[hash] != '#') continue;
+    const std::size_t word = line.find_first_not_of(" \t", hash + 1);
+    if (word == std::string::npos || line.compare(word, 7, "include") != 0) continue;
+    const std::size_t q1 = line.find('"', word + 7), q2 = q1 == std::string::npos ? q1 : line.find('"', q1 + 1);
+    const std::string name = q2 == std::string::npos ? "" : line.substr(q1 + 1, q2 - q1 - 1);
+    bool known = false;
+    for (const auto& h : headers) known = known || h.first == name;
+    GPEN_INTERNAL_CHECK(known && line.find_first_not_of(" \t", q2 + 1) == std::string::npos,
+                        fmt::format("{} line {} includes something other than gpen's headers: {}", where, n, line.substr(0, 120)));
+  }
 }
 
 // NVRTC's (major, minor) version.
@@ -63,27 +111,44 @@ std::string nvrtc_version() {
 }
 
 ResourceUsage parse_ptxas_usage(const std::string& full_log, const std::string& kernel_name) {
+  // Only ptxas' own lines count, those that start with "ptxas " ("ptxas
+  // info    : Used 40 registers", "ptxas         .     0 bytes stack
+  // frame"): a compiler warning quoting other text cannot pass for them.
+  std::vector<std::string_view> lines;
+  const std::string_view log(full_log);
+  for (std::size_t b = 0; b < log.size();) {
+    std::size_t e = log.find('\n', b);
+    if (e == std::string_view::npos) e = log.size();
+    if (log.compare(b, 6, "ptxas ") == 0) lines.push_back(log.substr(b, e - b));
+    b = e + 1;
+  }
+  // A unit may hold several entries; keep the named one's section when it has one.
+  std::size_t from = 0, to = lines.size();
+  const std::string mark = "Compiling entry function '" + kernel_name + "'";
+  for (std::size_t i = 0; !kernel_name.empty() && i < lines.size(); ++i) {
+    if (lines[i].find(mark) == std::string_view::npos) continue;
+    from = i;
+    for (to = i + 1; to < lines.size() && lines[to].find("Compiling entry function '") == std::string_view::npos; ++to) {}
+    break;
+  }
   ResourceUsage u;
-  std::smatch m;
-  // A unit may hold several entries; keep the named one's section of the log.
-  std::string log = full_log;
-  if (!kernel_name.empty()) {
-    const std::string mark = "Compiling entry function '" + kernel_name + "'";
-    const auto at = full_log.find(mark);
-    if (at != std::string::npos) {
-      const auto next = full_log.find("Compiling entry function '", at + mark.size());
-      log = full_log.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  auto first = [&](int& field, int value) {
+    if (field < 0 && value >= 0) field = value;
+  };
+  for (std::size_t i = from; i < to; ++i) {
+    const std::string_view l = lines[i];
+    if (l.find("bytes stack frame") != std::string_view::npos) {
+      first(u.stack_bytes, int_before(l, " bytes stack frame"));
+      first(u.spill_stores, int_before(l, " bytes spill stores"));
+      first(u.spill_loads, int_before(l, " bytes spill loads"));
+    }
+    if (l.find("Used ") != std::string_view::npos) {
+      first(u.registers, int_before(l, " registers"));
+      first(u.shared_bytes, int_before(l, " bytes smem"));
     }
   }
-  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
-    u.stack_bytes = std::stoi(m[1]);
-    u.spill_stores = std::stoi(m[2]);
-    u.spill_loads = std::stoi(m[3]);
-  }
-  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) u.registers = std::stoi(m[1]);
   // ptxas names shared memory only when a kernel has some.
-  if (std::regex_search(log, m, std::regex(R"((\d+) bytes smem)"))) u.shared_bytes = std::stoi(m[1]);
-  else if (u.registers >= 0) u.shared_bytes = 0;
+  if (u.shared_bytes < 0 && u.registers >= 0) u.shared_bytes = 0;
   return u;
 }
 
@@ -96,6 +161,8 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
     texts.push_back(t.c_str());
   }
   const std::string doing = fmt::format("spec '{}', {}", spec_name, src.name);
+  check_includes(src.source, src.name, headers);
+  for (const auto& [n, t] : headers) check_includes(t, n, headers);
   nvrtcProgram prog = nullptr;
   check(nvrtcCreateProgram(&prog, src.source.c_str(), src.name.c_str(), static_cast<int>(headers.size()),
                            texts.data(), names.data()),

@@ -63,8 +63,9 @@ struct Bindings {
         + kC2 * (-in.template at<f_ux, -3, 0, 0>() + in.template at<f_ux, 3, 0, 0>()
             - in.template at<f_uy, 0, -3, 0>() + in.template at<f_uy, 0, 3, 0>()
             - in.template at<f_uz, 0, 0, -3>() + in.template at<f_uz, 0, 0, 3>());
-    out[0] = -((in.template at<f_ux, 0, 0, 0>() * t0 + in.template at<f_uy, 0, 0, 0>() * t1 + in.template at<f_uz, 0, 0, 0>() * t2) * p_inv_h) - t3 * p_inv_h;  // dlnrho_dt
-    out[1] = t3 * p_inv_h;  // div_u
+    const real t4 = t3 * p_inv_h;
+    out[0] = -((in.template at<f_ux, 0, 0, 0>() * t0 + in.template at<f_uy, 0, 0, 0>() * t1 + in.template at<f_uz, 0, 0, 0>() * t2) * p_inv_h) - t4;  // dlnrho_dt
+    out[1] = t4;  // div_u
   }
 };
 

@@ -6,7 +6,7 @@
 //   let        dx = x_i - x_j
 //   let        dy = y_i - y_j
 //   let        dz = z_i - z_j
-//   output     phi_i = sum over j of k * q_j * rsqrt(dx*dx + dy*dy + dz*dz)
+//   output     phi_i = sum over j of k * q_j * rsqrt(dx * dx + dy * dy + dz * dz)
 
 #include "gpen/pairwise.cuh"
 

@@ -6,7 +6,7 @@
 //   let        dx = x_i - cx_j
 //   let        dy = y_i - cy_j
 //   let        dz = z_i - cz_j
-//   let        inv_r = rsqrt(dx*dx + dy*dy + dz*dz)
+//   let        inv_r = rsqrt(dx * dx + dy * dy + dz * dz)
 //   let        inv_r3 = inv_r * inv_r * inv_r
 //   let        inv_r5 = inv_r3 * inv_r * inv_r
 //   output     phi_i = sum over j of q_j * inv_r - (px_j * dx + py_j * dy + pz_j * dz) * inv_r3 + qxx_j * (3 * dx * dx * inv_r5 - inv_r3) + qyy_j * (3 * dy * dy * inv_r5 - inv_r3) + qzz_j * (3 * dz * dz * inv_r5 - inv_r3) + 3 * (qxy_j * dx * dy + qyz_j * dy * dz + qzx_j * dz * dx) * inv_r5

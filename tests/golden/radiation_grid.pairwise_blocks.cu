@@ -6,7 +6,7 @@
 //   let        di = ix_i - ix_j
 //   let        dj = iy_i - iy_j
 //   let        dk = iz_i - iz_j
-//   let        inv_d = rsqrt(di*di + dj*dj + dk*dk)
+//   let        inv_d = rsqrt(di * di + dj * dj + dk * dk)
 //   let        geometry = 0.0795774715459476678844 / (h * h)
 //   output     flux_i = sum over j of e_j * inv_d * inv_d * geometry
 

@@ -6,7 +6,7 @@
 //   let        dx = x_i - x_j
 //   let        dy = y_i - y_j
 //   let        dz = z_i - z_j
-//   let        inv_r = rsqrt(eps2 + dx*dx + dy*dy + dz*dz)
+//   let        inv_r = rsqrt(eps2 + dx * dx + dy * dy + dz * dz)
 //   let        w = m_j * inv_r * inv_r * inv_r
 //   output     ax_i = sum over j of -w * dx
 //   output     ay_i = sum over j of -w * dy

@@ -3,6 +3,8 @@
 // named temporaries with equal coefficients grouped.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,13 @@ namespace gpen {
 // "0.2f"); the same text reads back to the same value.
 std::string real_literal(double v, Dtype dtype);
 
+// Free text of a spec (an SBP operator's source, say) as it may stand in a
+// `//` comment of generated code: one line of printable characters (UTF-8
+// allowed); control characters, line separators, bidirectional overrides,
+// backslashes (which would splice the next line into the comment), "*/" and
+// invalid UTF-8 shown as '?'; cut to `max_chars` characters with "...".
+std::string comment_text(const std::string& text, std::size_t max_chars = 400);
+
 // real_literal, or a bit pattern for +-inf, which have no literal.
 std::string real_value(double v, Dtype dtype);
 
@@ -26,9 +35,11 @@ class CudaPrinter {
   // operation, whose "fields" are its two arguments).
   CudaPrinter(const Spec& spec, std::vector<std::string> value_names);
 
-  // Appends the statements that compute `e` to the body and returns the
-  // expression that names its value.
-  std::string emit(const IrPtr& e);
+  // Appends the statements that compute each root to the body and returns
+  // the expressions that name their values. A node the roots reach along
+  // more than one path is computed once, into a temporary: a DAG stays a
+  // DAG, however often a let is used.
+  std::vector<std::string> emit(const std::vector<IrPtr>& roots);
 
   // Prints calls of `fn` as `name` instead of the CUDA math function.
   void override_function(MathFn fn, const std::string& name) { overrides_.emplace_back(fn, name); }
@@ -46,6 +57,9 @@ class CudaPrinter {
     int prec;  // 1: + -, 2: * /, 3: unary -, 4: atom
   };
   Printed print(const Ir& e);
+  // Prints e's value once as `const real <name> = ...;` (a numbered
+  // temporary when name is empty) and names it from then on.
+  Printed hoist(const Ir& e, std::string name);
   std::string access(const Access& a) const;
   std::string linear(const Ir& e, const std::string& name = "");
   std::string coefficient(const Rational& c);
@@ -55,9 +69,10 @@ class CudaPrinter {
   std::vector<std::string> value_names_;
   std::vector<std::pair<Rational, std::string>> coeffs_;  // value -> name
   std::vector<std::string> statements_;
-  std::vector<std::pair<const Ir*, std::string>> hoisted_;  // shared nodes (lets) print once
-  std::vector<std::pair<const Ir*, std::string>> named_;    // see name(); not yet printed
+  std::map<const Ir*, std::string> hoisted_;  // shared nodes (lets) print once
+  std::map<const Ir*, std::string> named_;    // see name(); not yet printed
   std::vector<std::pair<MathFn, std::string>> overrides_;
+  std::set<const Ir*> shared_;  // nodes reached along more than one path from the roots
   int temps_ = 0;
 };
 

@@ -17,6 +17,7 @@ struct Ast {
   std::size_t offset = 0;  // character offset of the node in the expression string
   std::string text;        // Number: literal as written; Name/Call: identifier; Unary/Binary: operator
   std::vector<AstPtr> args;  // Unary: 1, Binary: 2, Call: the arguments
+  int depth = 1;             // 1 + the deepest argument's depth
 };
 
 // Thrown by the parser; the spec layer turns it into a SpecError with a
@@ -27,9 +28,17 @@ struct ExprSyntaxError {
   std::string expected;
 };
 
+// Refuses text longer than kMaxExprChars and trees (or parentheses) nested
+// deeper than kMaxExprDepth (limits.hpp), so that nothing after it recurses
+// past a bounded depth.
 AstPtr parse_expression(const std::string& text);
 
 // The tree back as text, fully parenthesized: for tests and --dump.
 std::string to_string(const Ast& ast);
+
+// The tree back as text with the parentheses precedence needs and no more:
+// what generated code shows of an expression. Only parsed tokens (names,
+// numbers, operators) appear in it, never the user's raw text.
+std::string to_source_text(const Ast& ast);
 
 }  // namespace gpen

@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,34 @@ struct Ir {
   std::vector<Term> terms;   // Linear: sum of coeff * access, sorted, no zero coefficients
   MathFn fn = MathFn::Sqrt;  // Call
   std::vector<IrPtr> args;   // Add/Sub/Mul/Div: 2, Neg: 1, Call: arity
+  int depth = 1;             // 1 + the deepest argument's depth
+};
+
+// Thrown by the ir_* functions past the limits of the IrBudget in force.
+class IrTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// While one is alive on this thread, the ir_* functions count the nodes and
+// linear terms they build and the depth they reach, and throw IrTooLarge
+// past its limits, before the work grows further: the lowering of one
+// expression holds one (lower.cpp). Without one nothing is counted.
+class IrBudget {
+ public:
+  IrBudget(std::size_t max_units, int max_depth);
+  ~IrBudget();
+  IrBudget(const IrBudget&) = delete;
+  IrBudget& operator=(const IrBudget&) = delete;
+  std::size_t used() const { return used_; }
+  void spend(std::size_t units);
+  void check_depth(int depth) const;
+
+ private:
+  std::size_t max_units_;
+  int max_depth_;
+  std::size_t used_ = 0;
+  IrBudget* outer_;
 };
 
 IrPtr ir_const(Number n);
@@ -75,7 +104,8 @@ IrPtr ir_binary(Ir::Kind kind, IrPtr a, IrPtr b);  // folds linear + linear exac
 IrPtr ir_neg(IrPtr a);
 IrPtr ir_call(MathFn fn, std::vector<IrPtr> args);
 
-// e with every field access moved by `by` along user axis `axis`.
+// e with every field access moved by `by` along user axis `axis`; a node
+// shared in e is shifted once and stays shared (a DAG stays a DAG).
 IrPtr ir_shift(const IrPtr& e, int axis, int by);
 
 // Applies the 1-D stencil sum_k coeffs[k] * e(x + offsets[k]) along `axis`.
@@ -86,7 +116,7 @@ IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets
 using Footprint = std::vector<std::array<int, 3>>;
 void accumulate_footprint(const Ir& e, Footprint& fp);
 
-// Every distinct access in e (for tests and the plan).
+// Every distinct access in e (for tests and the plan), each shared node visited once.
 void collect_accesses(const Ir& e, std::vector<Access>& out);
 
 // fn of args[0 .. arity-1] in double precision.

@@ -1,7 +1,7 @@
 // A parsed JSON document that remembers where each value came from, so that
-// every later error can name the JSON pointer, line and column.
-// nlohmann::json (3.11) keeps no positions, so a small scanner walks the
-// already-validated text once and records the position of every value and key.
+// every later error can name the JSON pointer, line and column. The text is
+// read by gpen's own strict parser (json_source.cpp says why), into an
+// nlohmann::json value plus the position of every value and key.
 #pragma once
 
 #include <map>
@@ -15,7 +15,11 @@ namespace gpen {
 
 class JsonSource {
  public:
-  // Throws SpecError (pointer "", with line and column) on malformed JSON.
+  // Throws SpecError (pointer "", with line and column) on malformed JSON,
+  // duplicate keys, numbers beyond float64, invalid UTF-8, nesting deeper
+  // than kMaxJsonDepth or text longer than kMaxSpecBytes (limits.hpp). A
+  // leading UTF-8 byte-order mark is skipped. from_file reads regular files
+  // only, without blocking on a FIFO.
   static JsonSource from_file(const std::string& path);
   static JsonSource from_string(std::string text, std::string name = "<string>");
 
@@ -42,8 +46,8 @@ class JsonSource {
     std::size_t begin = 0;  // byte offset of the first character
     std::size_t end = 0;    // one past the last
   };
+  class Parser;
   JsonSource() = default;
-  void index();
   Location position_of(std::size_t byte) const;
   std::string excerpt(Location where) const;
 
