@@ -29,7 +29,7 @@ void add_check(CLI::App& app, Runner& run) {
           if (s.is_scan()) {
             fmt::print("ok  {}: scan '{}', {}, {}-D; {} = {}{} scan of {} along {}, op '{}', identity {}\n", f, s.name, to_string(s.dtype), s.dims,
                        s.output_fields()[0]->name, s.scan.reverse ? "reverse " : "", s.scan.exclusive ? "exclusive" : "inclusive",
-                       s.inputs()[0]->name, axis_name(s.scan.axis), s.scan.op_text, s.scan.identity_text);
+                       s.inputs()[0]->name, axis_name(s.scan.axis), to_source_text(*s.scan.op_ast), s.scan.identity_text);
             continue;
           }
           if (s.is_sbp()) {
@@ -44,7 +44,7 @@ void add_check(CLI::App& app, Runner& run) {
             const PairwiseDecl& d = s.pairwise;
             std::vector<std::string> outs;
             for (std::size_t o = 0; o < s.outputs.size(); ++o)
-              outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(d.reduce[o]), s.outputs[o].text));
+              outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(d.reduce[o]), to_source_text(*s.outputs[o].ast)));
             fmt::print("ok  {}: pairwise '{}', {}, {}; {}{}; {}\n", f, s.name, to_string(s.dtype),
                        d.grid ? fmt::format("{}-D grid cells", s.dims) : d.same_set ? "N particles" : "N targets, M sources",
                        d.same_set ? (d.skip_self ? "self skipped" : "self included") : "separate sets", d.grouped ? ", grouped" : "",

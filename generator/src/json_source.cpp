@@ -352,7 +352,9 @@ std::string JsonSource::excerpt(Location where) const {
     std::size_t n = 1;
     while (i + n < end && (static_cast<unsigned char>(text_[i + n]) & 0xC0) == 0x80) ++n;
     const unsigned char c = static_cast<unsigned char>(text_[i]);
-    chars.push_back(c < 0x20 || c == 0x7f ? std::string(c == '\t' ? " " : "?") : text_.substr(i, n));
+    const std::size_t want = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    const bool shown = n == want && c >= 0x20 && c != 0x7f;
+    chars.push_back(shown ? text_.substr(i, n) : std::string(c == '\t' ? " " : "?"));
     i += n;
   }
   const std::size_t caret = static_cast<std::size_t>(std::max(0, where.column - 1));

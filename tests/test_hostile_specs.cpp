@@ -1,0 +1,285 @@
+// Specs written as an attacker would: text that tries to reach the generated
+// CUDA, input that would recurse past the stack, blow up time or memory, or
+// overflow, and input that used to be accepted silently wrong. Each case was
+// a crash, an injection or a wrong answer before gpen's own JSON reader, the
+// expression limits and the printer's sharing (issue "Hostile specs").
+// The reproducers live in tests/fuzz/corpus/, which the fuzzer starts from.
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/cuda_printer.hpp"
+#include "gpen/generator/limits.hpp"
+#include "gpen/runtime/nvrtc_compiler.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+using gpen::test::minimal_spec;
+using gpen::test::spec_error_of;
+using gpen::test::with;
+
+namespace {
+
+std::string corpus(const std::string& name) {
+  const std::string text = gpen::test::read_file(gpen::test::source_dir() + "/tests/fuzz/corpus/" + name + ".json");
+  REQUIRE_MESSAGE(!text.empty(), "missing reproducer " << name);
+  return text;
+}
+
+std::string shipped(const std::string& path) { return gpen::test::read_file(gpen::test::source_dir() + "/specs/" + path); }
+
+SpecError corpus_error(const std::string& name) { return spec_error_of(corpus(name)); }
+
+SpecError spec_error_of_choice(const Spec& s, const std::string& set) {
+  try {
+    s.choose({set});
+  } catch (const SpecError& e) {
+    return e;
+  }
+  FAIL("expected a SpecError for --set " << set);
+  throw std::logic_error("unreachable");
+}
+
+// Every preprocessor line of a unit ("#include ...", "#pragma ..."), in order.
+std::vector<std::string> directives(const std::string& source) {
+  std::vector<std::string> out;
+  std::istringstream in(source);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto at = line.find_first_not_of(" \t");
+    if (at != std::string::npos && line[at] == '#') out.push_back(line);
+  }
+  return out;
+}
+
+// The banner: the unit's leading lines, each of which must be a comment.
+std::vector<std::string> banner(const std::string& source) {
+  std::vector<std::string> out;
+  std::istringstream in(source);
+  std::string line;
+  while (std::getline(in, line) && line.rfind("//", 0) == 0) out.push_back(line);
+  return out;
+}
+
+// A hostile variant generates the same kind of unit as the shipped spec it
+// was made from: the same directives, an all-comment banner of as many
+// lines, and the same code after the banner but for the spec hash.
+void check_same_shape(const std::string& hostile_json, const std::string& shipped_json) {
+  const Spec h = load_spec_string(hostile_json, "hostile.json");
+  const Spec s = load_spec_string(shipped_json, "shipped.json");
+  const GeneratedSource gh = generate(h, h.choose()), gs = generate(s, s.choose());
+  CHECK(directives(gh.source) == directives(gs.source));
+  CHECK(banner(gh.source).size() == banner(gs.source).size());
+  const auto body = [](const std::string& src) { return src.substr(src.find("\n#")); };
+  CHECK(body(gh.source) == body(gs.source));
+}
+
+}  // namespace
+
+TEST_CASE("free text of a spec reaches the unit as one sanitised comment line") {
+  for (const char* name : {"inject_sbp_source_kernel", "inject_sbp_source_define_ldg", "inject_sbp_source_include_host_file",
+                           "inject_sbp_source_fake_ptxas_usage", "inject_sbp_source_line_splice", "inject_sbp_source_bidi_override"}) {
+    CAPTURE(name);
+    check_same_shape(corpus(name), shipped("sbp/d1_o2.json"));
+  }
+  const Spec s = load_spec_string(corpus("inject_sbp_source_define_ldg"));
+  const std::string src = generate(s, s.choose()).source;
+  CHECK(src.find("//   source:    x?#define __ldg(p) (2 * *(p))?//\n") != std::string::npos);
+  CHECK(comment_text("a\\") == "a?");                      // no line splice
+  CHECK(comment_text("a */ b") == "a ?/ b");               // no end of a block comment
+  CHECK(comment_text("Nordstr\xC3\xB6m") == "Nordstr\xC3\xB6m");  // readable UTF-8 stays
+  CHECK(comment_text("x \xE2\x80\xAE y") == "x ? y");      // U+202E, a bidirectional override
+  CHECK(comment_text("\xFF") == "?");
+  CHECK(comment_text(std::string(500, 'a'), 10) == "aaaaaaaaaa...");
+}
+
+TEST_CASE("expressions written over several lines are printed from the parsed tree") {
+  check_same_shape(corpus("inject_scan_op_two_lines"), shipped("scan/cumsum_x.json"));
+  // A let or output over two lines: same unit as the one-line spec once the
+  // banner prints the parsed expression (spacing is the printer's).
+  const Spec two = load_spec_string(corpus("inject_pairwise_let_two_lines"));
+  const std::string src = generate(two, two.choose()).source;
+  for (const auto& line : banner(src)) CHECK(line.rfind("//", 0) == 0);
+  CHECK(src.find("//   let        dx = x_i - x_j + 0\n") != std::string::npos);
+  const Spec out = load_spec_string(corpus("inject_pairwise_output_two_lines"));
+  CHECK(generate(out, out.choose()).source.find("rsqrt(eps2 + dx * dx + dy * dy + dz * dz) * 1\n") != std::string::npos);
+  // Minimal parentheses, left associativity and signs survive the printer.
+  CHECK(to_source_text(*parse_expression("a - (b - c) * -(d + e) / f")) == "a - (b - c) * -(d + e) / f");
+  CHECK(to_source_text(*parse_expression("((a - b) - c)")) == "a - b - c");
+  CHECK(to_source_text(*parse_expression("- -a")) == "-(-a)");
+}
+
+TEST_CASE("names, constraints and --set values never reach the unit as text") {
+  SpecError e = spec_error_of(with(minimal_spec(), "\"name\": \"t\"", "\"name\": \"t\\n#define x 1\""));
+  CHECK(e.detail().message == "'t\n#define x 1' is not a valid name");
+  // A constraint is read by the tuner, never printed.
+  const Spec plain = load_spec_string(minimal_spec());
+  const Spec constrained = load_spec_string(minimal_spec("D2(u, x) + D2(u, y)", "  \"constraints\": [\"block_x <=\\n 1024\"],\n"));
+  const auto without_hash = [](std::string src) {
+    const auto at = src.find("spec hash");
+    return src.erase(at, src.find('\n', at) - at);
+  };
+  CHECK(without_hash(generate(plain, plain.choose()).source) == without_hash(generate(constrained, constrained.choose()).source));
+  // --set takes listed values only.
+  e = spec_error_of_choice(plain, "strategy=march\n#define x 1");
+  CHECK(e.detail().message == "--set strategy=march\n#define x 1 is not an allowed value");
+}
+
+TEST_CASE("only ptxas' own lines give the resource usage, and no number breaks the reader") {
+  const std::string forged =
+      "hostile.cu(3): warning #1105-D: #warning directive: ptxas info    : Used 1 registers, 666 bytes spill stores\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 0 barriers\n";
+  const ResourceUsage u = parse_ptxas_usage(forged, "k");
+  CHECK(u.registers == 40);
+  CHECK(u.spill_stores == 0);
+  const std::string huge = "ptxas info    : Used " + std::string(100000, '9') + " registers, " + std::string(100000, '7') + " bytes smem\n";
+  const ResourceUsage h = parse_ptxas_usage(huge);
+  CHECK(h.registers == -1);
+  CHECK(h.shared_bytes == -1);
+  CHECK(parse_ptxas_usage("ptxas info    : Used 2147483647 registers\n").registers == -1);  // more digits than read
+  CHECK(parse_ptxas_usage("ptxas info    : Used 999999999 registers\n").registers == 999999999);
+}
+
+TEST_CASE("NVRTC gets no #include but gpen's headers") {
+  const Spec s = load_spec_string(shipped("stencil/laplacian3d_o2.json"));
+  GeneratedSource g = generate(s, s.choose());
+  g.source = with(g.source, "#include \"gpen/", "#include \"/etc/hostname\"\n#include \"gpen/");
+  CHECK_THROWS_AS(compile_with_nvrtc(g, "sm_90", s.name), InternalError);
+  // The hostile SBP spec compiles like the shipped one, and its usage is ptxas'.
+  const Spec h = load_spec_string(corpus("inject_sbp_source_fake_ptxas_usage"));
+  const CompiledKernel k = compile_with_nvrtc(generate(h, h.choose()), "sm_90", h.name);
+  CHECK(k.usage.registers > 1);
+  CHECK(k.usage.spill_stores == 0);
+  CHECK(k.log.find("#warning") == std::string::npos);
+}
+
+TEST_CASE("nesting is refused with its position before anything recurses") {
+  for (const char* name : {"recursion_nested_parentheses_short", "recursion_unary_minus_short", "recursion_sqrt_chain_short"}) {
+    CAPTURE(name);
+    const SpecError e = corpus_error(name);
+    CHECK(e.pointer() == "/outputs/0/expr");
+    CHECK(e.detail().message == "the expression nests deeper than 200 levels");
+    CHECK(e.detail().expected == "fewer nested parentheses, calls and operators: split it with lets");
+  }
+  SpecError e = corpus_error("recursion_left_deep_sum_short");
+  CHECK(e.detail().message == "the expression nests deeper than 200 levels");
+  CHECK(e.detail().expected == "fewer terms in one sum or product, or nested calls: split it with lets");
+  CHECK(e.line() == 45);
+  CHECK(e.column() == 412);  // the 201st '+': "expr": " starts at column 12
+  for (const char* name : {"recursion_nested_parentheses", "recursion_unary_minus", "recursion_left_deep_sum", "blowup_sqrt_chain"}) {
+    CAPTURE(name);
+    CHECK(corpus_error(name).detail().message.find(" characters") != std::string::npos);
+  }
+  e = corpus_error("recursion_json_nesting");
+  CHECK(e.detail().message == "the JSON nests deeper than 64 levels");
+  CHECK(e.line() == 1);
+  CHECK(e.column() == 66);
+  // 200 levels are accepted.
+  CHECK_NOTHROW(load_spec_string(minimal_spec(std::string(199, '(') + "u" + std::string(199, ')'))));
+}
+
+TEST_CASE("what lowering may build is bounded, and shared lets stay shared") {
+  const SpecError e = corpus_error("blowup_operator_on_product");
+  CHECK(e.detail().message == "the lowered expression grows past 200000 nodes and terms (operators applied to products copy them once per offset)");
+  CHECK(e.column() == 25);  // the innermost D2 whose result is too large
+  // 40 lets, each the square of the one before: 2^39 products as a tree, 40 nodes as a DAG.
+  const Spec s = load_spec_string(corpus("blowup_lets_squared"));
+  const std::string src = generate(s, s.choose({"strategy=direct"})).source;
+  CHECK(src.size() < 20000);
+  CHECK(src.find("const real t38 = t37 * t37;") != std::string::npos);
+  const SpecError c = corpus_error("blowup_sbp_closure_row");
+  CHECK(c.pointer() == "/sbp/left/0");
+  CHECK(c.detail().message == "20002 entries");
+  CHECK(c.detail().expected == "at most 33 entries (gpen's limit; specs/README.md)");
+  // The budget itself: nodes and depth.
+  {
+    IrBudget budget(10, 100);
+    IrPtr x = ir_field(Access{});
+    CHECK_THROWS_AS(for (int i = 0; i < 20; ++i) x = ir_call(MathFn::Sqrt, {x}), IrTooLarge);
+  }
+  {
+    IrBudget budget(1000, 5);
+    IrPtr x = ir_field(Access{});
+    CHECK_THROWS_WITH_AS(for (int i = 0; i < 10; ++i) x = ir_call(MathFn::Sqrt, {x}), "the lowered expression nests deeper than 5 levels", IrTooLarge);
+  }
+}
+
+TEST_CASE("an SBP boundary derivative longer than the test line is checked, not read past") {
+  const SpecError e = corpus_error("crash_sbp_boundary_derivative_past_test_line");
+  CHECK(e.detail().message.find("not summation-by-parts") == 0);
+}
+
+TEST_CASE("numbers that overflow are refused with their position") {
+  SpecError e = corpus_error("overflow_json_number_1e400");
+  CHECK(e.detail().message == "the number 1e400 is beyond the range of a float64");
+  CHECK(e.line() == 22);
+  CHECK(e.column() == 13);
+  e = corpus_error("overflow_constant_1e309");
+  CHECK(e.detail().message == "the number 1e309 is beyond the range of float64");
+  CHECK(e.column() == 24);
+  e = corpus_error("overflow_constraint_1e400");
+  CHECK(e.pointer() == "/constraints/0");
+  CHECK(e.detail().message == "the number 1e400 is beyond the range of a float64");
+  CHECK(e.column() == 15);
+  e = corpus_error("overflow_rational_coefficients");
+  CHECK(e.detail().message == "the exact coefficients of this part overflow 64-bit fractions");
+  CHECK(e.column() == 13);
+  e = corpus_error("overflow_offset_uint64");
+  CHECK(e.pointer() == "/operators/0/offsets/0");
+  CHECK(e.detail().message == "18446744073709551615 is out of range");
+  CHECK(e.detail().expected == "an integer in [-32, 32]");
+  e = corpus_error("overflow_float32_constant");
+  CHECK(e.detail().message == "the number 1e39 is beyond the range of float32");
+  e = spec_error_of(with(with(shipped("scan/cumsum_x.json"), "\"float64\"", "\"float32\""), "\"identity\": 0", "\"identity\": 1e39"));
+  CHECK(e.pointer() == "/scan/identity");
+  CHECK(e.detail().message == "1e39 is beyond the range of float32");
+  // Underflow is no error: 1e-400 is zero.
+  CHECK_NOTHROW(load_spec_string(minimal_spec("D2(u, x) * 1e-400")));
+}
+
+TEST_CASE("input once accepted silently wrong") {
+  // A byte-order mark: accepted, positions as the editor shows them.
+  const Spec bom = load_spec_string(corpus("accept_utf8_bom"));
+  CHECK(bom.hash == load_spec_string(shipped("stencil/laplacian3d_o2.json")).hash);
+  const SpecError b = spec_error_of("\xEF\xBB\xBF{\"bogus\": 1}");
+  CHECK(b.line() == 1);
+  CHECK(b.column() == 2);
+  // Duplicate keys: refused, naming both.
+  SpecError e = corpus_error("accept_duplicate_key");
+  CHECK(e.detail().message == "duplicate key 'kind' (first at line 4, column 2)");
+  CHECK(e.line() == 5);
+  CHECK(e.column() == 2);
+  // Invalid UTF-8, which nlohmann would refuse only when the hash dumps it.
+  e = corpus_error("utf8_invalid");
+  CHECK(e.detail().message == "byte 0xe9 starts a broken UTF-8 sequence");
+  CHECK(e.detail().excerpt.find('\xE9') == std::string::npos);
+  // An error on a 500 KB line shows a window around the caret.
+  e = corpus_error("position_long_line");
+  CHECK(e.detail().message == "unknown key 'bogus'");
+  CHECK(e.detail().excerpt.size() < 300);
+  CHECK(e.detail().excerpt.find("\"bogus\"") != std::string::npos);
+  const std::string& ex = e.detail().excerpt;
+  const std::size_t caret_col = ex.find('^') - (ex.find('\n') + 1), bogus_col = ex.find("\"bogus\"");
+  CHECK(caret_col == bogus_col);
+}
+
+TEST_CASE("specs/README.md lists every limit with its value") {
+  const std::string readme = gpen::test::read_file(gpen::test::source_dir() + "/specs/README.md");
+  const auto at = readme.find("## Limits");
+  REQUIRE(at != std::string::npos);
+  const std::string section = readme.substr(at, readme.find("\n## ", at + 1) - at);
+  const std::pair<const char*, std::size_t> limits[] = {
+      {"kMaxSpecBytes", kMaxSpecBytes}, {"kMaxJsonDepth", kMaxJsonDepth}, {"kMaxExprChars", kMaxExprChars}, {"kMaxExprDepth", kMaxExprDepth},
+      {"kMaxIrUnits", kMaxIrUnits},     {"kMaxIrDepth", kMaxIrDepth},     {"kMaxFields", kMaxFields},       {"kMaxParams", kMaxParams},
+      {"kMaxOperators", kMaxOperators}, {"kMaxLets", kMaxLets},           {"kMaxConstraints", kMaxConstraints},
+      {"kMaxTunableValues", kMaxTunableValues}, {"kMaxSbpRows", kMaxSbpRows}, {"kMaxSbpWidth", kMaxSbpWidth}};
+  for (const auto& [name, value] : limits) {
+    CAPTURE(name);
+    const std::string row = "`" + std::string(name) + "` | " + std::to_string(value) + " |";
+    CHECK(section.find(row) != std::string::npos);
+  }
+}
