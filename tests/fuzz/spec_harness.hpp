@@ -7,9 +7,9 @@
 
 namespace gpen::fuzz {
 
-// Reads `bytes` as a spec (as given, then with float32 forced), plans and
-// generates its default variant and each strategy, as `gpen check` and
-// `gpen gen` would. A SpecError is the expected answer to bad input;
+// Reads `bytes` as a spec and plans and generates its default variant and
+// each strategy, as `gpen check` and `gpen gen` would; then again with
+// float32 forced (`--dtype`), the default variant. A SpecError is the expected answer to bad input;
 // anything else escapes: an InternalError, another exception, a crash or a
 // sanitizer report is a bug.
 void run_spec_input(std::string_view bytes);
