@@ -45,8 +45,12 @@ IrBudget::IrBudget(std::size_t max_units, int max_depth) : max_units_(max_units)
 IrBudget::~IrBudget() { current_budget = outer_; }
 
 void IrBudget::spend(std::size_t units) {
+  expect(units);
   used_ += units;
-  if (used_ > max_units_)
+}
+
+void IrBudget::expect(std::size_t units) const {
+  if (units > max_units_ - used_)
     throw IrTooLarge(fmt::format("the lowered expression grows past {} nodes and terms (operators applied to products copy them once per offset)", max_units_));
 }
 
@@ -187,6 +191,20 @@ IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets
         out.push_back(t);
       }
     return ir_linear(std::move(out));
+  }
+  if (current_budget) {
+    // Each offset copies e: refuse before copying what would not fit.
+    std::set<const Ir*> seen;
+    std::size_t units = 0;
+    std::vector<const Ir*> todo = {e.get()};
+    while (!todo.empty()) {
+      const Ir* n = todo.back();
+      todo.pop_back();
+      if (!seen.insert(n).second) continue;
+      units += 1 + n->terms.size();
+      for (const auto& a : n->args) todo.push_back(a.get());
+    }
+    current_budget->expect(units * offsets.size());
   }
   IrPtr sum;
   for (std::size_t k = 0; k < offsets.size(); ++k) {

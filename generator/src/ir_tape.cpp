@@ -1,19 +1,20 @@
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/ir.hpp"
 
 namespace gpen {
 
-IrTape::IrTape(const std::vector<IrPtr>& roots) {
-  std::vector<std::pair<const Ir*, int>> seen;
+IrTape::IrTape(const std::vector<IrPtr>& roots, std::function<int(const Access&)> slot_of) : slot_of_(std::move(slot_of)) {
+  if (!slot_of_) slot_of_ = [](const Access& a) { return a.field; };
+  std::map<const Ir*, int> seen;
   for (const auto& r : roots) roots_.push_back(add(*r, seen));
 }
 
-int IrTape::add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen) {
-  for (const auto& [node, at] : seen)
-    if (node == &e) return at;
+int IrTape::add(const Ir& e, std::map<const Ir*, int>& seen) {
+  if (auto it = seen.find(&e); it != seen.end()) return it->second;
   Op op;
   op.kind = e.kind;
   op.fn = e.fn;
@@ -22,16 +23,16 @@ int IrTape::add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen) {
   switch (e.kind) {
     case Ir::Kind::Const: op.value = e.number.value(); break;
     case Ir::Kind::Param: op.slot = e.param; break;
-    case Ir::Kind::Field: op.slot = e.access.field; break;
+    case Ir::Kind::Field: op.slot = slot_of_(e.access); break;
     case Ir::Kind::Linear:
       op.terms_begin = static_cast<int>(terms_.size());
-      for (const auto& t : e.terms) terms_.emplace_back(t.coeff.to_double(), t.access.field);
+      for (const auto& t : e.terms) terms_.emplace_back(t.coeff.to_double(), slot_of_(t.access));
       op.terms_end = static_cast<int>(terms_.size());
       break;
     default: break;
   }
   ops_.push_back(op);
-  seen.emplace_back(&e, static_cast<int>(ops_.size() - 1));
+  seen.emplace(&e, static_cast<int>(ops_.size() - 1));
   return static_cast<int>(ops_.size() - 1);
 }
 

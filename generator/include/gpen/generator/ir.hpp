@@ -7,6 +7,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -87,6 +88,9 @@ class IrBudget {
   IrBudget& operator=(const IrBudget&) = delete;
   std::size_t used() const { return used_; }
   void spend(std::size_t units);
+  // Throws now if `units` more would pass the limit: a check before work
+  // whose size is known in advance (copies of an operand).
+  void expect(std::size_t units) const;
   void check_depth(int depth) const;
 
  private:
@@ -139,7 +143,9 @@ namespace gpen {
 // much its terms cancel. Functions take |f(x)| * max(1, magnitude(x) / |x|).
 class IrTape {
  public:
-  explicit IrTape(const std::vector<IrPtr>& roots);
+  // `slot_of` names the input slot run() reads an access from; by default
+  // the access's field (pair values), for stencils one slot per offset.
+  explicit IrTape(const std::vector<IrPtr>& roots, std::function<int(const Access&)> slot_of = {});
   void run(const double* values, const double* params, double* results, double* magnitudes = nullptr) const;
   std::size_t size() const { return ops_.size(); }
 
@@ -152,11 +158,12 @@ class IrTape {
     double value = 0;            // Const
     int terms_begin = 0, terms_end = 0;  // Linear: into terms_
   };
-  int add(const Ir& e, std::vector<std::pair<const Ir*, int>>& seen);
+  int add(const Ir& e, std::map<const Ir*, int>& seen);
   double magnitude(const Op& o, const double* r, const double* m, const double* values, std::size_t i) const;
   std::vector<Op> ops_;
   std::vector<std::pair<double, int>> terms_;  // Linear: coefficient, input slot
   std::vector<int> roots_;
+  std::function<int(const Access&)> slot_of_;
 };
 
 }  // namespace gpen
