@@ -1,27 +1,29 @@
 #include "gpen/runtime/kernel_cache.hpp"
 
-#include "gpen/generator/templates.hpp"
-
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <random>
-#include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "gpen/generator/regular_file.hpp"
 #include "gpen/generator/sha256.hpp"
+#include "gpen/generator/templates.hpp"
+#include "gpen/runtime/arch.hpp"
+#include "gpen/runtime/cache_entry.hpp"
+#include "gpen/runtime/new_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace gpen {
 namespace {
 
-constexpr const char* kMagic = "GPENBIN1";
 constexpr const char* kSuffix = ".gpenbin";
 
 std::string join(const std::vector<std::string>& v) {
@@ -34,16 +36,18 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Header line and payload of one entry file; false if the layout is broken.
-bool split_entry(const std::string& data, nlohmann::json& header, std::string& payload) {
-  const std::string magic = std::string(kMagic) + "\n";
-  if (data.compare(0, magic.size(), magic) != 0) return false;
-  const std::size_t nl = data.find('\n', magic.size());
-  if (nl == std::string::npos) return false;
-  header = nlohmann::json::parse(data.substr(magic.size(), nl - magic.size()), nullptr, false);
-  if (header.is_discarded() || !header.is_object()) return false;
-  payload = data.substr(nl + 1);
-  return true;
+// Empty when a file can be created in `dir`, else why not. The probe has a
+// name no one can predict, is created exclusively and removed: a link
+// planted in the directory is never followed.
+std::string create_probe(const std::string& dir) {
+  const std::string probe = fmt::format("{}/.probe.{}", dir, unique_name_part());
+  try {
+    write_new_file(probe, "");
+  } catch (const std::system_error& e) {
+    return e.code().message();
+  }
+  ::unlink(probe.c_str());
+  return {};
 }
 
 }  // namespace
@@ -72,14 +76,12 @@ std::string KernelCache::default_dir() {
 KernelCache::KernelCache(std::string dir, WarningHandler on_warning) : dir_(std::move(dir)), warn_(std::move(on_warning)) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  const std::string probe = fmt::format("{}/.probe.{}", dir_, getpid());
-  std::ofstream(probe) << "x";
-  if (ec || !fs::exists(probe)) {
-    disk_ok_ = false;
-    warn(fmt::format("kernel cache directory '{}' is not writable ({}); kernels are cached in memory only",
-                     dir_, ec ? ec.message() : "cannot create files"));
+  const std::string why = create_probe(dir_);
+  if (!why.empty()) {
+    writable_ = false;
+    warn(fmt::format("kernel cache directory '{}' is not writable ({}); entries in it are used, new kernels are kept in memory only",
+                     dir_, ec ? ec.message() : why));
   }
-  fs::remove(probe, ec);
 }
 
 void KernelCache::warn(const std::string& msg) const {
@@ -87,66 +89,37 @@ void KernelCache::warn(const std::string& msg) const {
   else fmt::print(stderr, "gpen: warning: {}\n", msg);
 }
 
-bool KernelCache::read_entry(const std::string& path, const std::string& key, CompiledKernel& out, std::string& why) const {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;  // absent: not a problem
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json h;
-  std::string payload;
-  if (!split_entry(ss.str(), h, payload)) return why = "bad header", false;
-  const std::size_t nc = h.value("cubin_bytes", std::size_t{0}), np = h.value("ptx_bytes", std::size_t{0});
-  if (payload.size() != nc + np) return why = fmt::format("{} payload bytes, header says {}", payload.size(), nc + np), false;
-  if (sha256_hex(payload) != h.value("sha256", "")) return why = "checksum mismatch", false;
-  if (h.value("key", "") != key) return why = "key mismatch", false;
-  out.cubin = payload.substr(0, nc);
-  out.ptx = payload.substr(nc);
-  out.kernel_name = h.value("kernel", "");
-  out.arch = h.value("arch", "");
-  out.log = h.value("log", "");
-  out.options = h.value("options", std::vector<std::string>{});
-  out.usage = parse_ptxas_usage(out.log, out.kernel_name);  // the named entry's section, as after a compile
-  return true;
+std::string KernelCache::entry_path(const std::string& key) const { return fmt::format("{}/{}{}", dir_, key, kSuffix); }
+
+std::optional<CompiledKernel> KernelCache::read_entry(const std::string& path, const std::string& key) const {
+  try {
+    return decode_cache_entry(read_regular_file(path, kMaxCacheEntryBytes, Links::Refuse), key).kernel;
+  } catch (const FileReadError& e) {
+    if (e.reason() != FileReadError::Reason::Missing) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, e.problem()));
+  } catch (const CacheEntryError& e) {
+    // An entry of another gpen's format is expected where versions share a
+    // directory: a miss to replace, not news.
+    if (e.kind() == CacheEntryError::Kind::Corrupt) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, e.what()));
+  }
+  return std::nullopt;
 }
 
 void KernelCache::write_entry(const std::string& key, const std::string& spec_name, const CompiledKernel& k) {
-  if (!disk_ok_) return;
-  const std::string payload = k.cubin + k.ptx;
-  const nlohmann::json h = {{"key", key},
-                            {"spec", spec_name},
-                            {"kernel", k.kernel_name},
-                            {"arch", k.arch},
-                            {"gpen", GPEN_VERSION},
-                            {"nvrtc", nvrtc_version()},
-                            {"options", k.options},
-                            {"created", std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()},
-                            {"cubin_bytes", k.cubin.size()},
-                            {"ptx_bytes", k.ptx.size()},
-                            {"sha256", sha256_hex(payload)},
-                            {"usage", to_json(k.usage)},
-                            {"log", k.log}};
-  const std::string final_path = fmt::format("{}/{}{}", dir_, key, kSuffix);
-  std::random_device rd;
-  const std::string tmp = fmt::format("{}/.{}.{}.{:x}.tmp", dir_, key, getpid(), rd());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << kMagic << '\n' << h.dump() << '\n' << payload;
-    if (!out.flush()) {
-      warn(fmt::format("could not write kernel cache entry '{}'", tmp));
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return;
-    }
+  if (!writable_) return;
+  const std::string path = entry_path(key), bytes = encode_cache_entry(key, spec_name, k);
+  if (bytes.size() > kMaxCacheEntryBytes) {  // it would never be read back
+    warn(fmt::format("kernel cache entry '{}' not stored: {} bytes, more than the {} an entry may hold", path, bytes.size(), kMaxCacheEntryBytes));
+    return;
   }
-  std::error_code ec;
-  fs::rename(tmp, final_path, ec);  // atomic on POSIX: readers see the old file or the new one
-  if (ec) {
-    warn(fmt::format("could not store kernel cache entry '{}': {}", final_path, ec.message()));
-    fs::remove(tmp, ec);
+  try {
+    replace_file(path, bytes);
+  } catch (const std::system_error& e) {
+    warn(fmt::format("could not store kernel cache entry '{}': {}", path, e.what()));
   }
 }
 
 KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name) {
+  check_arch(arch);
   const auto t0 = std::chrono::steady_clock::now();
   Result r;
   r.key = cache_key(src, arch);
@@ -159,12 +132,10 @@ KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::stri
       return r;
     }
   }
-  const std::string path = fmt::format("{}/{}{}", dir_, r.key, kSuffix);
-  std::string why;
-  if (disk_ok_ && read_entry(path, r.key, r.kernel, why)) {
+  if (auto hit = read_entry(entry_path(r.key), r.key)) {
+    r.kernel = std::move(*hit);
     r.source = Source::Disk;
   } else {
-    if (!why.empty()) warn(fmt::format("kernel cache entry '{}' is corrupt ({}); recompiling", path, why));
     r.kernel = compile_with_nvrtc(src, arch, spec_name);
     r.source = Source::Compiled;
     write_entry(r.key, spec_name, r.kernel);
@@ -177,29 +148,36 @@ KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::stri
   return r;
 }
 
+std::vector<fs::path> KernelCache::entry_files() const {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == kSuffix) out.push_back(it->path());
+  return out;
+}
+
 std::vector<CacheEntryInfo> KernelCache::list() const {
   std::vector<CacheEntryInfo> out;
-  std::error_code ec;
-  if (!fs::is_directory(dir_, ec)) return out;
-  const auto now = fs::file_time_type::clock::now();
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (e.path().extension() != kSuffix) continue;
+  const std::time_t now = std::time(nullptr);
+  for (const fs::path& p : entry_files()) {
     CacheEntryInfo info;
-    info.path = e.path().string();
-    info.key = e.path().stem().string();
-    info.bytes = e.file_size(ec);
-    info.age_seconds = std::chrono::duration_cast<std::chrono::seconds>(now - e.last_write_time(ec)).count();
-    std::ifstream in(info.path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    nlohmann::json h;
-    std::string payload;
-    if (split_entry(ss.str(), h, payload)) {
-      info.spec = h.value("spec", "");
-      info.kernel = h.value("kernel", "");
-      info.arch = h.value("arch", "");
-      info.valid = payload.size() == h.value("cubin_bytes", std::size_t{0}) + h.value("ptx_bytes", std::size_t{0}) &&
-                   sha256_hex(payload) == h.value("sha256", "");
+    info.path = p.string();
+    info.key = p.stem().string();
+    struct stat st {};
+    if (::lstat(info.path.c_str(), &st) == 0) {  // the entry itself, not what a link names
+      info.bytes = static_cast<std::size_t>(st.st_size);
+      info.age_seconds = static_cast<long long>(now - st.st_mtime);
+    }
+    try {
+      const CacheEntry entry = decode_cache_entry(read_regular_file(info.path, kMaxCacheEntryBytes, Links::Refuse), info.key);
+      info.spec = entry.spec;
+      info.kernel = entry.kernel.kernel_name;
+      info.arch = entry.kernel.arch;
+      info.valid = true;
+    } catch (const FileReadError& x) {
+      info.problem = x.problem();
+    } catch (const CacheEntryError& x) {
+      info.problem = x.what();
     }
     out.push_back(info);
   }
@@ -210,7 +188,7 @@ std::vector<CacheEntryInfo> KernelCache::list() const {
 std::size_t KernelCache::clear() {
   std::size_t n = 0;
   std::error_code ec;
-  for (const auto& e : list()) n += fs::remove(e.path, ec) ? 1 : 0;
+  for (const fs::path& p : entry_files()) n += fs::remove(p, ec) ? 1 : 0;  // unlink: a link goes, its target stays
   std::lock_guard<std::mutex> lock(mu_);
   memory_.clear();
   return n;
