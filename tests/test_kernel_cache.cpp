@@ -305,7 +305,7 @@ TEST_CASE("header fields of the wrong type and sizes that wrap read as corrupt, 
   const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
   const std::string usage_range = "-1 or a count below 2^31";
   struct Case {
-    const char* what;
+    std::string what;
     std::function<void(json&)> edit;
     std::string problem;
   };
@@ -520,11 +520,11 @@ TEST_CASE("cache list and clear follow no link and open no FIFO: such entries ar
 }
 
 TEST_CASE("an arch is sm_ and 2 or 3 digits, then a or f or nothing; get refuses any other before it makes a key") {
-  for (const char* ok : {"sm_75", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_120"}) {
+  for (const std::string ok : {"sm_75", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_120"}) {
     CAPTURE(ok);
     CHECK(valid_arch(ok));
   }
-  for (const char* bad : {"sm_90\n", "sm_9", "sm_1000", "sm_90b", "sm_90aa", "sm_090", "compute_90", "SM_90", " sm_90", "sm_", ""}) {
+  for (const std::string bad : {"sm_90\n", "sm_9", "sm_1000", "sm_90b", "sm_90aa", "sm_090", "compute_90", "SM_90", " sm_90", "sm_", ""}) {
     CAPTURE(bad);
     CHECK_FALSE(valid_arch(bad));
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -48,6 +49,28 @@ std::string create_probe(const std::string& dir) {
   }
   ::unlink(probe.c_str());
   return {};
+}
+
+// What the file at `path` holds for `key`: an entry, or why none.
+struct Loaded {
+  std::optional<CacheEntry> entry;
+  std::string problem;    // completes "kernel cache entry '<path>' ..."
+  bool expected = false;  // no file, or another version's entry: a miss that is no news
+};
+
+Loaded load_entry(const std::string& path, const std::string& key) {
+  Loaded l;
+  try {
+    l.entry = decode_cache_entry(read_regular_file(path, kMaxCacheEntryBytes, Links::Refuse), key);
+  } catch (const FileReadError& e) {
+    l.problem = e.problem();
+    l.expected = e.reason() == FileReadError::Reason::Missing;
+  } catch (const CacheEntryError& e) {
+    // Versions of gpen that share a directory replace each other's entries.
+    l.problem = e.what();
+    l.expected = e.kind() == CacheEntryError::Kind::OtherVersion;
+  }
+  return l;
 }
 
 }  // namespace
@@ -91,19 +114,6 @@ void KernelCache::warn(const std::string& msg) const {
 
 std::string KernelCache::entry_path(const std::string& key) const { return fmt::format("{}/{}{}", dir_, key, kSuffix); }
 
-std::optional<CompiledKernel> KernelCache::read_entry(const std::string& path, const std::string& key) const {
-  try {
-    return decode_cache_entry(read_regular_file(path, kMaxCacheEntryBytes, Links::Refuse), key).kernel;
-  } catch (const FileReadError& e) {
-    if (e.reason() != FileReadError::Reason::Missing) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, e.problem()));
-  } catch (const CacheEntryError& e) {
-    // An entry of another gpen's format is expected where versions share a
-    // directory: a miss to replace, not news.
-    if (e.kind() == CacheEntryError::Kind::Corrupt) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, e.what()));
-  }
-  return std::nullopt;
-}
-
 void KernelCache::write_entry(const std::string& key, const std::string& spec_name, const CompiledKernel& k) {
   if (!writable_) return;
   const std::string path = entry_path(key), bytes = encode_cache_entry(key, spec_name, k);
@@ -132,10 +142,12 @@ KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::stri
       return r;
     }
   }
-  if (auto hit = read_entry(entry_path(r.key), r.key)) {
-    r.kernel = std::move(*hit);
+  const std::string path = entry_path(r.key);
+  if (Loaded stored = load_entry(path, r.key); stored.entry) {
+    r.kernel = std::move(stored.entry->kernel);
     r.source = Source::Disk;
   } else {
+    if (!stored.expected) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, stored.problem));
     r.kernel = compile_with_nvrtc(src, arch, spec_name);
     r.source = Source::Compiled;
     write_entry(r.key, spec_name, r.kernel);
@@ -168,16 +180,13 @@ std::vector<CacheEntryInfo> KernelCache::list() const {
       info.bytes = static_cast<std::size_t>(st.st_size);
       info.age_seconds = static_cast<long long>(now - st.st_mtime);
     }
-    try {
-      const CacheEntry entry = decode_cache_entry(read_regular_file(info.path, kMaxCacheEntryBytes, Links::Refuse), info.key);
-      info.spec = entry.spec;
-      info.kernel = entry.kernel.kernel_name;
-      info.arch = entry.kernel.arch;
-      info.valid = true;
-    } catch (const FileReadError& x) {
-      info.problem = x.problem();
-    } catch (const CacheEntryError& x) {
-      info.problem = x.what();
+    const Loaded stored = load_entry(info.path, info.key);
+    info.valid = stored.entry.has_value();
+    info.problem = stored.problem;
+    if (stored.entry) {
+      info.spec = stored.entry->spec;
+      info.kernel = stored.entry->kernel.kernel_name;
+      info.arch = stored.entry->kernel.arch;
     }
     out.push_back(info);
   }

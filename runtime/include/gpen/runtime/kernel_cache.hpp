@@ -21,7 +21,6 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,7 +78,6 @@ class KernelCache {
   std::size_t clear();
 
  private:
-  std::optional<CompiledKernel> read_entry(const std::string& path, const std::string& key) const;
   void write_entry(const std::string& key, const std::string& spec_name, const CompiledKernel& k);
   std::string entry_path(const std::string& key) const;
   std::vector<std::filesystem::path> entry_files() const;  // every <key>.gpenbin, whatever it is
