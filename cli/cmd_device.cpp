@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tuning_db.hpp"
@@ -147,7 +148,8 @@ void add_compile(CLI::App& app, Runner& run) {
   struct Opts { SpecOptions spec; std::string arch, size; bool json = false, no_tuned = false; };
   auto o = std::make_shared<Opts>();
   o->spec.add_to(*cmd);
-  cmd->add_option("--arch", o->arch, "Target, e.g. sm_90 (default: the GPU's, else sm_90)");
+  cmd->add_option("--arch", o->arch, "Target, e.g. sm_90 (default: the GPU's, else sm_90)")
+      ->check(CLI::Validator([](std::string& a) { return arch_problem(a); }, "sm_NN[a|f]", "arch"));
   cmd->add_option("--size", o->size, "Problem size: with a GPU, take the variant tuned for it (gpen tune) if there is one");
   cmd->add_flag("--no-tuned", o->no_tuned, "Ignore the tuning database");
   cmd->add_flag("--json", o->json, "Print JSON");
@@ -242,7 +244,7 @@ void add_cache(CLI::App& app, Runner& run) {
       fmt::print("{:<18} {:>9} {:>8}  {:<6} {:<20} {}\n", "key", "bytes", "age", "arch", "spec", "kernel");
       for (const auto& e : entries)
         fmt::print("{:<18} {:>9} {:>7}s  {:<6} {:<20} {}{}\n", e.key.substr(0, 16), e.bytes, e.age_seconds, e.arch, e.spec, e.kernel,
-                   e.valid ? "" : "  (corrupt: will be recompiled)");
+                   e.valid ? "" : "(unusable: it " + e.problem + "; will be recompiled)");
       fmt::print("{} entries in {}\n", entries.size(), KernelCache::default_dir());
       return kExitOk;
     };

@@ -33,6 +33,13 @@ expect 0 '#line 1 "templates/gpen/stencil_common.cuh"' -- $gpen gen $specs/stenc
 expect 0 'cache miss \(compiled\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 expect 0 'laplacian3d_o2' -- $gpen cache list
+# Planted in the cache directory: a link (here to a device) is not followed,
+# a FIFO does not block; both are listed as unusable, the link recompiled over.
+for f in $tmp/cache/*.gpenbin; do ln -sf /dev/zero "$f"; done
+mkfifo $tmp/cache/$(printf 'f%.0s' {1..64}).gpenbin
+expect 0 'unusable: it is a FIFO, not a regular file; will be recompiled' -- timeout 20 $gpen cache list
+expect 0 'is a symbolic link, which is not followed here; recompiling' -- timeout 60 $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
+expect 2 '"sm_90\\n" is not a GPU architecture: expected sm_ and 2 or 3 digits' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch $'sm_90\n'
 expect 3 'cannot run laplacian3d_o8: no CUDA driver: disabled by GPEN_DISABLE_DRIVER' -- $gpen run $specs/stencil/laplacian3d_o8.json --size 64 --verify
 expect 3 'cannot benchmark: no CUDA driver' -- $gpen bench $specs/stencil/laplacian3d_o8.json
 expect 3 'cannot tune laplacian3d_o8: no CUDA driver' -- $gpen tune $specs/stencil/laplacian3d_o8.json --size 64 --strategy local --budget 4

@@ -1,11 +1,18 @@
 // Helpers shared by gpen's tests.
 #pragma once
 
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,6 +74,44 @@ struct TempDir {
   }
   ~TempDir() { std::filesystem::remove_all(path); }
 };
+
+// Runs `body` in a forked child with `seconds` to finish and 8 GiB of
+// address space, so that a hang, a crash or a read that never ends fails the
+// test rather than stopping the suite or the machine. Returns what went
+// wrong: `body`'s own text, an exception it let out, or the signal that ended
+// the child; empty when all went well. `body` must not use doctest's checks
+// (the child's results are not the parent's).
+inline std::string in_child(unsigned seconds, const std::function<std::string()>& body) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(seconds);
+    const rlimit memory{rlim_t{8} << 30, rlim_t{8} << 30};
+    setrlimit(RLIMIT_AS, &memory);
+    std::string out;
+    try {
+      out = body();
+    } catch (const std::exception& e) {
+      out = std::string("exception: ") + e.what();
+    }
+    if (!out.empty()) (void)!write(fds[1], out.data(), out.size());
+    _exit(out.empty() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string said;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status))
+    return said + "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WEXITSTATUS(status) != 0 && said.empty()) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return said;
+}
 
 // A small valid stencil spec, one line per key so that tests can predict lines.
 inline std::string minimal_spec(const std::string& expr = "D2(u, x) + D2(u, y)", const std::string& extra = "") {

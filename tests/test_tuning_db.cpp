@@ -1,5 +1,10 @@
 // The tuning database: round trip, what changes the key, and records that
-// no longer fit the spec or a corrupt file (ignored, never a crash).
+// no longer fit the spec or a corrupt file (ignored, never a crash); a link
+// or a FIFO planted in the cache directory (never followed, never a hang).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "gpen/runtime/tuning_db.hpp"
@@ -21,6 +26,16 @@ DeviceInfo h100() {
 std::optional<TuningRecord> round_trip(const TuningDb& db, const TuningKey& key, const Spec& spec, const TuningRecord& r) {
   db.store(key, r);
   return db.find(key, spec);
+}
+
+// A record of the default variant of `s`.
+TuningRecord record_of(const Spec& s) {
+  TuningRecord r;
+  r.spec = s.name;
+  r.strategy = "local";
+  r.choice = s.choose({});
+  r.ms = 1.5;
+  return r;
 }
 
 Spec o8(std::optional<Dtype> dt = std::nullopt) { return load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", dt); }
@@ -112,3 +127,49 @@ TEST_CASE("a tuned tile of a grid pairwise spec round-trips: block on block's tu
   REQUIRE(blocks);
   CHECK(blocks->choice == r.choice);
 }
+
+TEST_CASE("a link at the database's path is not followed: nothing found, the store replaces the link, its target stays") {
+  gpen::test::TempDir dir, outside;
+  const std::string target = outside.path + "/tuning.json";
+  const Spec s = o8();
+  const TuningKey key = tuning_key(s, {512, 512, 512}, h100());
+  TuningDb(target).store(key, record_of(s));  // a real database, elsewhere
+  const std::string before = gpen::test::read_file(target);
+  const TuningDb db(dir.path + "/tuning.json");
+  std::filesystem::create_symlink(target, db.path());
+  CHECK(!db.find(key, s));
+  db.store(tuning_key(s, {64, 64, 64}, h100()), record_of(s));
+  CHECK(std::filesystem::is_regular_file(std::filesystem::symlink_status(db.path())));
+  CHECK(gpen::test::read_file(target) == before);
+  CHECK(!db.find(key, s));  // the link's records were never read
+  CHECK(db.find(tuning_key(s, {64, 64, 64}, h100()), s));
+}
+
+TEST_CASE("a FIFO at the database's path blocks neither find nor store") {
+  gpen::test::TempDir dir;
+  const TuningDb db(dir.path + "/tuning.json");
+  REQUIRE(mkfifo(db.path().c_str(), 0600) == 0);
+  const Spec s = o8();
+  const TuningKey key = tuning_key(s, {512, 512, 512}, h100());
+  CHECK(gpen::test::in_child(20, [&]() -> std::string {
+    if (db.find(key, s)) return "found a record in a FIFO";
+    db.store(key, record_of(s));
+    return db.find(key, s) ? "" : "stored record not found";
+  }) == "");
+  CHECK(std::filesystem::is_regular_file(std::filesystem::symlink_status(db.path())));
+}
+
+TEST_CASE("a link planted where the temporary file used to go is not followed") {
+  // gpen once wrote <path>.tmp.<pid>, opened where it stood; the temporary
+  // name is unpredictable now and the file created exclusively.
+  gpen::test::TempDir dir, outside;
+  const std::string target = outside.path + "/precious";
+  std::ofstream(target) << "precious";
+  const TuningDb db(dir.path + "/tuning.json");
+  std::filesystem::create_symlink(target, db.path() + ".tmp." + std::to_string(getpid()));
+  const Spec s = o8();
+  db.store(tuning_key(s, {512, 512, 512}, h100()), record_of(s));
+  CHECK(gpen::test::read_file(target) == "precious");
+  CHECK(db.find(tuning_key(s, {512, 512, 512}, h100()), s));
+}
+

@@ -37,26 +37,26 @@ std::string read_regular_file(const std::string& path, std::size_t max_bytes, Li
   Fd f{::open(path.c_str(), flags)};
   if (f.fd < 0) {
     const int e = errno;
-    if (e == ENOENT || e == ENOTDIR) throw FileReadError(FileReadError::Reason::Missing, fmt::format("'{}' does not exist", path));
+    if (e == ENOENT || e == ENOTDIR) throw FileReadError(FileReadError::Reason::Missing, path, "does not exist");
     if (e == ELOOP && links == Links::Refuse)
-      throw FileReadError(FileReadError::Reason::Link, fmt::format("'{}' is a symbolic link, which is not followed here", path));
-    throw FileReadError(FileReadError::Reason::Io, fmt::format("cannot open '{}': {}", path, std::strerror(e)));
+      throw FileReadError(FileReadError::Reason::Link, path, "is a symbolic link, which is not followed here");
+    throw FileReadError(FileReadError::Reason::Io, path, fmt::format("cannot be opened: {}", std::strerror(e)));
   }
   struct stat st {};
   if (::fstat(f.fd, &st) != 0)
-    throw FileReadError(FileReadError::Reason::Io, fmt::format("cannot stat '{}': {}", path, std::strerror(errno)));
+    throw FileReadError(FileReadError::Reason::Io, path, fmt::format("cannot be examined (fstat): {}", std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
-    throw FileReadError(FileReadError::Reason::NotRegular, fmt::format("'{}' is {}, not a regular file", path, file_type(st.st_mode)));
+    throw FileReadError(FileReadError::Reason::NotRegular, path, fmt::format("is {}, not a regular file", file_type(st.st_mode)));
   const auto size = static_cast<unsigned long long>(st.st_size);
   if (size > max_bytes)
-    throw FileReadError(FileReadError::Reason::TooLarge, fmt::format("'{}' has {} bytes, more than the {} read here", path, size, max_bytes));
+    throw FileReadError(FileReadError::Reason::TooLarge, path, fmt::format("has {} bytes, more than the {} read here", size, max_bytes));
   std::string out(static_cast<std::size_t>(size), '\0');
   std::size_t got = 0;
   while (got < out.size()) {
     const ssize_t n = ::read(f.fd, out.data() + got, out.size() - got);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw FileReadError(FileReadError::Reason::Io, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+      throw FileReadError(FileReadError::Reason::Io, path, fmt::format("cannot be read: {}", std::strerror(errno)));
     }
     if (n == 0) break;  // the file shrank while we read it: what is there is what we have
     got += static_cast<std::size_t>(n);

@@ -1,27 +1,30 @@
 #include "gpen/runtime/kernel_cache.hpp"
 
-#include "gpen/generator/templates.hpp"
-
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <random>
-#include <sstream>
+#include <optional>
+#include <system_error>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "gpen/generator/regular_file.hpp"
 #include "gpen/generator/sha256.hpp"
+#include "gpen/generator/templates.hpp"
+#include "gpen/runtime/arch.hpp"
+#include "gpen/runtime/cache_entry.hpp"
+#include "gpen/runtime/new_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace gpen {
 namespace {
 
-constexpr const char* kMagic = "GPENBIN1";
 constexpr const char* kSuffix = ".gpenbin";
 
 std::string join(const std::vector<std::string>& v) {
@@ -34,16 +37,40 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Header line and payload of one entry file; false if the layout is broken.
-bool split_entry(const std::string& data, nlohmann::json& header, std::string& payload) {
-  const std::string magic = std::string(kMagic) + "\n";
-  if (data.compare(0, magic.size(), magic) != 0) return false;
-  const std::size_t nl = data.find('\n', magic.size());
-  if (nl == std::string::npos) return false;
-  header = nlohmann::json::parse(data.substr(magic.size(), nl - magic.size()), nullptr, false);
-  if (header.is_discarded() || !header.is_object()) return false;
-  payload = data.substr(nl + 1);
-  return true;
+// Empty when a file can be created in `dir`, else why not. The probe has a
+// name no one can predict, is created exclusively and removed: a link
+// planted in the directory is never followed.
+std::string create_probe(const std::string& dir) {
+  const std::string probe = fmt::format("{}/.probe.{}", dir, unique_name_part());
+  try {
+    write_new_file(probe, "");
+  } catch (const std::system_error& e) {
+    return e.code().message();
+  }
+  ::unlink(probe.c_str());
+  return {};
+}
+
+// What the file at `path` holds for `key`: an entry, or why none.
+struct Loaded {
+  std::optional<CacheEntry> entry;
+  std::string problem;    // completes "kernel cache entry '<path>' ..."
+  bool expected = false;  // no file, or another version's entry: a miss that is no news
+};
+
+Loaded load_entry(const std::string& path, const std::string& key) {
+  Loaded l;
+  try {
+    l.entry = decode_cache_entry(read_regular_file(path, kMaxCacheEntryBytes, Links::Refuse), key);
+  } catch (const FileReadError& e) {
+    l.problem = e.problem();
+    l.expected = e.reason() == FileReadError::Reason::Missing;
+  } catch (const CacheEntryError& e) {
+    // Versions of gpen that share a directory replace each other's entries.
+    l.problem = e.what();
+    l.expected = e.kind() == CacheEntryError::Kind::OtherVersion;
+  }
+  return l;
 }
 
 }  // namespace
@@ -72,14 +99,12 @@ std::string KernelCache::default_dir() {
 KernelCache::KernelCache(std::string dir, WarningHandler on_warning) : dir_(std::move(dir)), warn_(std::move(on_warning)) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  const std::string probe = fmt::format("{}/.probe.{}", dir_, getpid());
-  std::ofstream(probe) << "x";
-  if (ec || !fs::exists(probe)) {
-    disk_ok_ = false;
-    warn(fmt::format("kernel cache directory '{}' is not writable ({}); kernels are cached in memory only",
-                     dir_, ec ? ec.message() : "cannot create files"));
+  const std::string why = create_probe(dir_);
+  if (!why.empty()) {
+    writable_ = false;
+    warn(fmt::format("kernel cache directory '{}' is not writable ({}); entries in it are used, new kernels are kept in memory only",
+                     dir_, ec ? ec.message() : why));
   }
-  fs::remove(probe, ec);
 }
 
 void KernelCache::warn(const std::string& msg) const {
@@ -87,66 +112,24 @@ void KernelCache::warn(const std::string& msg) const {
   else fmt::print(stderr, "gpen: warning: {}\n", msg);
 }
 
-bool KernelCache::read_entry(const std::string& path, const std::string& key, CompiledKernel& out, std::string& why) const {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;  // absent: not a problem
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json h;
-  std::string payload;
-  if (!split_entry(ss.str(), h, payload)) return why = "bad header", false;
-  const std::size_t nc = h.value("cubin_bytes", std::size_t{0}), np = h.value("ptx_bytes", std::size_t{0});
-  if (payload.size() != nc + np) return why = fmt::format("{} payload bytes, header says {}", payload.size(), nc + np), false;
-  if (sha256_hex(payload) != h.value("sha256", "")) return why = "checksum mismatch", false;
-  if (h.value("key", "") != key) return why = "key mismatch", false;
-  out.cubin = payload.substr(0, nc);
-  out.ptx = payload.substr(nc);
-  out.kernel_name = h.value("kernel", "");
-  out.arch = h.value("arch", "");
-  out.log = h.value("log", "");
-  out.options = h.value("options", std::vector<std::string>{});
-  out.usage = parse_ptxas_usage(out.log, out.kernel_name);  // the named entry's section, as after a compile
-  return true;
-}
+std::string KernelCache::entry_path(const std::string& key) const { return fmt::format("{}/{}{}", dir_, key, kSuffix); }
 
 void KernelCache::write_entry(const std::string& key, const std::string& spec_name, const CompiledKernel& k) {
-  if (!disk_ok_) return;
-  const std::string payload = k.cubin + k.ptx;
-  const nlohmann::json h = {{"key", key},
-                            {"spec", spec_name},
-                            {"kernel", k.kernel_name},
-                            {"arch", k.arch},
-                            {"gpen", GPEN_VERSION},
-                            {"nvrtc", nvrtc_version()},
-                            {"options", k.options},
-                            {"created", std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()},
-                            {"cubin_bytes", k.cubin.size()},
-                            {"ptx_bytes", k.ptx.size()},
-                            {"sha256", sha256_hex(payload)},
-                            {"usage", to_json(k.usage)},
-                            {"log", k.log}};
-  const std::string final_path = fmt::format("{}/{}{}", dir_, key, kSuffix);
-  std::random_device rd;
-  const std::string tmp = fmt::format("{}/.{}.{}.{:x}.tmp", dir_, key, getpid(), rd());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << kMagic << '\n' << h.dump() << '\n' << payload;
-    if (!out.flush()) {
-      warn(fmt::format("could not write kernel cache entry '{}'", tmp));
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return;
-    }
+  if (!writable_) return;
+  const std::string path = entry_path(key), bytes = encode_cache_entry(key, spec_name, k);
+  if (bytes.size() > kMaxCacheEntryBytes) {  // it would never be read back
+    warn(fmt::format("kernel cache entry '{}' not stored: {} bytes, more than the {} an entry may hold", path, bytes.size(), kMaxCacheEntryBytes));
+    return;
   }
-  std::error_code ec;
-  fs::rename(tmp, final_path, ec);  // atomic on POSIX: readers see the old file or the new one
-  if (ec) {
-    warn(fmt::format("could not store kernel cache entry '{}': {}", final_path, ec.message()));
-    fs::remove(tmp, ec);
+  try {
+    replace_file(path, bytes);
+  } catch (const std::system_error& e) {
+    warn(fmt::format("could not store kernel cache entry '{}': {}", path, e.what()));
   }
 }
 
 KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name) {
+  check_arch(arch);
   const auto t0 = std::chrono::steady_clock::now();
   Result r;
   r.key = cache_key(src, arch);
@@ -159,12 +142,12 @@ KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::stri
       return r;
     }
   }
-  const std::string path = fmt::format("{}/{}{}", dir_, r.key, kSuffix);
-  std::string why;
-  if (disk_ok_ && read_entry(path, r.key, r.kernel, why)) {
+  const std::string path = entry_path(r.key);
+  if (Loaded stored = load_entry(path, r.key); stored.entry) {
+    r.kernel = std::move(stored.entry->kernel);
     r.source = Source::Disk;
   } else {
-    if (!why.empty()) warn(fmt::format("kernel cache entry '{}' is corrupt ({}); recompiling", path, why));
+    if (!stored.expected) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, stored.problem));
     r.kernel = compile_with_nvrtc(src, arch, spec_name);
     r.source = Source::Compiled;
     write_entry(r.key, spec_name, r.kernel);
@@ -177,29 +160,33 @@ KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::stri
   return r;
 }
 
+std::vector<fs::path> KernelCache::entry_files() const {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == kSuffix) out.push_back(it->path());
+  return out;
+}
+
 std::vector<CacheEntryInfo> KernelCache::list() const {
   std::vector<CacheEntryInfo> out;
-  std::error_code ec;
-  if (!fs::is_directory(dir_, ec)) return out;
-  const auto now = fs::file_time_type::clock::now();
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (e.path().extension() != kSuffix) continue;
+  const std::time_t now = std::time(nullptr);
+  for (const fs::path& p : entry_files()) {
     CacheEntryInfo info;
-    info.path = e.path().string();
-    info.key = e.path().stem().string();
-    info.bytes = e.file_size(ec);
-    info.age_seconds = std::chrono::duration_cast<std::chrono::seconds>(now - e.last_write_time(ec)).count();
-    std::ifstream in(info.path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    nlohmann::json h;
-    std::string payload;
-    if (split_entry(ss.str(), h, payload)) {
-      info.spec = h.value("spec", "");
-      info.kernel = h.value("kernel", "");
-      info.arch = h.value("arch", "");
-      info.valid = payload.size() == h.value("cubin_bytes", std::size_t{0}) + h.value("ptx_bytes", std::size_t{0}) &&
-                   sha256_hex(payload) == h.value("sha256", "");
+    info.path = p.string();
+    info.key = p.stem().string();
+    struct stat st {};
+    if (::lstat(info.path.c_str(), &st) == 0) {  // the entry itself, not what a link names
+      info.bytes = static_cast<std::size_t>(st.st_size);
+      info.age_seconds = static_cast<long long>(now - st.st_mtime);
+    }
+    const Loaded stored = load_entry(info.path, info.key);
+    info.valid = stored.entry.has_value();
+    info.problem = stored.problem;
+    if (stored.entry) {
+      info.spec = stored.entry->spec;
+      info.kernel = stored.entry->kernel.kernel_name;
+      info.arch = stored.entry->kernel.arch;
     }
     out.push_back(info);
   }
@@ -210,7 +197,7 @@ std::vector<CacheEntryInfo> KernelCache::list() const {
 std::size_t KernelCache::clear() {
   std::size_t n = 0;
   std::error_code ec;
-  for (const auto& e : list()) n += fs::remove(e.path, ec) ? 1 : 0;
+  for (const fs::path& p : entry_files()) n += fs::remove(p, ec) ? 1 : 0;  // unlink: a link goes, its target stays
   std::lock_guard<std::mutex> lock(mu_);
   memory_.clear();
   return n;

@@ -1,16 +1,16 @@
 #include "gpen/runtime/tuning_db.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpen/generator/regular_file.hpp"
+#include "gpen/runtime/bounded_json.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
+#include "gpen/runtime/new_file.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
 
 namespace gpen {
@@ -38,11 +38,22 @@ TuningDb::TuningDb(std::string path) : path_(std::move(path)) {}
 
 namespace {
 
+// Thousands of records at a few hundred bytes each; a larger file is not read.
+constexpr std::size_t kMaxTuningDbBytes = std::size_t{64} << 20;
+constexpr int kTuningDbDepth = 3;  // the file, a record, its choice
+
+// The records at `path`. Anything but a regular file of JSON there (none, a
+// link, a FIFO, a corrupt file) reads as no records: the next store starts
+// over rather than crash, hang or follow a link out of the cache directory.
 nlohmann::json read_all(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return nlohmann::json::object();
-  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();  // unreadable: start over rather than crash
+  std::string text;
+  try {
+    text = read_regular_file(path, kMaxTuningDbBytes, Links::Refuse);
+  } catch (const FileReadError&) {
+    return nlohmann::json::object();
+  }
+  nlohmann::json j = parse_bounded_json(text, kTuningDbDepth);
+  return j.is_object() ? j : nlohmann::json::object();
 }
 
 }  // namespace
@@ -95,14 +106,11 @@ void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
   all[key.str()] = {{"spec", r.spec}, {"size", r.size}, {"strategy", r.strategy}, {"date", r.date}, {"choice", choice},
                     {"ms", r.ms}, {"teff_gbs", r.teff_gbs}, {"copy_gbs", r.copy_gbs}, {"evaluations", r.evaluations}};
   if (r.pairs_per_s > 0) all[key.str()]["pairs_per_s"] = r.pairs_per_s;
-  const std::string tmp = fmt::format("{}.tmp.{}", path_, ::getpid());
-  {
-    std::ofstream f(tmp);
-    f << all.dump(2) << "\n";
-    if (!f) throw std::runtime_error(fmt::format("could not write the tuning database '{}'", tmp));
+  try {
+    replace_file(path_, all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  } catch (const std::system_error& e) {
+    throw std::runtime_error(fmt::format("could not store the tuning database '{}': {}", path_, e.what()));
   }
-  fs::rename(tmp, path_, ec);
-  if (ec) throw std::runtime_error(fmt::format("could not replace the tuning database '{}': {}", path_, ec.message()));
 }
 
 }  // namespace gpen

@@ -10,16 +10,22 @@
 
 namespace gpen {
 
-// Why a file could not be read; what() is a sentence such as
-// "'x.json' is a FIFO, not a regular file".
+// Why a file could not be read. problem() says it without the path, as a
+// predicate ("is a FIFO, not a regular file", "cannot be read: I/O error")
+// that a caller can put after its own name for the file ("kernel cache entry
+// '<path>' is a FIFO, ..."); what() is "'<path>' " + problem().
 class FileReadError : public std::runtime_error {
  public:
   enum class Reason { Missing, NotRegular, Link, TooLarge, Io };
-  FileReadError(Reason reason, const std::string& what) : std::runtime_error(what), reason_(reason) {}
+  FileReadError(Reason reason, const std::string& path, const std::string& problem)
+      : std::runtime_error("'" + path + "' " + problem), reason_(reason), path_(path), problem_(problem) {}
   Reason reason() const { return reason_; }
+  const std::string& path() const { return path_; }
+  const std::string& problem() const { return problem_; }
 
  private:
   Reason reason_;
+  std::string path_, problem_;
 };
 
 enum class Links { Follow, Refuse };

@@ -40,7 +40,9 @@ class TuningDb {
   // The record, if any, whose choice is still valid for `spec` (a spec
   // edited since may have dropped a value; then the record is ignored).
   std::optional<TuningRecord> find(const TuningKey& key, const Spec& spec) const;
-  // Read-modify-write through a temporary file and a rename.
+  // Read-modify-write through a new temporary file (created exclusively,
+  // never through a link) and a rename. A file that is not a regular file of
+  // JSON reads as empty, so a link at path() is replaced, its target untouched.
   void store(const TuningKey& key, const TuningRecord& record) const;
 
  private:
