@@ -4,7 +4,10 @@
 // a crash, an injection or a wrong answer before gpen's own JSON reader, the
 // expression limits and the printer's sharing (issue "Hostile specs").
 // The reproducers live in tests/fuzz/corpus/, which the fuzzer starts from.
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -282,4 +285,33 @@ TEST_CASE("specs/README.md lists every limit with its value") {
     const std::string row = "`" + std::string(name) + "` | " + std::to_string(value) + " |";
     CHECK(section.find(row) != std::string::npos);
   }
+}
+
+TEST_CASE("a spec path that is a device, a FIFO or a directory is refused at once") {
+  using gpen::test::in_child;
+  // Each load runs in a child with a deadline: a regression hangs or eats
+  // memory there and fails here.
+  const auto message_of = [](const std::string& path) {
+    return in_child(20, [path]() -> std::string {
+      try {
+        load_spec(path);
+        return "loaded";
+      } catch (const SpecError& e) {
+        return "SpecError: " + e.detail().message + " | " + e.detail().expected;
+      }
+    });
+  };
+  CHECK(message_of("/dev/zero") == "SpecError: the spec file is a character device, not a regular file | a readable regular file of JSON");
+  gpen::test::TempDir d;
+  const std::string fifo = d.path + "/spec.json";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(message_of(fifo) == "SpecError: the spec file is a FIFO, not a regular file | a readable regular file of JSON");
+  CHECK(message_of(d.path) == "SpecError: the spec file is a directory, not a regular file | a readable regular file of JSON");
+  const std::string big = d.path + "/big.json";
+  std::filesystem::resize_file((std::ofstream(big), big), kMaxSpecBytes + 1);
+  CHECK(message_of(big).find("SpecError: the spec file has 4194305 bytes") == 0);
+  // A link to a spec is followed, as users keep specs behind links.
+  const std::string link = d.path + "/link.json";
+  std::filesystem::create_symlink(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json", link);
+  CHECK(message_of(link) == "loaded");
 }

@@ -271,8 +271,8 @@ JsonSource JsonSource::from_file(const std::string& path) {
     text = read_regular_file(path, kMaxSpecBytes, Links::Follow);
   } catch (const FileReadError& e) {
     const bool big = e.reason() == FileReadError::Reason::TooLarge;
-    throw SpecError({path, "", {}, big ? e.what() : fmt::format("cannot read the spec file: {}", e.what()),
-                     big ? fmt::format("a spec of at most {} bytes", kMaxSpecBytes) : "a readable JSON file", ""});
+    throw SpecError({path, "", {}, "the spec file " + e.problem(),
+                     big ? fmt::format("a spec of at most {} bytes", kMaxSpecBytes) : "a readable regular file of JSON", ""});
   }
   return from_string(std::move(text), path);
 }
