@@ -188,7 +188,7 @@ TEST_CASE("nesting is refused with its position before anything recurses") {
 TEST_CASE("what lowering may build is bounded, and shared lets stay shared") {
   const SpecError e = corpus_error("blowup_operator_on_product");
   CHECK(e.detail().message == "the lowered expression grows past 50000 nodes and terms (operators applied to products copy them once per offset)");
-  CHECK(e.column() == 25);  // the innermost D2 whose result is too large
+  CHECK(e.column() == 31);  // the D2 whose copies of its operand would not fit, refused before it copies
   // 40 lets, each the square of the one before: 2^39 products as a tree, 40 nodes as a DAG.
   const Spec s = load_spec_string(corpus("blowup_lets_squared"));
   const std::string src = generate(s, s.choose({"strategy=direct"})).source;
