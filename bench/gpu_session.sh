@@ -6,12 +6,16 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh sbp     # build, SBP GPU tests, SBP benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh pairwise  # build, pairwise GPU tests, benchmarks, sanitizer
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh suite     # build, CPU ctest, the GPU suite (GPU_TEST_FILES: doctest -sf filter)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
-# scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway.
+# scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
+# SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
+# and SKIP_CTEST=1 the CPU ctest out of the suite phase, when the suite runs in
+# calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | bench | tune | scan | sbp | pairwise) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, bench, tune, scan, sbp or pairwise)" >&2; exit 2 ;;
+  tests | suite | bench | tune | scan | sbp | pairwise) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, scan, sbp or pairwise)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -205,12 +209,26 @@ if [ "${1:-tests}" = sbp ]; then
   exit 0
 fi
 
+# The CPU ctest (without its gpu_ entry: the GPU suite runs by itself, in
+# files chosen by GPU_TEST_FILES).
+run_suite() {
+  if [ "${SKIP_CTEST:-0}" != 1 ]; then
+    ctest --test-dir build-gpu --output-on-failure -j4 -E "^gpu_" >"$out/ctest.log" 2>&1
+    grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log"
+  fi
+  build-gpu/tests/gpen_gpu_tests -sf="${GPU_TEST_FILES:-*}" >"$out/gpu_tests.log" 2>&1; echo "gpu tests (${GPU_TEST_FILES:-*}) rc=$?"
+  grep -E "test cases|assertions|ERROR|FAILED" "$out/gpu_tests.log" | head -20
+}
+
+if [ "${1:-tests}" = suite ]; then
+  step "suite"
+  run_suite
+  exit 0
+fi
+
 if [ "${1:-tests}" = tests ]; then
   step tests
-  # The GPU suite runs once, below: ctest skips its gpu_ entries here.
-  ctest --test-dir build-gpu --output-on-failure -j4 -E "^gpu_" >"$out/ctest.log" 2>&1
-  grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log"
-  build-gpu/tests/gpen_gpu_tests >"$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"; grep -E "test cases|assertions" "$out/gpu_tests.log"
+  [ "${SKIP_GPU_SUITE:-0}" = 1 ] || run_suite
 
   step "gpen run --verify at 512^3 (issue 3's done-when), default variant and fp32"
   $gpen run specs/stencil/laplacian3d_o8.json --size 512x512x512 --verify --no-tuned 2>&1
