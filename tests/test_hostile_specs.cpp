@@ -115,7 +115,7 @@ TEST_CASE("expressions written over several lines are printed from the parsed tr
 
 TEST_CASE("names, constraints and --set values never reach the unit as text") {
   SpecError e = spec_error_of(with(minimal_spec(), "\"name\": \"t\"", "\"name\": \"t\\n#define x 1\""));
-  CHECK(e.detail().message == "'t\n#define x 1' is not a valid name");
+  CHECK(e.detail().message == "'t\\n#define x 1' is not a valid name");  // spec text in messages is escaped
   // A constraint is read by the tuner, never printed.
   const Spec plain = load_spec_string(minimal_spec());
   const Spec constrained = load_spec_string(minimal_spec("D2(u, x) + D2(u, y)", "  \"constraints\": [\"block_x <=\\n 1024\"],\n"));
@@ -126,7 +126,7 @@ TEST_CASE("names, constraints and --set values never reach the unit as text") {
   CHECK(without_hash(generate(plain, plain.choose()).source) == without_hash(generate(constrained, constrained.choose()).source));
   // --set takes listed values only.
   e = spec_error_of_choice(plain, "strategy=march\n#define x 1");
-  CHECK(e.detail().message == "--set strategy=march\n#define x 1 is not an allowed value");
+  CHECK(e.detail().message == "--set strategy=march\\n#define x 1 is not an allowed value");
 }
 
 TEST_CASE("only ptxas' own lines give the resource usage, and no number breaks the reader") {
@@ -314,4 +314,52 @@ TEST_CASE("a spec path that is a device, a FIFO or a directory is refused at onc
   const std::string link = d.path + "/link.json";
   std::filesystem::create_symlink(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json", link);
   CHECK(message_of(link) == "loaded");
+}
+
+TEST_CASE("the JSON reader's memory stays linear in the text: long keys, many values") {
+  // Every value is remembered under its JSON pointer: a 2 MB key over a
+  // million values would have made terabytes of pointers.
+  std::string big = "{\"" + std::string(2000000, 'k') + "\": [0]}";
+  SpecError e = spec_error_of(big);
+  CHECK(e.detail().message == "a key of 2000000 characters");
+  CHECK(e.detail().expected == "a JSON pointer of at most 512 characters: shorter keys");
+  CHECK(e.column() == 2);
+  std::string many = "[0";
+  for (int i = 0; i < 70000; ++i) many += ",0";
+  e = spec_error_of(many + "]");
+  CHECK(e.detail().message == "the JSON has more than 65536 values");
+  e = spec_error_of("{\"dims\": " + std::string(100, '1') + "}");
+  CHECK(e.detail().message == "a number of 100 characters");
+}
+
+TEST_CASE("fractions have one slash and a bounded length") {
+  CHECK(Rational::parse("1/2/3") == std::nullopt);  // was read as 1/(2/3)
+  CHECK(Rational::parse("-3/4") == Rational(-3, 4));
+  std::string chain = "1";
+  for (int i = 0; i < 50000; ++i) chain += "/1";  // recursed once a slash, and copied the rest each time
+  CHECK(Rational::parse(chain) == std::nullopt);
+  const SpecError e = corpus_error("rational_slash_chain");
+  CHECK(e.pointer() == "/operators/0/coeffs/0");
+  CHECK(e.detail().message.find("is not an exact rational that fits in 64 bits") != std::string::npos);
+}
+
+TEST_CASE("UTF-8 lead bytes past 0xF4 are refused where they stand") {
+  const SpecError e = corpus_error("utf8_lead_f5");
+  CHECK(e.detail().message == "byte 0xf5 is not valid UTF-8");
+  CHECK(e.line() == 5);
+}
+
+TEST_CASE("a double negation prints with parentheses, never as a decrement") {
+  for (const char* expr : {"D2(u, x) * -(-k)", "-(-sqrt(u))", "- -1e-30 * u"}) {
+    CAPTURE(expr);
+    const Spec s = load_spec_string(minimal_spec(expr));
+    const std::string src = generate(s, s.choose({"strategy=direct"})).source;
+    CHECK(src.find("--") == std::string::npos);
+    CHECK_NOTHROW(compile_with_nvrtc(generate(s, s.choose({"strategy=direct"})), "sm_90", s.name));
+  }
+}
+
+TEST_CASE("an excerpt of a CRLF line ends with the line, not a '?'") {
+  const SpecError e = spec_error_of("{\r\n  \"bogus\": 1\r\n}\r\n");
+  CHECK(e.detail().excerpt.find("\"bogus\": 1\n") != std::string::npos);
 }

@@ -37,7 +37,7 @@ std::pair<unsigned, std::size_t> code_point(const std::string& text, std::size_t
 // otherwise than it compiles ("Trojan Source").
 bool shown_as_is(unsigned cp) {
   if (cp < 0x20 || cp == 0x7f || cp == '\\' || (cp >= 0x80 && cp < 0xA0)) return false;
-  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return false;
+  if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return false;
   return cp != 0x2028 && cp != 0x2029 && cp != 0xFEFF;
 }
 
@@ -208,7 +208,11 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
     case Ir::Kind::Param: return {"p_" + spec_.params[e.param].name, 4};
     case Ir::Kind::Field: return {access(e.access), 4};
     case Ir::Kind::Linear: return {linear(e), 4};
-    case Ir::Kind::Neg: return {"-" + wrap(print(*e.args[0]), 3), 3};
+    case Ir::Kind::Neg: {
+      // Never "--x" (a decrement): a negative operand keeps its parentheses.
+      const Printed x = print(*e.args[0]);
+      return {"-" + (x.text[0] == '-' ? "(" + x.text + ")" : wrap(x, 3)), 3};
+    }
     case Ir::Kind::Call: {
       std::string s = spec_.dtype == Dtype::Float32 ? info(e.fn).cuda_f32 : info(e.fn).cuda_f64;
       for (const auto& [fn, name] : overrides_)

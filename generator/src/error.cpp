@@ -5,6 +5,31 @@
 namespace gpen {
 namespace {
 
+// Spec text quoted in a message (a name, a key, a value) with control
+// characters escaped, so that it can neither forge message lines nor send
+// terminal escapes, and cut where it would drown the message.
+std::string printable(const std::string& s) {
+  constexpr std::size_t kMost = 400;
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && out.size() < kMost; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  if (out.size() >= kMost) out += "...";
+  return out;
+}
+
+SpecError::Detail printable(SpecError::Detail d) {
+  d.pointer = printable(d.pointer);
+  d.message = printable(d.message);
+  d.expected = printable(d.expected);
+  return d;
+}
+
 std::string format_spec_error(const SpecError::Detail& d) {
   std::string out = d.file;
   if (d.where.line > 0) out += fmt::format(":{}:{}", d.where.line, d.where.column);
@@ -18,7 +43,12 @@ std::string format_spec_error(const SpecError::Detail& d) {
 
 }  // namespace
 
-SpecError::SpecError(Detail d) : std::runtime_error(format_spec_error(d)), detail_(std::move(d)) {}
+std::string quoted_text(const std::string& text, std::size_t most) {
+  return text.size() <= most ? text : text.substr(0, most) + "...";
+}
+
+SpecError::SpecError(Detail d) : SpecError(printable(std::move(d)), 0) {}
+SpecError::SpecError(Detail d, int) : std::runtime_error(format_spec_error(d)), detail_(std::move(d)) {}
 
 InternalError::InternalError(const std::string& what, const char* file, int line)
     : std::logic_error(fmt::format("internal error in gpen ({}:{}): {}", file, line, what)) {}

@@ -69,6 +69,13 @@ class JsonSource::Parser {
   nlohmann::json value(const std::string& ptr, int depth) {
     if (depth > kMaxJsonDepth)
       fail(pos_, fmt::format("the JSON nests deeper than {} levels", kMaxJsonDepth), "a spec of fewer nested arrays and objects");
+    // Every value is remembered by its pointer: both are bounded, so that
+    // memory stays linear in the text.
+    if (++values_ > kMaxJsonValues)
+      fail(pos_, fmt::format("the JSON has more than {} values", kMaxJsonValues), "a spec of fewer values");
+    if (ptr.size() > kMaxJsonPointer)
+      fail(pos_, fmt::format("the JSON pointer of this value has {} characters", ptr.size()),
+           fmt::format("at most {}: shorter keys", kMaxJsonPointer));
     const std::size_t begin = pos_;
     nlohmann::json v;
     switch (peek()) {
@@ -97,6 +104,8 @@ class JsonSource::Parser {
       if (peek() != '"') fail(pos_, "malformed JSON: unexpected " + found(), "a key in double quotes");
       const std::string key = string();
       const std::string child = json_pointer_join(ptr, key);
+      if (child.size() > kMaxJsonPointer)
+        fail(kb, fmt::format("a key of {} characters", key.size()), fmt::format("a JSON pointer of at most {} characters: shorter keys", kMaxJsonPointer));
       if (obj.contains(key)) {
         const Location first = s_.position_of(s_.keys_.at(child).begin);
         fail(kb, fmt::format("duplicate key '{}' (first at line {}, column {})", key, first.line, first.column),
@@ -158,6 +167,8 @@ class JsonSource::Parser {
       if (!(peek() >= '0' && peek() <= '9')) fail(pos_, "malformed JSON: a number needs digits in its exponent", "a digit");
       digits();
     }
+    if (pos_ - begin > kMaxNumberChars)
+      fail(begin, fmt::format("a number of {} characters", pos_ - begin), fmt::format("at most {} characters", kMaxNumberChars));
     const std::string text = t_.substr(begin, pos_ - begin);
     if (integral) {
       errno = 0;
@@ -168,7 +179,7 @@ class JsonSource::Parser {
     errno = 0;
     const double d = std::strtod(text.c_str(), nullptr);
     if (std::isinf(d))
-      fail(begin, fmt::format("the number {} is beyond the range of a float64", text.size() > 40 ? text.substr(0, 40) + "..." : text),
+      fail(begin, fmt::format("the number {} is beyond the range of a float64", text),
            "a finite number, at most about 1.8e308 in magnitude");
     return d;
   }
@@ -203,7 +214,7 @@ class JsonSource::Parser {
   void utf8(std::string& out) {
     const std::size_t at = pos_;
     const unsigned char c = static_cast<unsigned char>(t_[pos_]);
-    int more = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
+    const int more = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 && c < 0xF0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
     if (more < 0) fail(at, fmt::format("byte 0x{:02x} is not valid UTF-8", c), "UTF-8 text");
     unsigned cp = c & (0x3F >> more);
     for (int k = 1; k <= more; ++k) {
@@ -263,6 +274,7 @@ class JsonSource::Parser {
   JsonSource& s_;
   const std::string& t_;
   std::size_t pos_ = 0;
+  std::size_t values_ = 0;
 };
 
 JsonSource JsonSource::from_file(const std::string& path) {
@@ -346,24 +358,26 @@ std::string JsonSource::excerpt(Location where) const {
   if (begin == std::string::npos) return {};
   std::size_t end = text_.find('\n', begin);
   if (end == std::string::npos) end = text_.size();
-  // Characters of the line (UTF-8 sequences kept whole), to cut by column.
-  std::vector<std::string> chars;
-  for (std::size_t i = begin; i < end;) {
-    std::size_t n = 1;
-    while (i + n < end && (static_cast<unsigned char>(text_[i + n]) & 0xC0) == 0x80) ++n;
-    const unsigned char c = static_cast<unsigned char>(text_[i]);
-    const std::size_t want = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    const bool shown = n == want && c >= 0x20 && c != 0x7f;
-    chars.push_back(shown ? text_.substr(i, n) : std::string(c == '\t' ? " " : "?"));
-    i += n;
-  }
+  if (end > begin && text_[end - 1] == '\r') --end;  // CRLF
+  // The characters of the line around the caret (UTF-8 sequences kept
+  // whole), found by counting, so that a long line costs no copy of itself.
   const std::size_t caret = static_cast<std::size_t>(std::max(0, where.column - 1));
   constexpr std::size_t kWindow = 60;  // characters shown on each side of the caret
-  std::size_t from = caret > kWindow ? caret - kWindow : 0;
-  std::size_t to = std::min(chars.size(), caret + kWindow);
+  const std::size_t from = caret > kWindow ? caret - kWindow : 0, to = caret + kWindow;
   std::string line = from > 0 ? "..." : "";
-  for (std::size_t i = from; i < to; ++i) line += chars[i];
-  if (to < chars.size()) line += "...";
+  std::size_t n_char = 0, i = begin;
+  for (; i < end && n_char < to; ++n_char) {
+    std::size_t n = 1;
+    while (i + n < end && (static_cast<unsigned char>(text_[i + n]) & 0xC0) == 0x80) ++n;
+    if (n_char >= from) {
+      const unsigned char c = static_cast<unsigned char>(text_[i]);
+      const std::size_t want = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+      const bool shown = n == want && c >= 0x20 && c != 0x7f;
+      line += shown ? text_.substr(i, n) : std::string(c == '\t' ? " " : "?");
+    }
+    i += n;
+  }
+  if (i < end) line += "...";
   const std::size_t shift = caret - from + (from > 0 ? 3 : 0);
   const std::string gutter = fmt::format("{:>5} | ", where.line);
   return gutter + line + "\n" + std::string(gutter.size() - 2, ' ') + "| " + std::string(shift, ' ') + "^";

@@ -75,14 +75,26 @@ std::string Rational::str() const {
 }
 
 std::optional<Rational> Rational::parse(const std::string& text) {
-  try {
-    const auto slash = text.find('/');
-    if (slash != std::string::npos) {
-      auto n = parse(text.substr(0, slash));
-      auto d = parse(text.substr(slash + 1));
-      if (!n || !d || d->is_zero()) return std::nullopt;
+  // One fraction "p/q" of two decimals, or one decimal; nothing longer than
+  // a spec writes (a long string would only cost time).
+  if (text.size() > 64) return std::nullopt;
+  const auto slash = text.find('/');
+  if (slash != std::string::npos) {
+    if (text.find('/', slash + 1) != std::string::npos) return std::nullopt;  // "1/2/3" is no fraction
+    const auto n = parse_decimal(text.substr(0, slash));
+    const auto d = parse_decimal(text.substr(slash + 1));
+    if (!n || !d || d->is_zero()) return std::nullopt;
+    try {
       return *n / *d;
+    } catch (const std::overflow_error&) {
+      return std::nullopt;
     }
+  }
+  return parse_decimal(text);
+}
+
+std::optional<Rational> Rational::parse_decimal(const std::string& text) {
+  try {
     std::size_t i = 0;
     bool neg = false;
     if (i < text.size() && (text[i] == '-' || text[i] == '+')) neg = text[i++] == '-';

@@ -32,6 +32,14 @@ struct Fd {
 }  // namespace
 
 std::string read_regular_file(const std::string& path, std::size_t max_bytes, Links links) {
+  // Look before opening: opening some devices acts on them (a tape rewinds),
+  // O_NONBLOCK or not. The fstat after the open decides; this only spares
+  // what is plainly no regular file from being opened at all.
+  struct stat before {};
+  if ((links == Links::Follow ? ::stat(path.c_str(), &before) : ::lstat(path.c_str(), &before)) == 0 && !S_ISREG(before.st_mode)) {
+    if (S_ISLNK(before.st_mode)) throw FileReadError(FileReadError::Reason::Link, path, "is a symbolic link, which is not followed here");
+    throw FileReadError(FileReadError::Reason::NotRegular, path, fmt::format("is {}, not a regular file", file_type(before.st_mode)));
+  }
   int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
   if (links == Links::Refuse) flags |= O_NOFOLLOW;
   Fd f{::open(path.c_str(), flags)};

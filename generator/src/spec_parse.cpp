@@ -126,14 +126,14 @@ class Reader {
     else if (j.is_string()) text = j.get<std::string>();
     else src_.fail(ptr, fmt::format("found {}", type_name(j)), "a number or a fraction string such as \"-1/12\"");
     auto r = Rational::parse(text);
-    if (!r) src_.fail(ptr, fmt::format("'{}' is not an exact rational that fits in 64 bits", text), "a number or a fraction string such as \"-1/12\"");
+    if (!r) src_.fail(ptr, fmt::format("'{}' is not an exact rational that fits in 64 bits", quoted_text(text)), "a number or a fraction string such as \"-1/12\"");
     return *r;
   }
 
   std::string choice(const std::string& ptr, const std::vector<std::string>& allowed) const {
     const std::string s = string(ptr);
     if (!std::count(allowed.begin(), allowed.end(), s)) {
-      src_.fail(ptr, fmt::format("'{}' is not allowed here", s), fmt::format("one of: {}", fmt::join(allowed, ", ")));
+      src_.fail(ptr, fmt::format("'{}' is not allowed here", quoted_text(s)), fmt::format("one of: {}", fmt::join(allowed, ", ")));
     }
     return s;
   }
@@ -143,7 +143,7 @@ class Reader {
     const bool ok = !s.empty() && std::isalpha(static_cast<unsigned char>(s[0])) &&
                     std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
                     s.size() <= 64;
-    if (!ok) src_.fail(ptr, fmt::format("'{}' is not a valid name", s), "a letter followed by letters, digits or '_' (at most 64)");
+    if (!ok) src_.fail(ptr, fmt::format("'{}' is not a valid name", quoted_text(s, 80)), "a letter followed by letters, digits or '_' (at most 64)");
     return s;
   }
 

@@ -26,7 +26,8 @@ void write_new_file(const std::string& path, const std::string& content) {
   while (done < content.size() && !err) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n > 0) done += static_cast<std::size_t>(n);
-    else if (n < 0 && errno != EINTR) err = errno;
+    else if (n == 0) err = EIO;  // no progress: give up rather than spin
+    else if (errno != EINTR) err = errno;
   }
   if (::close(fd) != 0 && !err) err = errno;  // NFS reports a full disk as late as close
   if (err) {

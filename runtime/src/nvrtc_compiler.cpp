@@ -69,8 +69,10 @@ void check_includes(const std::string& text, const std::string& where,
   std::istringstream in(text);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    const std::size_t hash = line.find_first_not_of(" \t");
-    if (hash == std::string::npos || line[hash] != '#') continue;
+    std::size_t hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos) continue;
+    if (line.compare(hash, 2, "%:") == 0) ++hash;  // the digraph of '#'
+    else if (line[hash] != '#') continue;
     const std::size_t word = line.find_first_not_of(" \t", hash + 1);
     if (word == std::string::npos || line.compare(word, 7, "include") != 0) continue;
     const std::size_t q1 = line.find('"', word + 7), q2 = q1 == std::string::npos ? q1 : line.find('"', q1 + 1);

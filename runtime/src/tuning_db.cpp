@@ -22,7 +22,7 @@ std::string size_class(const std::array<long long, 3>& size, int dims) {
   std::string s;
   for (int ax = 0; ax < dims; ++ax) {
     int e = 0;
-    while ((1LL << e) < size[ax]) ++e;
+    while (e < 62 && (1LL << e) < size[ax]) ++e;
     s += fmt::format("{}2^{}", ax ? "x" : "", e);
   }
   return s;

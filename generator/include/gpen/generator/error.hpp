@@ -24,6 +24,8 @@ class SpecError : public std::runtime_error {
     std::string expected;  // what would be right (may be empty)
     std::string excerpt;   // the source line and a caret under the column
   };
+  // The pointer, message and expected text are kept printable: control
+  // characters escaped ("\\n"), each cut to about 400 characters.
   explicit SpecError(Detail d);
 
   const Detail& detail() const { return detail_; }
@@ -32,8 +34,13 @@ class SpecError : public std::runtime_error {
   int column() const { return detail_.where.column; }
 
  private:
+  SpecError(Detail printable, int);
   Detail detail_;
 };
+
+// Spec text to quote in a message: cut to `most` characters with "...", so
+// that a long value does not push the message's point out of sight.
+std::string quoted_text(const std::string& text, std::size_t most = 60);
 
 // gpen itself is wrong: carries the source file and line of the check.
 class InternalError : public std::logic_error {

@@ -11,6 +11,9 @@ namespace gpen {
 
 constexpr std::size_t kMaxSpecBytes = 4u << 20;  // a spec file
 constexpr int kMaxJsonDepth = 64;                // nested arrays and objects
+constexpr std::size_t kMaxJsonValues = 65536;    // values (and keys) of a spec's JSON, each remembered with its position
+constexpr std::size_t kMaxJsonPointer = 512;     // characters of a value's JSON pointer (keys are part of it)
+constexpr std::size_t kMaxNumberChars = 64;      // characters of one number or fraction
 constexpr std::size_t kMaxExprChars = 16384;     // one expression, let or constraint string
 constexpr int kMaxExprDepth = 200;               // nested operators, calls and parentheses in one expression
 constexpr std::size_t kMaxIrUnits = 50000;       // IR nodes and linear terms the lowering of one expression may build

@@ -28,8 +28,9 @@ class Rational {
   // "3/4", "-2", "0"
   std::string str() const;
 
-  // Parses "3", "-3/4", "0.125", "1e-3", "2.5e2" exactly; nullopt if the text
-  // is not such a number or does not fit.
+  // Parses "3", "-3/4", "0.125", "1e-3", "2.5e2" exactly (one '/' at most,
+  // 64 characters at most); nullopt if the text is not such a number or
+  // does not fit.
   static std::optional<Rational> parse(const std::string& text);
 
   friend Rational operator+(const Rational& a, const Rational& b);
@@ -46,6 +47,7 @@ class Rational {
   friend bool operator<(const Rational& a, const Rational& b);
 
  private:
+  static std::optional<Rational> parse_decimal(const std::string& text);
   static Rational from_wide(__int128 n, __int128 d);
   std::int64_t num_ = 0;
   std::int64_t den_ = 1;  // always > 0, gcd(num, den) == 1
