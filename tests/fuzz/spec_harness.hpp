@@ -8,10 +8,12 @@
 namespace gpen::fuzz {
 
 // Reads `bytes` as a spec and plans and generates its default variant and
-// each strategy, as `gpen check` and `gpen gen` would; then again with
-// float32 forced (`--dtype`), the default variant. A SpecError is the expected answer to bad input;
-// anything else escapes: an InternalError, another exception, a crash or a
-// sanitizer report is a bug.
+// one strategy, as `gpen check` and `gpen gen` would; for half the inputs
+// also the default variant with float32 forced (`--dtype`). Which strategy
+// and whether float32 follow from the bytes alone, so that a finding
+// reproduces. A SpecError is the expected answer to bad input; anything
+// else escapes: an InternalError, another exception, a crash or a sanitizer
+// report is a bug.
 void run_spec_input(std::string_view bytes);
 
 }  // namespace gpen::fuzz
