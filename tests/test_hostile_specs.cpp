@@ -276,7 +276,8 @@ TEST_CASE("specs/README.md lists every limit with its value") {
   REQUIRE(at != std::string::npos);
   const std::string section = readme.substr(at, readme.find("\n## ", at + 1) - at);
   const std::pair<const char*, std::size_t> limits[] = {
-      {"kMaxSpecBytes", kMaxSpecBytes}, {"kMaxJsonDepth", kMaxJsonDepth}, {"kMaxExprChars", kMaxExprChars}, {"kMaxExprDepth", kMaxExprDepth},
+      {"kMaxSpecBytes", kMaxSpecBytes}, {"kMaxJsonDepth", kMaxJsonDepth}, {"kMaxJsonValues", kMaxJsonValues},
+      {"kMaxJsonPointer", kMaxJsonPointer}, {"kMaxNumberChars", kMaxNumberChars}, {"kMaxExprChars", kMaxExprChars}, {"kMaxExprDepth", kMaxExprDepth},
       {"kMaxIrUnits", kMaxIrUnits},     {"kMaxIrDepth", kMaxIrDepth},     {"kMaxFields", kMaxFields},       {"kMaxParams", kMaxParams},
       {"kMaxOperators", kMaxOperators}, {"kMaxLets", kMaxLets},           {"kMaxConstraints", kMaxConstraints},
       {"kMaxTunableValues", kMaxTunableValues}, {"kMaxSbpRows", kMaxSbpRows}, {"kMaxSbpWidth", kMaxSbpWidth}};

@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "gpen/generator/limits.hpp"
+
 namespace gpen {
 namespace {
 
@@ -77,7 +79,7 @@ std::string Rational::str() const {
 std::optional<Rational> Rational::parse(const std::string& text) {
   // One fraction "p/q" of two decimals, or one decimal; nothing longer than
   // a spec writes (a long string would only cost time).
-  if (text.size() > 64) return std::nullopt;
+  if (text.size() > kMaxNumberChars) return std::nullopt;
   const auto slash = text.find('/');
   if (slash != std::string::npos) {
     if (text.find('/', slash + 1) != std::string::npos) return std::nullopt;  // "1/2/3" is no fraction
