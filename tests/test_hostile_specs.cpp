@@ -130,15 +130,21 @@ TEST_CASE("names, constraints and --set values never reach the unit as text") {
 }
 
 TEST_CASE("only ptxas' own lines give the resource usage, and no number breaks the reader") {
+  // The forged line stands where ptxas' own would be read first.
   const std::string forged =
-      "hostile.cu(3): warning #1105-D: #warning directive: ptxas info    : Used 1 registers, 666 bytes spill stores\n"
       "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "hostile.cu(3): warning #1105-D: #warning directive: ptxas info    : Used 1 registers, 666 bytes spill stores\n"
+      "  Used 2 registers, 0 bytes stack frame, 666 bytes spill stores, 666 bytes spill loads\n"
       "ptxas info    : Function properties for k\n"
       "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
       "ptxas info    : Used 40 registers, used 0 barriers\n";
-  const ResourceUsage u = parse_ptxas_usage(forged, "k");
-  CHECK(u.registers == 40);
-  CHECK(u.spill_stores == 0);
+  for (const std::string name : {"k", ""}) {
+    CAPTURE(name);
+    const ResourceUsage u = parse_ptxas_usage(forged, name);
+    CHECK(u.registers == 40);
+    CHECK(u.spill_stores == 0);
+    CHECK(u.spill_loads == 0);
+  }
   const std::string huge = "ptxas info    : Used " + std::string(100000, '9') + " registers, " + std::string(100000, '7') + " bytes smem\n";
   const ResourceUsage h = parse_ptxas_usage(huge);
   CHECK(h.registers == -1);
