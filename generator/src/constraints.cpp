@@ -19,7 +19,7 @@ void check_names(const Ast& a, const Spec& spec, const JsonSource& src, const st
   switch (a.kind) {
     case Ast::Kind::Number:
       if (!std::isfinite(std::strtod(a.text.c_str(), nullptr)))
-        src.fail_at(ptr, src.locate_in_string(ptr, base + a.offset), fmt::format("the number {} is beyond the range of a float64", a.text.size() > 40 ? a.text.substr(0, 40) + "..." : a.text),
+        src.fail_at(ptr, src.locate_in_string(ptr, base + a.offset), fmt::format("the number {} is beyond the range of a float64", quoted_text(a.text, 40)),
                     "a finite number");
       return;
     case Ast::Kind::Name: {

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/utf8.hpp"
+
 namespace gpen {
 
 std::string real_literal(double v, Dtype dtype) {
@@ -21,7 +23,7 @@ namespace {
 // a byte that starts no valid sequence.
 std::pair<unsigned, std::size_t> code_point(const std::string& text, std::size_t i) {
   const unsigned char c = static_cast<unsigned char>(text[i]);
-  const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  const std::size_t n = utf8_length(c);
   if (n == 0 || i + n > text.size()) return {0, 1};
   unsigned cp = n == 1 ? c : c & (0x7F >> n);
   for (std::size_t k = 1; k < n; ++k) {

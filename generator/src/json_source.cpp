@@ -8,6 +8,7 @@
 
 #include "gpen/generator/limits.hpp"
 #include "gpen/generator/regular_file.hpp"
+#include "gpen/generator/utf8.hpp"
 
 namespace gpen {
 
@@ -214,7 +215,7 @@ class JsonSource::Parser {
   void utf8(std::string& out) {
     const std::size_t at = pos_;
     const unsigned char c = static_cast<unsigned char>(t_[pos_]);
-    const int more = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 && c < 0xF0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
+    const int more = static_cast<int>(utf8_length(c)) - 1;
     if (more < 0) fail(at, fmt::format("byte 0x{:02x} is not valid UTF-8", c), "UTF-8 text");
     unsigned cp = c & (0x3F >> more);
     for (int k = 1; k <= more; ++k) {
@@ -371,8 +372,7 @@ std::string JsonSource::excerpt(Location where) const {
     while (i + n < end && (static_cast<unsigned char>(text_[i + n]) & 0xC0) == 0x80) ++n;
     if (n_char >= from) {
       const unsigned char c = static_cast<unsigned char>(text_[i]);
-      const std::size_t want = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-      const bool shown = n == want && c >= 0x20 && c != 0x7f;
+      const bool shown = n == utf8_length(c) && c >= 0x20 && c != 0x7f;
       line += shown ? text_.substr(i, n) : std::string(c == '\t' ? " " : "?");
     }
     i += n;

@@ -72,7 +72,7 @@ class Lowering {
     n.d = std::strtod(a.text.c_str(), nullptr);
     const bool f32 = spec_.dtype == Dtype::Float32;
     if (std::isinf(n.d) || (f32 && std::fabs(n.d) > FLT_MAX))
-      fail(a, fmt::format("the number {} is beyond the range of {}", a.text.size() > 40 ? a.text.substr(0, 40) + "..." : a.text, to_string(spec_.dtype)),
+      fail(a, fmt::format("the number {} is beyond the range of {}", quoted_text(a.text, 40), to_string(spec_.dtype)),
            f32 ? "a finite float32, at most about 3.4e38 in magnitude" : "a finite float64, at most about 1.8e308 in magnitude");
     return ir_const(n);
   }

@@ -98,7 +98,7 @@ class Reader {
       // An integer past 64 bits is read as a double: say that it does not fit.
       const std::string raw = src_.raw_scalar(ptr);
       const bool too_big = j.is_number_float() && raw.find_first_of(".eE") == std::string::npos;
-      src_.fail(ptr, too_big ? fmt::format("{} is out of range", raw.size() > 40 ? raw.substr(0, 40) + "..." : raw) : fmt::format("found {}", type_name(j)),
+      src_.fail(ptr, too_big ? fmt::format("{} is out of range", quoted_text(raw, 40)) : fmt::format("found {}", type_name(j)),
                 fmt::format("an integer in [{}, {}]", lo, hi));
     }
     const long long v = j.get<long long>();
