@@ -370,3 +370,18 @@ TEST_CASE("an excerpt of a CRLF line ends with the line, not a '?'") {
   const SpecError e = spec_error_of("{\r\n  \"bogus\": 1\r\n}\r\n");
   CHECK(e.detail().excerpt.find("\"bogus\": 1\n") != std::string::npos);
 }
+
+TEST_CASE("counts past their limits are refused where the array stands") {
+  std::string values;
+  for (int i = 0; i < 65; ++i) values += (i ? ", " : "") + std::to_string(32 + i);
+  SpecError e = spec_error_of(minimal_spec("D2(u, x) + D2(u, y)", "  \"tunables\": {\"block_x\": {\"values\": [" + values + "]}},\n"));
+  CHECK(e.pointer() == "/tunables/block_x/values");
+  CHECK(e.detail().message == "65 entries");
+  CHECK(e.detail().expected == "at most 64 entries (gpen's limit; specs/README.md)");
+  std::string constraints;
+  for (int i = 0; i < 65; ++i) constraints += std::string(i ? ", " : "") + "\"block_x <= 1024\"";
+  e = spec_error_of(minimal_spec("D2(u, x) + D2(u, y)", "  \"constraints\": [" + constraints + "],\n"));
+  CHECK(e.pointer() == "/constraints");
+  CHECK(e.detail().message == "65 entries");
+  CHECK(e.line() == 9);
+}

@@ -66,8 +66,7 @@ std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::
   std::vector<ConstraintDecl> out;
   if (!node) return out;
   if (!node->is_array()) src.fail("/constraints", "found a non-array", "an array of strings such as \"block_x * block_y <= 512\"");
-  if (node->size() > kMaxConstraints)
-    src.fail("/constraints", fmt::format("{} entries", node->size()), fmt::format("at most {} entries (gpen's limit; specs/README.md)", kMaxConstraints));
+  src.check_count("/constraints", node->size(), kMaxConstraints);
   for (std::size_t i = 0; i < node->size(); ++i) {
     ConstraintDecl c;
     c.pointer = json_pointer_join("/constraints", i);

@@ -383,6 +383,10 @@ std::string JsonSource::excerpt(Location where) const {
   return gutter + line + "\n" + std::string(gutter.size() - 2, ' ') + "| " + std::string(shift, ' ') + "^";
 }
 
+void JsonSource::check_count(const std::string& pointer, std::size_t count, std::size_t most) const {
+  if (count > most) fail(pointer, fmt::format("{} entries", count), fmt::format("at most {} entries (gpen's limit; specs/README.md)", most));
+}
+
 void JsonSource::fail(const std::string& pointer, const std::string& message, const std::string& expected,
                       bool at_key) const {
   fail_at(pointer, locate(pointer, at_key), message, expected);

@@ -82,7 +82,7 @@ class Reader {
     const json& j = at(ptr);
     if (!j.is_array()) src_.fail(ptr, fmt::format("found {}", type_name(j)), "an array");
     if (non_empty && j.empty()) src_.fail(ptr, "the array is empty", "at least one entry");
-    if (j.size() > most) src_.fail(ptr, fmt::format("{} entries", j.size()), fmt::format("at most {} entries (gpen's limit; specs/README.md)", most));
+    src_.check_count(ptr, j.size(), most);
     return j.size();
   }
 

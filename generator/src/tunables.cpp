@@ -227,8 +227,7 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
     if (j.contains("values")) {
       const auto& v = j["values"];
       if (!v.is_array() || v.empty()) src.fail(ptr + "/values", "not a non-empty array", "an array of allowed values");
-      if (v.size() > kMaxTunableValues)
-        src.fail(ptr + "/values", fmt::format("{} values", v.size()), fmt::format("at most {} values (gpen's limit; specs/README.md)", kMaxTunableValues));
+      src.check_count(ptr + "/values", v.size(), kMaxTunableValues);
       d.values.clear();
       for (std::size_t i = 0; i < v.size(); ++i) d.values.push_back(read_value(*bi, v[i], json_pointer_join(ptr + "/values", i), src));
       if (!j.contains("default") && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();

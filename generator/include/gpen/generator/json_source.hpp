@@ -36,6 +36,10 @@ class JsonSource {
   // The raw source text of a scalar value (e.g. "0.125" exactly as written).
   std::string raw_scalar(const std::string& pointer) const;
 
+  // Refuses the array at `pointer` if it has more than `most` entries (one
+  // of the limits of limits.hpp).
+  void check_count(const std::string& pointer, std::size_t count, std::size_t most) const;
+
   [[noreturn]] void fail(const std::string& pointer, const std::string& message,
                          const std::string& expected = "", bool at_key = false) const;
   [[noreturn]] void fail_at(const std::string& pointer, Location where, const std::string& message,
