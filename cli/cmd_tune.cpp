@@ -1,68 +1,103 @@
-// gpen tune: search a spec's tunables on the GPU (runtime/tune.hpp), show
-// progress on a terminal, print the best variants beside the default and the
-// copy bandwidth, draw the search (time of every variant and the best so far
-// against evaluations) as an SVG, and remember the best for run/compile.
-#include <unistd.h>
-
+// gpen tune: search a spec's tunables on the GPU (runtime/tune.hpp) within a
+// time budget that counts the whole command, show progress (a line on a
+// terminal, plain lines when piped), log every evaluation as it finishes,
+// stop cleanly on Ctrl-C, print the best variants beside the default and
+// the copy bandwidth with what the search covered, draw it as an SVG, and
+// remember the best for run/compile.
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
+#include "search_svg.hpp"
 #include "spec_options.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tune.hpp"
+#include "gpen/runtime/tune_log.hpp"
 
 namespace gpen::cli {
 namespace {
 
-void progress_bar(std::size_t done, std::size_t budget) {
-  const int width = 40;
-  const int fill = budget ? static_cast<int>(width * done / budget) : width;
-  fmt::print(stderr, "\r  [{}{}] {}/{}", std::string(fill, '#'), std::string(width - fill, '.'), done, budget);
-  if (done == budget) fmt::print(stderr, "\n");
+// What `gpen tune` may take when --time is not given: long enough for a
+// local search to find most of what there is, short enough to wait for.
+constexpr double kDefaultTuneSeconds = 120;
+
+std::string rate_text(const TunedVariant& v, double copy_gbs, double rsqrt_bound) {
+  if (rsqrt_bound > 0) return fmt::format("{:.3g} pairs/s ({:.1f}% of the rsqrt bound)", v.pairs_per_s, 100 * v.pairs_per_s / rsqrt_bound);
+  return fmt::format("{:.1f}% of copy", 100 * v.teff_gbs / copy_gbs);
 }
 
-// Time of every evaluated variant (dots; failures as crosses on the axis)
-// and the best time so far (a line), against the evaluation number.
-std::string search_svg(const TuneResult& r, const std::string& title) {
-  const double W = 720, H = 400, L = 70, R = 20, T = 40, B = 50;
-  double tmax = *r.reference.ms;
-  for (const auto& v : r.evaluated)
-    if (v.ms) tmax = std::max(tmax, *v.ms);
-  tmax *= 1.05;
-  const std::size_t n = std::max<std::size_t>(1, r.evaluated.size());
-  auto X = [&](std::size_t i) { return L + (W - L - R) * (n > 1 ? double(i) / (n - 1) : 0.5); };
-  auto Y = [&](double ms) { return T + (H - T - B) * (1 - ms / tmax); };
-  std::string s = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-  s += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n<text x=\"{}\" y=\"22\" font-size=\"14\">{}</text>\n", W, H, L, title);
-  s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/><line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"black\"/>\n", L, T, H - B, W - R);
-  for (int k = 0; k <= 4; ++k) {
-    const double ms = tmax * k / 4;
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.3f}</text>\n", L - 6, Y(ms) + 4, ms);
+// "  37/2000  2.1/s  ETA 3m05s  best 88.1% of copy  2 failed"
+class TuneProgressText {
+ public:
+  explicit TuneProgressText(double time_limit_s) : limit_(time_limit_s) {}
+  std::string operator()(const TunedVariant& v, const TuneProgress& p) {
+    if (v.resumed) ++resumed_;
+    if (!first_) first_ = p.elapsed_s;
+    const double measured = static_cast<double>(p.done - resumed_), spent = p.elapsed_s - *first_;
+    const double rate = spent > 0.5 ? measured / spent : 0;
+    double eta = rate > 0 ? (p.budget - p.done) / rate : -1;
+    if (limit_ > 0) eta = eta < 0 ? limit_ - p.elapsed_s : std::min(eta, limit_ - p.elapsed_s);
+    std::string s = fmt::format("  {}/{}  {:.1f}/s  ETA {}", p.done, p.budget, rate, format_duration(std::max(0.0, eta)));
+    if (p.best) s += "  best " + rate_text(*p.best, p.copy_gbs, p.rsqrt_bound_per_s);
+    if (p.failed) s += fmt::format("  {} failed", p.failed);
+    return s;
   }
-  s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluation (1 .. {})</text>\n", (L + W - R) / 2, H - 15, r.evaluated.size());
-  s += fmt::format("<text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\" text-anchor=\"middle\">median time (ms)</text>\n", (T + H - B) / 2, (T + H - B) / 2);
-  s += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"gray\" stroke-dasharray=\"4 3\"/><text x=\"{1}\" y=\"{3}\" text-anchor=\"end\" fill=\"gray\">default</text>\n",
-                  L, W - R, Y(*r.reference.ms), Y(*r.reference.ms) - 4);
-  std::string line;
-  double best = 1e300;
-  for (std::size_t i = 0; i < r.evaluated.size(); ++i) {
-    const auto& v = r.evaluated[i];
-    if (v.ms) {
-      s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"steelblue\"><title>{} {:.4f} ms</title></circle>\n", X(i), Y(*v.ms), v.variant, *v.ms);
-      best = std::min(best, *v.ms);
-    } else {
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"crimson\" text-anchor=\"middle\">x<title>{}</title></text>\n", X(i), H - B + 4, v.reason.substr(0, 120));
+
+ private:
+  double limit_;
+  std::size_t resumed_ = 0;
+  std::optional<double> first_;
+};
+
+std::string stop_text(const TuneResult& r, double time_s, std::size_t budget_flag) {
+  const std::size_t n = r.evaluated.size();
+  switch (r.stop) {
+    case SearchStop::Time: return fmt::format("stopped by --time ({} s, setup included) after {} of {} evaluations", time_s, n, r.budget);
+    case SearchStop::Interrupted: return fmt::format("stopped by Ctrl-C after {} of {} evaluations", n, r.budget);
+    case SearchStop::Budget:
+      return budget_flag ? fmt::format("stopped at --budget {} evaluations", n) : fmt::format("stopped at the strategy's budget of {} evaluations", n);
+    case SearchStop::Done: break;
+  }
+  return fmt::format("searched every one of the {} evaluations it could make", n);
+}
+
+// "strategy: march 80, tile 78, rolling 0": how many measured variants
+// (timed or failed) took each value of each searched tunable.
+void print_coverage(const Spec& s, const TuneResult& r, const std::vector<std::string>& fixed) {
+  for (const TunableDecl& t : s.tunables) {
+    if (t.values.size() < 2) continue;
+    if (std::any_of(fixed.begin(), fixed.end(), [&](const std::string& f) { return f.substr(0, f.find('=')) == t.name; })) continue;
+    std::vector<std::string> parts;
+    for (const TunableValue& value : t.values) {
+      const auto n = std::count_if(r.evaluated.begin(), r.evaluated.end(), [&](const TunedVariant& v) {
+        const auto it = v.choice.find(t.name);
+        return it != v.choice.end() && it->second == value;
+      });
+      parts.push_back(fmt::format("{} {}", to_string(value), n));
     }
-    if (best < 1e300) line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", X(i), Y(best));
+    fmt::print("  {}: {}\n", t.name, fmt::join(parts, ", "));
   }
-  s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"darkorange\" stroke-width=\"2\"/>\n", line);
-  s += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"darkorange\">best so far</text>\n</svg>\n", W - R - 90, T + 12);
-  return s;
+}
+
+nlohmann::json result_json(const Spec& s, const TuneResult& r, const std::string& size, const std::string& gpu, const std::string& strategy) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& v : r.evaluated)
+    all.push_back({{"variant", v.variant}, {"ms", v.ms ? nlohmann::json(*v.ms) : nlohmann::json(nullptr)}, {"teff_gbs", v.teff_gbs},
+                   {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers}, {"reason", v.reason}, {"resumed", v.resumed}});
+  return {{"spec", s.name}, {"dtype", to_string(s.dtype)}, {"size", size}, {"gpu", gpu}, {"strategy", strategy}, {"copy_gbs", r.copy_gbs},
+          {"rsqrt_bound_per_s", r.rsqrt_bound_per_s}, {"default", {{"variant", r.reference.variant}, {"ms", *r.reference.ms}}},
+          {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"budget", r.budget}, {"stop", to_string(r.stop)},
+          {"setup_s", r.setup_s}, {"total_s", r.total_s}, {"evaluations", all}};
 }
 
 }  // namespace
@@ -71,9 +106,9 @@ void add_tune(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("tune", "Search a spec's tunables on the GPU, verify every variant, remember the best");
   struct Opts {
     SpecOptions spec;
-    std::string size = "256", strategy = "exhaustive", plot, json_out;
+    std::string size = "256", strategy = "local", plot, json_out, log, resume;
     std::size_t budget = 0;
-    double time_s = 0;
+    double time_s = kDefaultTuneSeconds;
     int repeat = 10;
     bool no_save = false;
     std::uint64_t seed = 1;
@@ -81,16 +116,21 @@ void add_tune(CLI::App& app, Runner& run) {
   auto o = std::make_shared<Opts>();
   o->spec.add_to(*cmd);  // --set fixes a tunable: it is not searched
   cmd->add_option("--size", o->size, "Problem size NX[xNY[xNZ]] (one number: a cube); pairwise: N, NxM (separate sources) or the grid");
-  cmd->add_option("--strategy", o->strategy, "exhaustive | random | local")->check(CLI::IsMember({"exhaustive", "random", "local"}));
-  cmd->add_option("--budget", o->budget, "Evaluations at most (default: all; local: a quarter of the space)");
-  cmd->add_option("--time", o->time_s, "Seconds at most (checked between batches)");
-  cmd->add_option("--repeat", o->repeat, "Timed launches per variant (median)")->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o->seed, "Seed of the random and local strategies");
+  cmd->add_option("--strategy", o->strategy, "local (from random starts spread over the strategies) | exhaustive (every variant, in a spread order) | random")
+      ->check(CLI::IsMember({"exhaustive", "random", "local"}));
+  cmd->add_option("--time", o->time_s, "Seconds the whole command may take, setup included; compiles still running then are abandoned (0: no limit)")
+      ->check(CLI::Range(0.0, 1e7, "seconds from 0 to 10000000"));
+  cmd->add_option("--budget", o->budget, "Evaluations at most (0: the strategy's own: every variant; local: a quarter of them)");
+  cmd->add_option("--repeat", o->repeat, "Timed launches per variant (median)")->check(CLI::Range(1, 100000, "an integer from 1 to 100000"));
+  cmd->add_option("--seed", o->seed, "Seed of the random orders");
+  cmd->add_option("--log", o->log, "Append every evaluation to FILE as a JSON line as it finishes (format: runtime/include/gpen/runtime/tune_log.hpp)");
+  cmd->add_option("--resume", o->resume, "Go on from the --log of an earlier search of this spec, size and GPU: what it measured is not measured again");
   cmd->add_option("--plot", o->plot, "Write the picture of the search to FILE (SVG)");
   cmd->add_option("--json", o->json_out, "Write every evaluation to FILE as JSON");
   cmd->add_flag("--no-save", o->no_save, "Do not store the result in the tuning database");
   cmd->callback([&run, o] {
     run = [o] {
+      const auto started = std::chrono::steady_clock::now();
       const Spec s = o->spec.load();
       const bool pairs = s.is_pairwise();
       // A bad --size or --set is an error before any device work.
@@ -105,7 +145,9 @@ void add_tune(CLI::App& app, Runner& run) {
         return kExitNoDevice;
       }
       Context ctx(0);
+      const TuneLogHeader header{s.name, s.hash, o->size, ctx.info().name, ctx.info().arch()};
       TuneOptions to;
+      to.started = started;
       to.strategy = parse_search_strategy(o->strategy);
       to.budget = o->budget;
       to.time_limit_s = o->time_s;
@@ -113,18 +155,49 @@ void add_tune(CLI::App& app, Runner& run) {
       to.fixed = o->spec.set;
       to.repeat = o->repeat;
       to.save = !o->no_save;
-      if (isatty(STDERR_FILENO)) to.on_progress = progress_bar;
-      fmt::print("tuning {} ({}) at {} on {}: {} search\n", s.name, to_string(s.dtype), o->size, ctx.info().name, o->strategy);
+      to.abandon_compiles = true;
+      if (!o->resume.empty()) {
+        TuneLog earlier = read_tune_log(o->resume, s, header);
+        for (const auto& w : earlier.warnings) fmt::print(stderr, "gpen: warning: {}\n", w);
+        to.resume = std::move(earlier.variants);
+      }
+      // The log: appended to (a resumed search's own log goes on), a header
+      // first when the file is new.
+      std::ofstream log;
+      if (!o->log.empty()) {
+        std::error_code ec;
+        const bool fresh = !std::filesystem::exists(o->log, ec) || std::filesystem::file_size(o->log, ec) == 0;
+        if (!fresh && o->log != o->resume) read_tune_log(o->log, s, header);  // refuses to mix searches in one log
+        log.open(o->log, std::ios::app);
+        if (!log) throw std::runtime_error("cannot write --log " + o->log);
+        if (fresh) log << tune_log_line(header) << '\n' << std::flush;
+      }
+      InterruptFlag interrupt;
+      to.interrupt = &interrupt.flag();
+      ProgressLine bar;
+      TuneProgressText progress_text(o->time_s);
+      to.on_phase = [&](const std::string& what) { bar.note("  " + what); };
+      to.on_variant = [&](const TunedVariant& v, const TuneProgress& p) {
+        if (log.is_open() && !(v.resumed && o->log == o->resume)) log << tune_log_line(v) << '\n' << std::flush;
+        bar.update(progress_text(v, p));
+      };
+      fmt::print("tuning {} ({}) at {} on {}: {} search, {}\n", s.name, to_string(s.dtype), o->size, ctx.info().name, o->strategy,
+                 o->time_s > 0 ? fmt::format("--time {} s (setup included)", o->time_s) : std::string("no time limit (--time 0)"));
+      std::fflush(stdout);
       const TuneResult r = pairs ? tune_pairwise(ctx, s, *pair_size, to) : tune(ctx, s, size, to);
+      bar.finish();
 
       const double copy = r.copy_gbs;
       std::size_t failed = 0;
       for (const auto& v : r.evaluated) failed += !v.ms;
-      fmt::print("space: {} combinations, {} valid; evaluated {} ({} failed, each recorded with its reason); {}\n", r.space_total,
-                 r.space_valid, r.evaluated.size(), failed,
+      fmt::print("space: {} combinations, {} valid; {}\n", r.space_total, r.space_valid,
                  pairs ? fmt::format("rsqrt bound {:.3e}/s", r.rsqrt_bound_per_s) : fmt::format("copy {:.1f} GB/s", copy));
       for (std::size_t i = 0; i < std::min<std::size_t>(3, r.rejected.size()); ++i)
         fmt::print("  not evaluated: {} x {}\n", r.rejected[i].second, r.rejected[i].first);
+      fmt::print("search: {} ({} failed, each recorded with its reason{}); setup {:.1f} s, in all {:.1f} s\n", stop_text(r, o->time_s, o->budget),
+                 failed, r.resumed ? fmt::format("; {} from --resume", r.resumed) : "", r.setup_s, r.total_s);
+      fmt::print("measured variants per value:\n");
+      print_coverage(s, r, o->spec.set);
       std::vector<const TunedVariant*> ok;
       for (const auto& v : r.evaluated)
         if (v.ms) ok.push_back(&v);
@@ -137,30 +210,38 @@ void add_tune(CLI::App& app, Runner& run) {
         fmt::print("{:<4} {:<72} {:>9.4f} {:>10} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, rate, percent, v.registers);
       };
       for (std::size_t i = 0; i < std::min<std::size_t>(10, ok.size()); ++i) row(std::to_string(i + 1), *ok[i]);
-      row("dflt", r.reference);
+      if (r.reference.ms) row("dflt", r.reference);
       if (!ok.empty())
-        fmt::print("best is {:.2f}x the default's speed; every timed variant matched {}, which matched the CPU reference ({})\n",
-                   *r.reference.ms / *ok[0]->ms,
+        fmt::print("best of the {} variants measured is {:.2f}x the default's speed; every timed variant matched {}, which matched the CPU reference ({})\n",
+                   ok.size(), *r.reference.ms / *ok[0]->ms,
                    pairs ? "the CPU reference at the sampled targets and, at every target, the default's output" : "the default's output on the GPU",
                    r.reference.check ? r.reference.check->summary() : "-");
       for (const auto& v : r.evaluated)
         if (!v.ms) { fmt::print("  failed: {}: {}\n", v.variant, v.reason.substr(0, 200)); break; }  // the first, as an example
       if (r.saved) fmt::print("saved to {} under {}\n", TuningDb::default_path(), r.key.str());
+      if (log.is_open()) fmt::print("log: {} ({} evaluations; --resume {} goes on from here)\n", o->log, r.evaluated.size(), o->log);
 
       if (!o->plot.empty()) {
         std::ofstream(o->plot) << search_svg(r, fmt::format("gpen tune {} ({}, {}, {}) on {}", s.name, to_string(s.dtype), o->size, o->strategy, ctx.info().name));
         fmt::print("picture of the search: {}\n", o->plot);
       }
-      if (!o->json_out.empty()) {
-        nlohmann::json all = nlohmann::json::array();
-        for (const auto& v : r.evaluated)
-          all.push_back({{"variant", v.variant}, {"ms", v.ms ? nlohmann::json(*v.ms) : nlohmann::json(nullptr)}, {"teff_gbs", v.teff_gbs},
-                         {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers}, {"reason", v.reason}});
-        std::ofstream(o->json_out) << nlohmann::json{{"spec", s.name}, {"dtype", to_string(s.dtype)}, {"size", o->size}, {"gpu", ctx.info().name},
-                                                     {"strategy", o->strategy}, {"copy_gbs", copy}, {"rsqrt_bound_per_s", r.rsqrt_bound_per_s}, {"default", {{"variant", r.reference.variant}, {"ms", *r.reference.ms}}},
-                                                     {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"evaluations", all}}.dump(2);
+      if (!o->json_out.empty()) std::ofstream(o->json_out) << result_json(s, r, o->size, ctx.info().name, o->strategy).dump(2);
+      int code = kExitOk;
+      if (ok.empty()) {
+        fmt::print(stderr, "gpen: {}\n", r.evaluated.empty() ? "no variant was measured: give the search more --time"
+                                                              : "no variant passed its check: nothing to remember");
+        code = kExitInvalid;
       }
-      return ok.empty() ? kExitInvalid : kExitOk;
+      if (r.stop == SearchStop::Interrupted) code = kExitInterrupted;
+      if (r.abandoned_compiles) {
+        // NVRTC cannot be cancelled: leave without waiting for the compiles
+        // that were still running (their results were not wanted).
+        std::fflush(stdout);
+        std::fflush(stderr);
+        if (log.is_open()) log.close();
+        std::_Exit(code);
+      }
+      return code;
     };
   });
 }

@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -26,9 +28,11 @@ struct Landscape : Objective {
   std::function<double(const GridPoint&)> cost;
   const SearchSpace& space;
   std::multiset<std::size_t> asked;
+  std::size_t largest_batch = 0;
   Landscape(const SearchSpace& s, std::function<double(const GridPoint&)> c) : cost(std::move(c)), space(s) {}
   std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>&) override {
     std::vector<Evaluation> out;
+    largest_batch = std::max(largest_batch, batch.size());
     for (std::size_t i : batch) {
       asked.insert(i);
       out.push_back({i, cost(space.points()[i]), ""});
@@ -215,6 +219,121 @@ TEST_CASE("a time limit stops the search between batches") {
   const auto ev = run_search(space, slow, o);
   CHECK(ev.size() < 200);
   CHECK(ev.size() >= 10);
+}
+
+TEST_CASE("every strategy hands out batches of at most `batch` points, the local search's starts included") {
+  // The space of a stencil at full size: a local search's budget is a
+  // quarter of it; its random starts must still come 16 at a time.
+  const SearchSpace space({4, 7, 5, 5, 7, 3, 3}, [](const GridPoint&) { return std::optional<std::string>(); });
+  for (SearchStrategy strategy : {SearchStrategy::Exhaustive, SearchStrategy::Random, SearchStrategy::Local}) {
+    INFO(to_string(strategy));
+    Landscape l(space, [](const GridPoint& p) { return 1.0 + p[1] + p[3]; });
+    SearchOptions o;
+    o.strategy = strategy;
+    o.budget = 400;
+    const SearchResult r = search(space, l, o);
+    CHECK(r.evaluations.size() == 400);
+    CHECK(r.stop == SearchStop::Budget);
+    CHECK(l.largest_batch <= 16);
+    CHECK(l.largest_batch >= 2);
+  }
+}
+
+TEST_CASE("an exhaustive search cut short has sampled every strategy alike") {
+  // Strategy 0 has 200 points, 1 and 2 have 10 each: in enumeration order a
+  // budget of 30 would see strategy 0 only.
+  const SearchSpace space({3, 200}, [](const GridPoint& p) -> std::optional<std::string> {
+    if (p[0] > 0 && p[1] >= 10) return std::string("no such variant");
+    return std::nullopt;
+  });
+  REQUIRE(space.points().size() == 220);
+  Landscape l(space, [](const GridPoint&) { return 1.0; });
+  SearchOptions o;
+  o.budget = 30;
+  const SearchResult r = search(space, l, o);
+  std::map<int, int> per_stratum;
+  for (const auto& e : r.evaluations) ++per_stratum[space.stratum(e.point)];
+  CHECK(per_stratum[0] == 10);
+  CHECK(per_stratum[1] == 10);
+  CHECK(per_stratum[2] == 10);
+  // Without a limit it still visits every point once.
+  Landscape all(space, [](const GridPoint&) { return 1.0; });
+  const SearchResult whole = search(space, all, SearchOptions{});
+  CHECK(whole.evaluations.size() == 220);
+  CHECK(whole.stop == SearchStop::Done);
+  CHECK(std::set<std::size_t>(all.asked.begin(), all.asked.end()).size() == 220);
+}
+
+TEST_CASE("a search says why it stopped: deadline, interrupt, budget or done") {
+  const SearchSpace space({40, 40}, [](const GridPoint&) { return std::optional<std::string>(); });
+  // Evaluates until the deadline, then returns the batch cut short, as the
+  // tuner's objective does when compiles are abandoned.
+  struct Clocked : Objective {
+    std::chrono::steady_clock::time_point deadline;
+    std::vector<Evaluation> evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&) override {
+      std::vector<Evaluation> out;
+      for (auto i : b) {
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        out.push_back({i, 1.0, ""});
+      }
+      return out;
+    }
+  } clocked;
+  for (SearchStrategy strategy : {SearchStrategy::Exhaustive, SearchStrategy::Local}) {
+    INFO(to_string(strategy));
+    SearchOptions o;
+    o.strategy = strategy;
+    o.deadline = clocked.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
+    const SearchResult r = search(space, clocked, o);
+    CHECK(r.stop == SearchStop::Time);
+    CHECK(r.evaluations.size() > 5);
+    CHECK(r.evaluations.size() < 100);  // 150 ms of 2 ms evaluations: the cut batch was not finished
+    CHECK(std::chrono::steady_clock::now() < o.deadline + std::chrono::milliseconds(100));
+  }
+  {
+    Landscape l(space, [](const GridPoint&) { return 1.0; });
+    SearchOptions o;
+    int polls = 0;
+    o.should_stop = [&] { return ++polls > 3; };  // Ctrl-C after three batches
+    const SearchResult r = search(space, l, o);
+    CHECK(r.stop == SearchStop::Interrupted);
+    CHECK(r.evaluations.size() == 3 * 16);
+  }
+  {
+    Landscape l(space, [](const GridPoint&) { return 1.0; });
+    SearchOptions o;
+    o.strategy = SearchStrategy::Random;
+    o.budget = 1600;
+    CHECK(search(space, l, o).stop == SearchStop::Done);  // the budget is the whole space
+  }
+}
+
+TEST_CASE("evaluations of an earlier search are not asked again and count in the budget") {
+  const SearchSpace space({10, 10}, [](const GridPoint&) { return std::optional<std::string>(); });
+  for (SearchStrategy strategy : {SearchStrategy::Exhaustive, SearchStrategy::Random, SearchStrategy::Local}) {
+    INFO(to_string(strategy));
+    Landscape l(space, [](const GridPoint& p) { return 1.0 + p[0] + p[1]; });
+    SearchOptions o;
+    o.strategy = strategy;
+    o.budget = 30;
+    o.already = {{0, 1.0, ""}, {57, std::nullopt, "does not compile"}, {99, 19.0, ""}};
+    std::vector<std::size_t> reported;
+    o.on_evaluation = [&](const Evaluation& e, std::size_t done, std::size_t budget) {
+      reported.push_back(e.point);
+      CHECK(done == reported.size());
+      CHECK(budget == 30);
+    };
+    const SearchResult r = search(space, l, o);
+    REQUIRE(r.evaluations.size() == 30);
+    CHECK(l.asked.size() == 27);
+    CHECK(!l.asked.count(0));
+    CHECK(!l.asked.count(57));
+    CHECK(!l.asked.count(99));
+    CHECK(r.evaluations[1].reason == "does not compile");
+    REQUIRE(reported.size() == 30);  // in the order returned, the earlier ones first
+    for (std::size_t k = 0; k < 30; ++k) CHECK(reported[k] == r.evaluations[k].point);
+  }
 }
 
 TEST_CASE("search strategy names") {

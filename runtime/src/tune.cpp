@@ -18,49 +18,66 @@ namespace {
 
 // Threads that compile candidates into the process cache; NVRTC programs
 // are independent, so compiles run side by side while the GPU times others.
+// At a stop, jobs not started are dropped; those running are waited for, or
+// left running (abandon): their state is shared, so detached threads never
+// touch the pool, and each job owns what it compiles.
 class CompilePool {
  public:
-  explicit CompilePool(unsigned n) {
-    for (unsigned i = 0; i < std::max(1u, n); ++i) threads_.emplace_back([this] { work(); });
+  CompilePool(unsigned n, bool abandon) : st_(std::make_shared<State>()), abandon_(abandon) {
+    for (unsigned i = 0; i < std::max(1u, n); ++i) threads_.emplace_back(work, st_);
   }
   ~CompilePool() {
     {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
+      std::lock_guard<std::mutex> l(st_->mu);
+      st_->stop = true;
+      st_->queue.clear();
     }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
+    st_->cv.notify_all();
+    for (auto& t : threads_) abandon_ ? t.detach() : t.join();
   }
   std::shared_future<void> submit(std::function<void()> job) {
     std::packaged_task<void()> task(std::move(job));
     std::shared_future<void> f = task.get_future().share();
     {
-      std::lock_guard<std::mutex> l(mu_);
-      queue_.push_back(std::move(task));
+      std::lock_guard<std::mutex> l(st_->mu);
+      st_->queue.push_back(std::move(task));
     }
-    cv_.notify_one();
+    st_->cv.notify_one();
     return f;
+  }
+  // Compiles running now.
+  std::size_t running() const {
+    std::lock_guard<std::mutex> l(st_->mu);
+    return st_->running;
   }
 
  private:
-  void work() {
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::packaged_task<void()>> queue;
+    bool stop = false;
+    std::size_t running = 0;
+  };
+  static void work(std::shared_ptr<State> st) {
     while (true) {
       std::packaged_task<void()> task;
       {
-        std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        task = std::move(queue_.front());
-        queue_.pop_front();
+        std::unique_lock<std::mutex> l(st->mu);
+        st->cv.wait(l, [&] { return st->stop || !st->queue.empty(); });
+        if (st->stop || st->queue.empty()) return;
+        task = std::move(st->queue.front());
+        st->queue.pop_front();
+        ++st->running;
       }
       task();
+      std::lock_guard<std::mutex> l(st->mu);
+      --st->running;
     }
   }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::packaged_task<void()>> queue_;
+  std::shared_ptr<State> st_;
   std::vector<std::thread> threads_;
-  bool stop_ = false;
+  bool abandon_;
 };
 
 // A variant's record, with any exception of `run` recorded as its failure.
@@ -125,9 +142,10 @@ using MeasureFn = std::function<TunedVariant(const TunableChoice&)>;
 
 class GpuObjective : public Objective {
  public:
-  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const TuneOptions& o)
-      : ctx_(ctx), spec_(spec), space_(space), measure_(std::move(measure)),
-        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency())) {}
+  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const TuneOptions& o,
+               std::function<bool()> stop)
+      : ctx_(ctx), spec_(std::make_shared<const Spec>(spec)), space_(space), measure_(std::move(measure)), stop_(std::move(stop)),
+        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency()), o.abandon_compiles) {}
 
   std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming) override {
     for (std::size_t i : batch) schedule(i);
@@ -135,8 +153,12 @@ class GpuObjective : public Objective {
     std::vector<Evaluation> out;
     for (std::size_t i : batch) {
       // A failed compile is not cached, so measure_ meets it again and
-      // records it like any other failure.
-      compiles_.at(i).wait();
+      // records it like any other failure. Past the deadline, what is not
+      // measured yet is not waited for.
+      const std::shared_future<void>& compiled = compiles_.at(i);
+      while (compiled.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
+        if (stop_()) return out;
+      if (stop_()) return out;
       const TunedVariant v = measure_(space_.choice(i));
       const Evaluation e{i, v.ms, v.reason};
       variants_[i] = v;
@@ -144,24 +166,39 @@ class GpuObjective : public Objective {
     }
     return out;
   }
+  void know(std::size_t i, const TunedVariant& v) { variants_[i] = v; }
   const TunedVariant& variant(std::size_t i) const { return variants_.at(i); }
+  std::size_t compiling() const { return pool_.running(); }
 
  private:
   void schedule(std::size_t i) {
     if (compiles_.count(i)) return;
-    const TunableChoice c = space_.choice(i);
-    const std::string arch = ctx_.info().arch();
-    const Spec& spec = spec_;
-    compiles_[i] = pool_.submit([&spec, c, arch] { process_cache().get(generate(spec, c), arch, spec.name); });
+    compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch()] {
+      process_cache().get(generate(*spec, c), arch, spec->name);
+    });
   }
   const Context& ctx_;
-  const Spec& spec_;
+  std::shared_ptr<const Spec> spec_;  // shared with compile jobs that may outlive this
   const SearchSpace& space_;
   MeasureFn measure_;
+  std::function<bool()> stop_;
   CompilePool pool_;
   std::map<std::size_t, std::shared_future<void>> compiles_;
   std::map<std::size_t, TunedVariant> variants_;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
+  if (o.time_limit_s <= 0) return std::chrono::steady_clock::time_point::max();
+  return o.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+}
+
+void phase(const TuneOptions& o, const std::string& what) {
+  if (o.on_phase) o.on_phase(what);
+}
 
 std::string today() {
   const std::time_t t = std::time(nullptr);
@@ -186,21 +223,46 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   if (!res.reference.ms)
     throw std::runtime_error(fmt::format("spec '{}': the default variant ({}) cannot serve as the tuning reference: {}", spec.name,
                                          res.reference.variant, res.reference.reason));
-  GpuObjective objective(ctx, spec, space, std::move(measure), o);
+  res.setup_s = seconds_since(o.started);
+  const auto deadline = deadline_of(o);
+  auto interrupted = [&] { return o.interrupt && o.interrupt->load(); };
+  GpuObjective objective(ctx, spec, space, std::move(measure), o,
+                         [&] { return interrupted() || std::chrono::steady_clock::now() >= deadline; });
   SearchOptions so;
   so.strategy = o.strategy;
   so.budget = o.budget;
-  so.time_limit_s = o.time_limit_s;
+  so.deadline = deadline;
+  so.should_stop = interrupted;
   so.seed = o.seed;
+  for (const TunedVariant& v : o.resume)
+    if (auto i = space.find(v.choice)) {
+      TunedVariant known = v;
+      known.resumed = true;
+      objective.know(*i, known);
+      so.already.push_back({*i, v.ms, v.reason});
+    }
   // The default is also a point of the search (timed like the others), so
   // that "best" is never worse than what the user had.
   if (auto d0 = space.find(res.reference.choice)) so.first = {*d0};
-  if (o.on_progress) so.on_evaluation = [&](const Evaluation&, std::size_t done, std::size_t budget) { o.on_progress(done, budget); };
-  for (const Evaluation& e : run_search(space, objective, so)) {
+  TuneProgress progress;
+  progress.copy_gbs = res.copy_gbs;
+  progress.rsqrt_bound_per_s = res.rsqrt_bound_per_s;
+  so.on_evaluation = [&](const Evaluation& e, std::size_t done, std::size_t budget) {
     res.evaluated.push_back(objective.variant(e.point));
-    const auto& v = res.evaluated.back();
+    const TunedVariant& v = res.evaluated.back();
+    res.resumed += v.resumed;
     if (v.ms && (!res.best || *v.ms < *res.evaluated[*res.best].ms)) res.best = res.evaluated.size() - 1;
-  }
+    progress.done = done;
+    progress.budget = budget;
+    progress.failed += !v.ms;
+    progress.best = res.best ? &res.evaluated[*res.best] : nullptr;
+    progress.elapsed_s = seconds_since(o.started);
+    if (o.on_variant) o.on_variant(v, progress);
+  };
+  const SearchResult found = search(space, objective, so);
+  res.budget = found.budget;
+  res.stop = found.stop;
+  res.abandoned_compiles = o.abandon_compiles ? objective.compiling() : 0;
   if (o.save && res.best) {
     const TunedVariant& keep = res.evaluated[*res.best];
     TuningRecord r;
@@ -217,6 +279,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     TuningDb(o.db_path).store(res.key, r);
     res.saved = true;
   }
+  res.total_s = seconds_since(o.started);
 }
 
 }  // namespace
@@ -227,8 +290,11 @@ TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long
   TuneResult res;
   const SearchSpace space = space_of(ctx, spec, o, res);
   res.key = tuning_key(spec, size, ctx.info());
+  phase(o, "measuring the copy bandwidth");
   res.copy_gbs = measure_copy_gbs(ctx, std::size_t(1) << 30);
+  phase(o, fmt::format("preparing random inputs ({}x{}x{})", size[0], size[1], size[2]));
   Workload w(ctx, spec, size);
+  phase(o, "measuring the default variant and checking it against the CPU reference");
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.
   res.reference = measure(ctx, w, spec.choose(o.fixed), MeasureOptions::Check::Cpu, o);
@@ -244,7 +310,9 @@ TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& 
   const SearchSpace space = space_of(ctx, spec, o, res);
   res.key = pair_tuning_key(spec, sizes, ctx.info());
   res.rsqrt_bound_per_s = rsqrt_bound_per_s(ctx.info());
+  phase(o, "preparing random inputs");
   PairWorkload w(ctx, spec, sizes);
+  phase(o, "measuring the default variant and checking it against the CPU reference");
   res.reference = measure_pair(ctx, w, spec.choose(o.fixed), true, o);
   if (res.reference.ms) w.keep_as_reference();
   const std::string size = spec.pairwise.grid ? fmt::format("{}x{}x{}", sizes.grid[0], sizes.grid[1], sizes.grid[2])

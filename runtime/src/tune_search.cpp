@@ -26,6 +26,8 @@ std::size_t index_of(const std::vector<GridPoint>& points, const GridPoint& p) {
 }  // namespace
 
 SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits) : axes_(spec.tunables) {
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (axes_[a].name == "strategy") strata_axis_ = a;
   const TunableChoice pinned = spec.choose(fixed);  // validates names and values
   // A tunable of one strategy (block on block's cell_block) takes its plain
   // value under the others, as the plan requires. Where its own values lack
@@ -122,6 +124,8 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t i) const {
   return out;
 }
 
+int SearchSpace::stratum(std::size_t i) const { return sizes_.empty() ? 0 : points_.at(i)[strata_axis_]; }
+
 TunableChoice SearchSpace::choice(std::size_t i) const {
   TunableChoice c;
   for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][points_.at(i)[a]];
@@ -156,55 +160,123 @@ const char* to_string(SearchStrategy s) {
   return "?";
 }
 
-std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objective, const SearchOptions& opt) {
+const char* to_string(SearchStop s) {
+  switch (s) {
+    case SearchStop::Done: return "done";
+    case SearchStop::Budget: return "budget";
+    case SearchStop::Time: return "time";
+    case SearchStop::Interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+namespace {
+
+// The points not yet seen, shuffled within each stratum, then dealt round
+// robin over the strata: any prefix samples every strategy alike.
+std::vector<std::size_t> spread_order(const SearchSpace& space, const std::vector<char>& seen, std::mt19937_64& rng) {
+  std::vector<std::vector<std::size_t>> groups(static_cast<std::size_t>(space.strata()));
+  for (std::size_t i = 0; i < space.points().size(); ++i)
+    if (!seen[i]) groups[static_cast<std::size_t>(space.stratum(i))].push_back(i);
+  for (auto& g : groups) std::shuffle(g.begin(), g.end(), rng);
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0;; ++k) {
+    bool any = false;
+    for (const auto& g : groups)
+      if (k < g.size()) {
+        order.push_back(g[k]);
+        any = true;
+      }
+    if (!any) return order;
+  }
+}
+
+}  // namespace
+
+SearchResult search(const SearchSpace& space, Objective& objective, const SearchOptions& opt) {
   const std::size_t n = space.points().size();
-  std::size_t budget = opt.budget ? std::min(opt.budget, n) : (opt.strategy == SearchStrategy::Local ? std::max<std::size_t>(1, n / 4) : n);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto out_of_time = [&] {
-    return opt.time_limit_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > opt.time_limit_s;
+  SearchResult res;
+  const std::size_t budget = opt.budget ? std::min(opt.budget, n) : (opt.strategy == SearchStrategy::Local ? std::max<std::size_t>(1, n / 4) : n);
+  res.budget = budget;
+  auto deadline = opt.deadline;
+  if (opt.time_limit_s > 0)
+    deadline = std::min(deadline, std::chrono::steady_clock::now() +
+                                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opt.time_limit_s)));
+  // Why to stop now, if at all.
+  auto stop_now = [&]() -> std::optional<SearchStop> {
+    if (opt.should_stop && opt.should_stop()) return SearchStop::Interrupted;
+    if (std::chrono::steady_clock::now() >= deadline) return SearchStop::Time;
+    if (res.evaluations.size() >= budget) return SearchStop::Budget;
+    return std::nullopt;
   };
   std::mt19937_64 rng(opt.seed);
-  std::vector<Evaluation> done;
+  std::vector<Evaluation>& done = res.evaluations;
   std::vector<char> seen(n, 0);
+  for (const Evaluation& e : opt.already)
+    if (e.point < n && !seen[e.point] && done.size() < budget) {
+      seen[e.point] = 1;
+      done.push_back(e);
+      if (opt.on_evaluation) opt.on_evaluation(done.back(), done.size(), budget);
+    }
+  const std::size_t batch_max = std::max<std::size_t>(1, opt.batch);
+  // Evaluates `batch` (at most batch_max of its unseen points); false when the search must end.
   auto take = [&](std::vector<std::size_t> batch, const std::vector<std::size_t>& upcoming) {
+    if (const auto why = stop_now()) {
+      res.stop = *why;
+      return false;
+    }
     batch.erase(std::remove_if(batch.begin(), batch.end(), [&](std::size_t i) { return i >= n || seen[i]; }), batch.end());
-    if (batch.size() > budget - done.size()) batch.resize(budget - done.size());
-    if (batch.empty()) return;
+    batch.resize(std::min({batch.size(), budget - done.size(), batch_max}));
+    if (batch.empty()) return true;
     for (std::size_t i : batch) seen[i] = 1;
     for (auto& e : objective.evaluate(batch, upcoming)) {
       done.push_back(e);
       if (opt.on_evaluation) opt.on_evaluation(done.back(), done.size(), budget);
     }
+    return true;
   };
-  take(opt.first, {});
-
-  // Exhaustive: enumeration order. Random: a shuffled order. Both in batches.
-  if (opt.strategy != SearchStrategy::Local) {
-    std::vector<std::size_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = i;
-    if (opt.strategy == SearchStrategy::Random) std::shuffle(order.begin(), order.end(), rng);
-    order.erase(std::remove_if(order.begin(), order.end(), [&](std::size_t i) { return seen[i]; }), order.end());
-    for (std::size_t at = 0; at < order.size() && done.size() < budget && !out_of_time(); at += opt.batch) {
-      const auto end = std::min(order.size(), at + opt.batch);
-      const auto next_end = std::min(order.size(), end + opt.batch);
-      take({order.begin() + at, order.begin() + end}, {order.begin() + end, order.begin() + next_end});
+  // Deals `points` out in batches; false when the search must end.
+  auto take_all = [&](const std::vector<std::size_t>& points) {
+    for (std::size_t at = 0; at < points.size(); at += batch_max) {
+      const auto end = std::min(points.size(), at + batch_max);
+      const auto next_end = std::min(points.size(), end + batch_max);
+      if (!take({points.begin() + at, points.begin() + end}, {points.begin() + end, points.begin() + next_end})) return false;
     }
-    return done;
+    return true;
+  };
+  auto finish = [&] {
+    if (res.stop == SearchStop::Done && done.size() >= budget && budget < n) res.stop = SearchStop::Budget;
+    if (res.stop == SearchStop::Budget && done.size() >= n) res.stop = SearchStop::Done;
+    return res;
+  };
+  if (!take_all(opt.first)) return finish();
+
+  // Exhaustive: every point, spread. Random: a shuffled order.
+  if (opt.strategy != SearchStrategy::Local) {
+    std::vector<std::size_t> order;
+    if (opt.strategy == SearchStrategy::Exhaustive) {
+      order = spread_order(space, seen, rng);
+    } else {
+      for (std::size_t i = 0; i < n; ++i)
+        if (!seen[i]) order.push_back(i);
+      std::shuffle(order.begin(), order.end(), rng);
+    }
+    take_all(order);
+    return finish();
   }
 
-  // Local: random starts, then always expand the unexplored neighbourhood of
-  // the best point found so far (falling back to the next best); a fresh
-  // random point when every evaluated point's neighbourhood is exhausted.
+  // Local: a few random starts spread over the strategies, then always
+  // expand the unexplored neighbourhood of the best point found so far
+  // (falling back to the next best); fresh random points when every
+  // evaluated point's neighbourhood is exhausted.
   auto random_unseen = [&](std::size_t count) {
-    std::vector<std::size_t> pool;
-    for (std::size_t i = 0; i < n; ++i)
-      if (!seen[i]) pool.push_back(i);
-    std::shuffle(pool.begin(), pool.end(), rng);
+    std::vector<std::size_t> pool = spread_order(space, seen, rng);
     if (pool.size() > count) pool.resize(count);
     return pool;
   };
-  take(random_unseen(std::max<std::size_t>(2, budget / 8)), {});
-  while (done.size() < budget && !out_of_time()) {
+  const std::size_t starts = std::clamp<std::size_t>(budget / 8, 2, 3 * batch_max);
+  if (!take_all(random_unseen(starts))) return finish();
+  while (done.size() < budget) {
     std::vector<const Evaluation*> ranked;
     for (const auto& e : done)
       if (e.ms) ranked.push_back(&e);
@@ -218,9 +290,13 @@ std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objectiv
     if (next.empty()) next = random_unseen(2);
     if (next.empty()) break;
     std::shuffle(next.begin(), next.end(), rng);
-    take(next, {});
+    if (!take_all(next)) break;
   }
-  return done;
+  return finish();
+}
+
+std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objective, const SearchOptions& opt) {
+  return search(space, objective, opt).evaluations;
 }
 
 }  // namespace gpen

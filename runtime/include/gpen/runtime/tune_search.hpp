@@ -44,10 +44,15 @@ class SearchSpace {
   // For spec spaces: the tunable choice of a point, and the point of a choice.
   TunableChoice choice(std::size_t i) const;
   std::optional<std::size_t> find(const TunableChoice& c) const;
+  // The index of point i's value along the axis that groups the space for a
+  // spread order: the tunable "strategy" when there is one, else the first.
+  int stratum(std::size_t i) const;
+  int strata() const { return sizes_.empty() ? 1 : sizes_[strata_axis_]; }
 
  private:
   void enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid);
   std::vector<int> sizes_;
+  std::size_t strata_axis_ = 0;
   std::vector<TunableDecl> axes_;  // empty for synthetic spaces
   std::vector<std::vector<TunableValue>> values_;
   std::vector<GridPoint> points_;
@@ -67,23 +72,54 @@ struct Evaluation {
 
 // Evaluates a batch of points (the tuner compiles a batch in parallel, then
 // times it); `upcoming` lists points the strategy will ask for next, so that
-// their compilation can start early. Returns one Evaluation per point.
+// their compilation can start early. Returns one Evaluation per point, in
+// order; fewer (a prefix) when it stopped early at the deadline.
 struct Objective {
   virtual ~Objective() = default;
   virtual std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming) = 0;
 };
 
+// Why a search ended.
+enum class SearchStop {
+  Done,         // every point of the space, or the strategy ran out of points
+  Budget,       // the evaluation budget
+  Time,         // the deadline
+  Interrupted,  // should_stop() said so (Ctrl-C)
+};
+const char* to_string(SearchStop s);
+
 struct SearchOptions {
   SearchStrategy strategy = SearchStrategy::Exhaustive;
   std::size_t budget = 0;     // evaluations; 0: every point (exhaustive, random), a quarter of them (local)
-  double time_limit_s = 0;    // 0: none; checked between batches
+  double time_limit_s = 0;    // 0: none; counted from the call
+  // None: max(). The earlier of this and time_limit_s holds. Checked before
+  // every batch; an objective that sees it pass may return a short batch.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::function<bool()> should_stop;  // polled like the deadline (Ctrl-C)
   std::uint64_t seed = 1;
-  std::size_t batch = 16;     // points handed to the objective at once
+  std::size_t batch = 16;     // points handed to the objective at once, at most
   std::vector<std::size_t> first;  // evaluated before anything else (the default variant)
+  // Evaluations of an earlier search (--resume): never asked again, counted
+  // in the budget, returned (and passed to on_evaluation) first; the local
+  // search starts from them.
+  std::vector<Evaluation> already;
   std::function<void(const Evaluation&, std::size_t done, std::size_t budget)> on_evaluation;
 };
 
-// Every evaluation in order. Never evaluates a point twice.
+struct SearchResult {
+  std::vector<Evaluation> evaluations;  // in order, `already` first
+  std::size_t budget = 0;               // evaluations the search would have made
+  SearchStop stop = SearchStop::Done;
+};
+
+// Exhaustive visits every point, in an order spread over the space (round
+// robin over the strategies, shuffled within each), so that a search cut
+// short by its deadline leaves a fair sample, not the first strategy only.
+// Random visits a shuffled order. Local starts from random points spread over
+// the strategies and expands the neighbourhood of the best. Every batch is at
+// most `batch` points. Never evaluates a point twice.
+SearchResult search(const SearchSpace& space, Objective& objective, const SearchOptions& options);
+// search(...).evaluations
 std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objective, const SearchOptions& options);
 
 }  // namespace gpen
