@@ -3,8 +3,12 @@
 // stores it where `gpen run` looks: the 8th-order Laplacian at 256^3,
 // pairwise specs (particles and a grid), a long scan row and an SBP operator.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <set>
 
 #include "../test_support.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/tune.hpp"
 
@@ -115,4 +119,42 @@ TEST_CASE("tuning a long scan row and an SBP operator: verified variants, the be
     CHECK(r.evaluated.size() == 8);
     check_tuning(r, TuningDb(o.db_path).find(tuning_key(s, c.size, ctx.info()), s));
   }
+}
+
+TEST_CASE("tuning keeps its time limit, setup included, samples every strategy, and says why it stopped") {
+  Context ctx(0);
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  gpen::test::TempDir dir;
+  TuneOptions o = quick_options(dir);
+  o.strategy = SearchStrategy::Exhaustive;  // 100k+ variants: far more than 15 s can time
+  o.time_limit_s = 15;
+  o.started = std::chrono::steady_clock::now();
+  const TuneResult r = tune(ctx, s, {256, 256, 256}, o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - o.started).count();
+  CHECK(r.stop == SearchStop::Time);
+  CHECK(wall < 15 + 5);  // compiles in flight are waited for here (abandon_compiles is off)
+  CHECK(r.setup_s > 0);
+  CHECK(r.total_s <= wall);
+  REQUIRE(r.evaluated.size() >= 4);
+  std::set<std::string> strategies;
+  for (const auto& v : r.evaluated) strategies.insert(tunable_string(v.choice, "strategy"));
+  CHECK(strategies.size() >= 3);  // the spread order, not the first strategy's variants only
+  CHECK(r.saved);
+}
+
+TEST_CASE("an interrupted search stops at the next measurement and keeps the best so far") {
+  Context ctx(0);
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json");
+  gpen::test::TempDir dir;
+  TuneOptions o = quick_options(dir);
+  std::atomic<bool> interrupt{false};
+  o.interrupt = &interrupt;
+  o.on_variant = [&](const TunedVariant&, const TuneProgress& p) {
+    if (p.done == 6) interrupt = true;  // Ctrl-C
+  };
+  const TuneResult r = tune(ctx, s, {128, 128, 128}, o);
+  CHECK(r.stop == SearchStop::Interrupted);
+  CHECK(r.evaluated.size() == 6);
+  REQUIRE(r.best);
+  CHECK(r.saved);
 }
