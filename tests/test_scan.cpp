@@ -310,7 +310,7 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
         ++compiled;
       }
     }
-  CHECK(compiled == 6 * 2 * 3);
+  CHECK(compiled == 7 * 2 * 3);
 }
 
 namespace {
@@ -358,4 +358,70 @@ TEST_CASE("the scan comparison fails on a wrong value, an unwritten one, and pas
   const Comparison unwritten = compare_scan(s, got, want, scale);
   CHECK_FALSE(unwritten.pass);
   CHECK(unwritten.non_finite == 1);
+}
+
+TEST_CASE("a scan op that does not give the identity from the identity is refused at /scan/op") {
+  SUBCASE("a log-sum-exp written out, identity -inf: NaN, and logaddexp as the fix") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "x", "op": "max(a, b) + log(1 + exp(-abs(a - b)))", "identity": "-inf"})J", 1));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(e.line() == 7);
+    CHECK(e.column() == 31);  // the opening quote of the op
+    CHECK(e.detail().message == "'max(a, b) + log(1 + exp(-abs(a - b)))' gives nan at a = b = -inf, the identity");
+    CHECK(e.detail().expected ==
+          "op(e, e) = e = -inf: the kernels pad lines and blocks with the identity and combine it with itself; "
+          "this operation is a log-sum-exp: write logaddexp(a, b), which gives -inf there");
+  }
+  SUBCASE("another operation that fails at -inf, -inf: logaddexp named for log-sum-exps") {
+    // (1/2) logaddexp(2a, 2b): associative, -inf an identity for finite x
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "x", "op": "max(a, b) + log(1 + exp(-2 * abs(a - b))) / 2", "identity": "-inf"})J", 1));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(e.detail().expected ==
+          "op(e, e) = e = -inf: the kernels pad lines and blocks with the identity and combine it with itself; "
+          "for a log-sum-exp write logaddexp(a, b), which gives -inf there");
+  }
+  SUBCASE("a soft minimum with identity inf: the reason, no logaddexp") {
+    const SpecError e = spec_error_of(scan_json(R"J({"axis": "x", "op": "min(a, b) - log(1 + exp(-abs(a - b)))", "identity": "inf"})J", 1));
+    CHECK(e.pointer() == "/scan/op");
+    CHECK(e.detail().message == "'min(a, b) - log(1 + exp(-abs(a - b)))' gives nan at a = b = inf, the identity");
+    CHECK(e.detail().expected == "op(e, e) = e = inf: the kernels pad lines and blocks with the identity and combine it with itself");
+  }
+  SUBCASE("what gives the identity there is accepted") {
+    const Spec lse = load_spec_string(scan_json(R"J({"axis": "x", "op": "logaddexp(a, b)", "identity": "-inf"})J", 1));
+    CHECK(apply_scan_op(lse.scan, -HUGE_VAL, -HUGE_VAL) == -HUGE_VAL);
+    CHECK(apply_scan_op(lse.scan, -HUGE_VAL, 0.5) == 0.5);
+    // log(0) is -inf: the naive form overflows for large values, but keeps the identity.
+    CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "log(exp(a) + exp(b))", "identity": "-inf"})J", 1)));
+    CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "-logaddexp(-a, -b)", "identity": "inf"})J", 1)));
+    CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "max(a, b)", "identity": "-inf"})J", 1)));
+    CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "a * b", "identity": 1})J", 1)));
+  }
+}
+
+TEST_CASE("the shipped log-cumsum-exp: its reference on lines with -inf, and its comparison") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/scan/logcumsumexp.json");
+  CHECK(s.scan.op_text == "logaddexp(a, b)");
+  CHECK(s.scan.identity == -HUGE_VAL);
+  const HostArray in = line({-HUGE_VAL, 0, -HUGE_VAL, 0, 1000, -HUGE_VAL});
+  HostArray want(in.dims, in.shape, 0), scale(in.dims, in.shape, 0);
+  reference_scan(s, in, want, scale);
+  CHECK(want.data[0] == -HUGE_VAL);
+  CHECK(want.data[1] == 0);
+  CHECK(want.data[2] == 0);
+  CHECK(want.data[3] == doctest::Approx(std::log(2.0)).epsilon(1e-15));
+  CHECK(want.data[4] == 1000);  // log(2 + e^1000) rounds to 1000
+  CHECK(want.data[5] == 1000);
+  CHECK(compare_scan(s, want, want, scale).pass);
+
+  // The -inf inputs leave the bound finite: a wrong value after them fails.
+  HostArray got = want;
+  got.data[3] += 1e-6;
+  CHECK_FALSE(compare_scan(s, got, want, scale).pass);
+  // A line of -inf stays -inf; NaN (what the op written out gives) fails.
+  const HostArray empty = line({-HUGE_VAL, -HUGE_VAL, -HUGE_VAL});
+  HostArray w(empty.dims, empty.shape, 0), sc(empty.dims, empty.shape, 0);
+  reference_scan(s, empty, w, sc);
+  CHECK(w.data == std::vector<double>(3, -HUGE_VAL));
+  HostArray poisoned = w;
+  poisoned.data[2] = std::nan("");
+  CHECK_FALSE(compare_scan(s, poisoned, w, sc).pass);
 }

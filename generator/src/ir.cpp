@@ -19,6 +19,8 @@ const std::vector<MathFnInfo>& math_functions() {
       {MathFn::Tanh, "tanh", 1, "tanh", "tanhf"},   {MathFn::Pow, "pow", 2, "pow", "powf"},
       {MathFn::Abs, "abs", 1, "fabs", "fabsf"},     {MathFn::Min, "min", 2, "fmin", "fminf"},
       {MathFn::Max, "max", 2, "fmax", "fmaxf"},     {MathFn::Fma, "fma", 3, "fma", "fmaf"},
+      // one overloaded helper in templates/gpen/math.cuh, logf and friends in its float one
+      {MathFn::LogAddExp, "logaddexp", 2, "gpen::logaddexp", "gpen::logaddexp"},
   };
   return all;
 }
@@ -240,6 +242,11 @@ void collect_accesses(const Ir& e, std::vector<Access>& out) {
   collect(e, out, have, seen);
 }
 
+double logaddexp(double a, double b) {
+  if (a == b) return a + 0.6931471805599453;  // + ln 2; for equal infinities a - b would be NaN
+  return std::fmax(a, b) + std::log1p(std::exp(-std::fabs(a - b)));  // a NaN goes through a - b
+}
+
 double apply_math(MathFn fn, const double* a) {
   switch (fn) {
     case MathFn::Sqrt: return std::sqrt(a[0]);
@@ -254,6 +261,7 @@ double apply_math(MathFn fn, const double* a) {
     case MathFn::Min: return std::fmin(a[0], a[1]);
     case MathFn::Max: return std::fmax(a[0], a[1]);
     case MathFn::Fma: return std::fma(a[0], a[1], a[2]);
+    case MathFn::LogAddExp: return logaddexp(a[0], a[1]);
   }
   GPEN_INTERNAL_CHECK(false, "unhandled math function");
 }

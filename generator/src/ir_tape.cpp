@@ -90,6 +90,14 @@ double IrTape::magnitude(const Op& o, const double* r, const double* m, const do
     case Ir::Kind::Div: return m[o.a] / std::fabs(r[o.b]) * std::max(1.0, m[o.b] / std::fabs(r[o.b]));
     case Ir::Kind::Neg: return m[o.a];
     case Ir::Kind::Call: {
+      if (o.fn == MathFn::LogAddExp) {
+        // Its slopes in a and b are weights summing to 1: the arguments'
+        // errors pass through unamplified, and an argument of -inf is exact.
+        double s = std::fabs(r[i]);
+        for (int a : {o.a, o.b})
+          if (std::isfinite(r[a])) s += m[a];
+        return s;
+      }
       double amplify = 1;
       for (int a : {o.a, o.b, o.c})
         if (a >= 0 && r[a] != 0) amplify = std::max(amplify, m[a] / std::fabs(r[a]));

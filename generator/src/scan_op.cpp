@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/error.hpp"
+
 namespace gpen {
 
 Spec scan_op_scope(Dtype dtype) {
@@ -29,7 +31,37 @@ bool same(double got, double want) {
   return std::isfinite(got) && std::isfinite(want) && std::fabs(got - want) <= 1e-12 * std::max(1.0, std::fabs(want));
 }
 
-std::string show(double v) { return fmt::format("{}", v); }
+// fmt writes a NaN's sign ("-nan"), which says nothing here.
+std::string show(double v) { return std::isnan(v) ? "nan" : fmt::format("{}", v); }
+
+const double kSamples[] = {-1.5, -0.25, 0.5, 1.0, 3.75};
+
+// Whether op agrees with logaddexp on the samples: a log-sum-exp written out,
+// such as max(a, b) + log(1 + exp(-abs(a - b))).
+bool is_log_sum_exp(const ScanDecl& scan) {
+  for (double a : kSamples)
+    for (double b : kSamples)
+      if (!same(apply_scan_op(scan, a, b), logaddexp(a, b))) return false;
+  return true;
+}
+
+// op(e, e) = e: the kernels pad partial segments with the identity and
+// start their carries at it, so they combine identity with identity
+// (templates/gpen/scan_rows.cuh). Sampling op(e, x) with finite x does not
+// reach it: max(a, b) + log(1 + exp(-abs(a - b))) is x at (-inf, x) but
+// NaN at (-inf, -inf), since -inf - -inf is NaN.
+void check_identity_with_itself(const ScanDecl& scan, const JsonSource& src) {
+  const double ee = apply_scan_op(scan, scan.identity, scan.identity);
+  if (same(ee, scan.identity)) return;
+  std::string hint;
+  if (std::isinf(scan.identity) && scan.identity < 0)
+    hint = is_log_sum_exp(scan) ? "; this operation is a log-sum-exp: write logaddexp(a, b), which gives -inf there"
+                                : "; for a log-sum-exp write logaddexp(a, b), which gives -inf there";
+  src.fail("/scan/op",
+           fmt::format("'{}' gives {} at a = b = {}, the identity", quoted_text(scan.op_text), show(ee), scan.identity_text),
+           fmt::format("op(e, e) = e = {}: the kernels pad lines and blocks with the identity and combine it with itself{}",
+                       scan.identity_text, hint));
+}
 
 }  // namespace
 
@@ -42,10 +74,9 @@ void check_scan_op(const ScanDecl& scan, const JsonSource& src) {
       src.fail("/scan/op", fmt::format("'{}' never reads {}", scan.op_text, slot == 0 ? "a" : "b"),
                "an operation of both values, such as a + b, a * b or max(a, b)");
   }
-  const double samples[] = {-1.5, -0.25, 0.5, 1.0, 3.75};
-  for (double a : samples)
-    for (double b : samples)
-      for (double c : samples) {
+  for (double a : kSamples)
+    for (double b : kSamples)
+      for (double c : kSamples) {
         const double lhs = apply_scan_op(scan, apply_scan_op(scan, a, b), c);
         const double rhs = apply_scan_op(scan, a, apply_scan_op(scan, b, c));
         if (!std::isfinite(lhs) || !std::isfinite(rhs)) continue;
@@ -55,7 +86,7 @@ void check_scan_op(const ScanDecl& scan, const JsonSource& src) {
                                scan.op_text, show(a), show(b), show(c), show(lhs), show(rhs)),
                    "an associative operation: a parallel scan combines values in a tree, not one after another");
       }
-  for (double x : samples) {
+  for (double x : kSamples) {
     const double l = apply_scan_op(scan, scan.identity, x), r = apply_scan_op(scan, x, scan.identity);
     if (!same(l, x) || !same(r, x))
       src.fail("/scan/identity",
@@ -63,6 +94,7 @@ void check_scan_op(const ScanDecl& scan, const JsonSource& src) {
                            same(l, x) ? show(x) : scan.identity_text, same(l, x) ? scan.identity_text : show(x), show(same(l, x) ? r : l)),
                "a value e with op(e, x) = x = op(x, e): 0 for a + b, 1 for a * b, \"-inf\" for max(a, b)");
   }
+  check_identity_with_itself(scan, src);
 }
 
 }  // namespace gpen

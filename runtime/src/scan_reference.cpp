@@ -40,7 +40,8 @@ void reference_scan(const Spec& spec, const HostArray& in, HostArray& want, Host
       const double next = apply_scan_op(s, run, x);
       want.data[i] = s.exclusive ? run : next;
       run = next;
-      big = std::max({big, std::fabs(x), std::isfinite(want.data[i]) ? std::fabs(want.data[i]) : 0.0});
+      // Infinite inputs (-inf in a log-cumsum-exp) round nothing: they would make every bound after them infinite.
+      big = std::max({big, std::isfinite(x) ? std::fabs(x) : 0.0, std::isfinite(want.data[i]) ? std::fabs(want.data[i]) : 0.0});
       scale.data[i] = big;
     }
   });

@@ -16,6 +16,8 @@
 //   combine(o, x, y)                     output o's reduction of two partial results
 #pragma once
 
+#include "gpen/math.cuh"
+
 namespace gpen {
 
 // Kernel arguments; the host writes the same 608 bytes

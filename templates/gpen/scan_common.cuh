@@ -19,6 +19,7 @@
 //                                         a is on the left (earlier values)
 #pragma once
 
+#include "gpen/math.cuh"
 #include "gpen/stencil_vector.cuh"
 
 namespace gpen {

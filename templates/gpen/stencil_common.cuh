@@ -18,6 +18,8 @@
 //     where in.template at<F, DX, DY, DZ>() is input F at (i+DX, j+DY, k+DZ).
 #pragma once
 
+#include "gpen/math.cuh"
+
 namespace gpen {
 
 struct Extent {

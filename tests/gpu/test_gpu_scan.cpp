@@ -2,10 +2,15 @@
 // with NaN first: every shipped spec, every axis, both dtypes, inclusive and
 // exclusive, forward and reverse, at sizes that cut blocks and segments
 // unevenly, at 512^3, and along one 2^28-value row (look-back over tens of
-// thousands of segments).
+// thousands of segments); log-cumsum-exp on inputs with -inf entries.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "../test_support.hpp"
+#include "gpen/runtime/scan_reference.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 
 using namespace gpen;
@@ -54,7 +59,7 @@ TEST_CASE("every shipped scan spec at odd sizes, fp64 and fp32") {
         ++runs;
       }
     }
-  CHECK(runs == 6 * 2 * 4);
+  CHECK(runs == 7 * 2 * 4);
 }
 
 TEST_CASE("every axis of 1-3-D arrays: inclusive and exclusive, forward and reverse") {
@@ -78,6 +83,55 @@ TEST_CASE("other operations: running max and min with infinite identities, produ
       check_scan(scan_spec(3, kAxes[ax], dtype, true, true, "min(a, b)", "\"inf\""), {}, {67, 45, 33});
       check_scan(scan_spec(3, kAxes[ax], dtype, false, false, "a * b", "1"), {}, {31, 33, 5});
     }
+}
+
+namespace {
+
+// A log-cumsum-exp on inputs the random workload never holds: uniform values
+// times `spread` (a power of two, so still exact in the dtype), about one in
+// four -inf (log 0), the first line all -inf. The padding's op(-inf, -inf)
+// meets real -inf entries there, and wide spreads put exp() past its range.
+void check_logcumsumexp(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, double spread) {
+  HostArray in(s.dims, size, 0), got(s.dims, size, 0), want(s.dims, size, 0), scale(s.dims, size, 0);
+  fill_random(in, 7, s.dtype);
+  const ScanGeometry g = scan_lines(s.dims, s.scan.axis, size);
+  for (std::size_t i = 0; i < in.data.size(); ++i) {
+    const long long l = static_cast<long long>(i) % g.inner + static_cast<long long>(i) / (g.inner * g.length) * g.inner;
+    const bool empty = (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL) >> 62 == 0;  // one in four, scattered
+    in.data[i] = l == 0 || empty ? -HUGE_VAL : in.data[i] * spread;
+  }
+  DeviceBuffer u(s.dtype, s.dims, size, 0), out(s.dtype, s.dims, size, 0);
+  u.upload(in.data);
+  out.upload(std::vector<double>(out.elements(), std::nan("")));
+  const std::unique_ptr<Kernel> k = make_kernel(s, s.choose(set), scan_ctx());
+  k->launch({{"u", &u}, {"s", &out}});
+  got.data = out.download();
+  reference_scan(s, in, want, scale);
+  const Comparison c = compare_scan(s, got, want, scale);
+  INFO(to_string(s.dtype) << " axis " << axis_name(s.scan.axis) << (s.scan.exclusive ? " exclusive" : " inclusive")
+                          << (s.scan.reverse ? " reverse" : " forward") << " spread " << spread << " size " << size[0] << "x"
+                          << size[1] << "x" << size[2]);
+  INFO(c.summary());
+  CHECK(c.pass);
+}
+
+}  // namespace
+
+TEST_CASE("log-cumsum-exp with -inf entries against the CPU reference: every axis, both dtypes, rows chained by look-back") {
+  const Spec shipped = load_spec(gpen::test::source_dir() + "/specs/scan/logcumsumexp.json");
+  check_logcumsumexp(shipped, {}, {1000, 37, 1}, 1);
+  check_logcumsumexp(shipped, {}, {1000, 37, 1}, 1024);
+  for (const char* dtype : {"float64", "float32"})
+    for (int ax = 0; ax < 3; ++ax)
+      for (bool exclusive : {false, true}) {
+        const Spec s = scan_spec(3, kAxes[ax], dtype, exclusive, exclusive, "logaddexp(a, b)", "\"-inf\"");
+        check_logcumsumexp(s, {}, {67, 45, 33}, 1);
+        check_logcumsumexp(s, {}, {67, 45, 33}, 1024);
+      }
+  for (const char* dtype : {"float64", "float32"}) {
+    const Spec row = scan_spec(1, "x", dtype, false, false, "logaddexp(a, b)", "\"-inf\"");
+    check_logcumsumexp(row, {"values_per_thread=8", "vector_x=2"}, {300001, 1, 1}, 1);
+  }
 }
 
 TEST_CASE("block shapes, values a thread and vector widths that cut rows and segments unevenly") {

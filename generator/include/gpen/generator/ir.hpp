@@ -42,7 +42,7 @@ struct Term {
   Access access;
 };
 
-enum class MathFn { Sqrt, Rsqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Min, Max, Fma };
+enum class MathFn { Sqrt, Rsqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Min, Max, Fma, LogAddExp };
 
 struct MathFnInfo {
   MathFn fn;
@@ -125,6 +125,12 @@ void collect_accesses(const Ir& e, std::vector<Access>& out);
 
 // fn of args[0 .. arity-1] in double precision.
 double apply_math(MathFn fn, const double* args);
+
+// log(exp(a) + exp(b)) without overflow, as torch.logaddexp: -inf is its
+// identity (logaddexp(-inf, -inf) = -inf, logaddexp(x, -inf) = x), +inf
+// absorbs, NaN propagates. The CPU twin of gpen::logaddexp in
+// templates/gpen/math.cuh.
+double logaddexp(double a, double b);
 
 // Evaluates e in double precision. `read` returns an input value at an access.
 double evaluate(const Ir& e, const std::function<double(const Access&)>& read, const std::vector<double>& params);

@@ -8,7 +8,8 @@
 namespace gpen {
 
 // want = the scan of `in`; scale = along each line, the running maximum of
-// |in| and |want| so far: the magnitude that rounding errors are relative to.
+// the finite |in| and |want| so far: the magnitude that rounding errors are
+// relative to (an infinite input rounds nothing).
 void reference_scan(const Spec& spec, const HostArray& in, HostArray& want, HostArray& scale);
 
 // Pass when every value is within kScanErrorBound * eps(dtype) * sqrt(n) *
