@@ -6,7 +6,9 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh sbp     # build, SBP GPU tests, SBP benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh pairwise  # build, pairwise GPU tests, benchmarks, sanitizer
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh tunetime  # build, the tuner's time budget, log, resume, Ctrl-C, disk use
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh suite     # build, CPU ctest, the GPU suite (GPU_TEST_FILES: doctest -sf filter)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh warm      # build, warm start from spec to loaded module, every shipped spec (issue 23)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -14,8 +16,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | scan | sbp | pairwise) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, scan, sbp or pairwise)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise or warm)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -45,6 +47,51 @@ sanitizer_report() {  # sanitizer_report FILE
   [ -z "$bad" ] || echo "$bad" | head -5
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version --format=csv,noheader
+
+if [ "${1:-tests}" = tunetime ]; then
+  # Each line of the command stamped with the seconds since it started:
+  # piped output must come within seconds, and the end by --time + a few.
+  since() { awk -v a="$(date +%s.%N)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+  stamped() {
+    local t0; t0=$(date +%s.%N)
+    "$@" 2>&1 | while IFS= read -r line; do printf '%6s %s\n' "$(since $t0)" "$line"; done
+    echo "wall $(since $t0) s"
+  }
+  rm -rf "$GPEN_CACHE_DIR"
+  step "tuner GPU tests: time limit, interrupt"
+  build-gpu/tests/gpen_gpu_tests -tc='*time limit*,*interrupted search*' >"$out/gpu_tunetime_tests.log" 2>&1; echo "gpu tune-time tests rc=$?"
+  grep -E "test cases|assertions|ERROR|with expansion" "$out/gpu_tunetime_tests.log" | head -20
+  step "gpen tune laplacian3d_o8 --size 512 --time 60, piped, cold cache"
+  stamped $gpen tune specs/stencil/laplacian3d_o8.json --size 512 --time 60 --log "$out/tune_o8.log" --no-save
+  echo "log lines: $(wc -l < "$out/tune_o8.log"); kernel cache: $(du -sh "$GPEN_CACHE_DIR" | cut -f1)"
+  step "--resume: 30 s more, the same log"
+  stamped $gpen tune specs/stencil/laplacian3d_o8.json --size 512 --time 30 --log "$out/tune_o8.log" --resume "$out/tune_o8.log" --no-save | grep -vE "^ *[0-9.]+ +(rank|[0-9]+ |dflt)"
+  echo "log lines: $(wc -l < "$out/tune_o8.log"); kernel cache: $(du -sh "$GPEN_CACHE_DIR" | cut -f1)"
+  step "Ctrl-C after 25 s of a 120 s search"
+  $gpen tune specs/stencil/laplacian3d_o2.json --size 256 --time 120 >"$out/tune_ctrlc.txt" 2>&1 &
+  pid=$!
+  sleep 25
+  kill -INT $pid
+  t0=$(date +%s.%N); wait $pid; rc=$?
+  echo "rc=$rc, ended $(since $t0) s after the Ctrl-C"
+  grep -E "stopping|search:|best of|saved" "$out/tune_ctrlc.txt"
+  step "the README's plain command: gpen tune SPEC --size N (default budget)"
+  stamped $gpen tune specs/stencil/laplacian3d_o2.json --size 256 --no-save | grep -vE "^ *[0-9.]+ +([2-9]|10) "
+  echo "kernel cache: $(du -sh "$GPEN_CACHE_DIR" | cut -f1), $(ls "$GPEN_CACHE_DIR" | wc -l) files"
+  exit 0
+fi
+
+if [ "${1:-tests}" = warm ]; then
+  step "warm start: spec load, choose, disk lookup (a new KernelCache each time) and module load, every shipped spec's default, median of 20 (target < 1 ms)"
+  build-gpu/bench/gpen_bench_warm --repeat 20 2>&1 | tee "$out/bench_warm.txt"
+  step "the same in new processes: a cold compile, then gpen run twice on the warm cache"
+  rm -rf /tmp/gpen-cache-warm
+  for spec in stencil/laplacian3d_o8 scan/logcumsumexp; do
+    GPEN_CACHE_DIR=/tmp/gpen-cache-warm $gpen run specs/$spec.json --size 64 --repeat 1 --no-tuned 2>&1 | grep kernel
+    for i in 1 2; do GPEN_CACHE_DIR=/tmp/gpen-cache-warm $gpen run specs/$spec.json --size 64 --repeat 1 --no-tuned 2>&1 | grep kernel; done
+  done
+  exit 0
+fi
 
 if [ "${1:-tests}" = scan ]; then
   if [ "${SKIP_SCAN_TESTS:-0}" != 1 ]; then

@@ -30,14 +30,12 @@ struct Landscape : Objective {
   std::multiset<std::size_t> asked;
   std::size_t largest_batch = 0;
   Landscape(const SearchSpace& s, std::function<double(const GridPoint&)> c) : cost(std::move(c)), space(s) {}
-  std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>&) override {
-    std::vector<Evaluation> out;
+  void evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>&, const EvaluationSink& done) override {
     largest_batch = std::max(largest_batch, batch.size());
     for (std::size_t i : batch) {
       asked.insert(i);
-      out.push_back({i, cost(space.points()[i]), ""});
+      done({i, cost(space.points()[i]), ""});
     }
-    return out;
   }
 };
 
@@ -125,7 +123,7 @@ TEST_CASE("constraint errors name the JSON path, line and column") {
   };
   const auto unknown = err("\"block_x * blok_y <= 512\"");
   CHECK(unknown.pointer == "/constraints/0");
-  CHECK(unknown.message == "'blok_y' is not an integer tunable");
+  CHECK(unknown.message == "'blok_y' is not an integer tunable; did you mean 'block_y'?");
   CHECK(unknown.where.line == 9);
   CHECK(unknown.where.column == 30);  // the b of blok_y inside the string
   CHECK(err("\"strategy <= 2\"").message == "'strategy' is not an integer tunable");
@@ -206,11 +204,9 @@ TEST_CASE("local search finds the optimum of a known landscape with a quarter of
 TEST_CASE("a time limit stops the search between batches") {
   const SearchSpace space({50, 50}, [](const GridPoint&) { return std::optional<std::string>(); });
   struct Slow : Objective {
-    std::vector<Evaluation> evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&) override {
+    void evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&, const EvaluationSink& done) override {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      std::vector<Evaluation> out;
-      for (auto i : b) out.push_back({i, 1.0, ""});
-      return out;
+      for (auto i : b) done({i, 1.0, ""});
     }
   } slow;
   SearchOptions o;
@@ -270,14 +266,12 @@ TEST_CASE("a search says why it stopped: deadline, interrupt, budget or done") {
   // tuner's objective does when compiles are abandoned.
   struct Clocked : Objective {
     std::chrono::steady_clock::time_point deadline;
-    std::vector<Evaluation> evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&) override {
-      std::vector<Evaluation> out;
+    void evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&, const EvaluationSink& done) override {
       for (auto i : b) {
         if (std::chrono::steady_clock::now() >= deadline) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        out.push_back({i, 1.0, ""});
+        done({i, 1.0, ""});
       }
-      return out;
     }
   } clocked;
   for (SearchStrategy strategy : {SearchStrategy::Exhaustive, SearchStrategy::Local}) {
@@ -295,7 +289,10 @@ TEST_CASE("a search says why it stopped: deadline, interrupt, budget or done") {
     Landscape l(space, [](const GridPoint&) { return 1.0; });
     SearchOptions o;
     int polls = 0;
-    o.should_stop = [&] { return ++polls > 3; };  // Ctrl-C after three batches
+    o.should_stop = [&]() -> std::optional<SearchStop> {  // Ctrl-C after three batches
+      if (++polls > 3) return SearchStop::Interrupted;
+      return std::nullopt;
+    };
     const SearchResult r = search(space, l, o);
     CHECK(r.stop == SearchStop::Interrupted);
     CHECK(r.evaluations.size() == 3 * 16);
@@ -381,4 +378,22 @@ TEST_CASE("every shipped spec's default variant is a point of its search space, 
       }
   }
   CHECK(specs >= 20);
+}
+
+TEST_CASE("search space of a spec limited to one strategy: a grid's block on block alone, particles' refused at load") {
+  const std::string dir = gpen::test::source_dir() + "/specs/pairwise/";
+  const std::string blocks_only = "\"tunables\": {\"strategy\": {\"values\": [\"blocks\"]}},\n  \"outputs\": [";
+  const Spec g = load_spec_string(gpen::test::with(gpen::test::read_file(dir + "radiation_grid.json"), "\"outputs\": [", blocks_only));
+  const SearchSpace space(g);
+  REQUIRE(!space.points().empty());
+  for (std::size_t i = 0; i < space.points().size(); ++i) {
+    const TunableChoice c = space.choice(i);
+    CHECK(to_string(c.at("strategy")) == "blocks");
+    CHECK(std::get<long long>(c.at("cell_block")) > 0);  // its own values, never the tile's plain 0
+  }
+  CHECK(space.find(g.choose()));
+  // Particles have no block on block: the spec is refused where it says so,
+  // rather than a space of variants that all end in map::at.
+  const std::string particles = gpen::test::with(gpen::test::read_file(dir + "softened_potential.json"), "\"outputs\": [", blocks_only);
+  CHECK(gpen::test::spec_error_of(particles).pointer() == "/tunables/strategy/values/0");
 }

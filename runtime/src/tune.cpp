@@ -18,12 +18,16 @@ namespace {
 
 // Threads that compile candidates into the process cache; NVRTC programs
 // are independent, so compiles run side by side while the GPU times others.
-// At a stop, jobs not started are dropped; those running are waited for, or
-// left running (abandon): their state is shared, so detached threads never
-// touch the pool, and each job owns what it compiles.
+// A job is not started when the compiles so far say it would end past the
+// deadline (its future then reports a broken promise). At a stop, jobs not
+// started are dropped; those running are waited for, or left running
+// (abandon): their state is shared, so detached threads never touch the
+// pool, and each job owns what it compiles.
 class CompilePool {
  public:
-  CompilePool(unsigned n, bool abandon) : st_(std::make_shared<State>()), abandon_(abandon) {
+  CompilePool(unsigned n, bool abandon, std::chrono::steady_clock::time_point deadline)
+      : st_(std::make_shared<State>()), abandon_(abandon) {
+    st_->deadline = deadline;
     for (unsigned i = 0; i < std::max(1u, n); ++i) threads_.emplace_back(work, st_);
   }
   ~CompilePool() {
@@ -58,8 +62,12 @@ class CompilePool {
     std::deque<std::packaged_task<void()>> queue;
     bool stop = false;
     std::size_t running = 0;
+    std::chrono::steady_clock::time_point deadline;
+    double compile_s = 0;  // the mean of the compiles so far
+    std::size_t compiles = 0;
   };
   static void work(std::shared_ptr<State> st) {
+    using clock = std::chrono::steady_clock;
     while (true) {
       std::packaged_task<void()> task;
       {
@@ -68,11 +76,17 @@ class CompilePool {
         if (st->stop || st->queue.empty()) return;
         task = std::move(st->queue.front());
         st->queue.pop_front();
+        const bool in_time = st->deadline == clock::time_point::max() ||
+                             clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(st->compile_s)) < st->deadline;
+        if (!in_time) continue;  // dropped: its future reports a broken promise
         ++st->running;
       }
+      const auto t0 = clock::now();
       task();
+      const double took = std::chrono::duration<double>(clock::now() - t0).count();
       std::lock_guard<std::mutex> l(st->mu);
       --st->running;
+      st->compile_s += (took - st->compile_s) / static_cast<double>(++st->compiles);
     }
   }
   std::shared_ptr<State> st_;
@@ -140,35 +154,56 @@ TunedVariant measure_pair(const Context& ctx, PairWorkload& w, const TunableChoi
 
 using MeasureFn = std::function<TunedVariant(const TunableChoice&)>;
 
+std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
+  if (o.time_limit_s <= 0) return std::chrono::steady_clock::time_point::max();
+  return o.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+}
+
+// False when the pool dropped the compile because it would have ended past
+// the deadline; a compile that failed counts as started (its error is
+// met again when the variant is measured).
+bool compile_started(const std::shared_future<void>& f) {
+  try {
+    f.get();
+  } catch (const std::future_error&) {
+    return false;
+  } catch (...) {
+  }
+  return true;
+}
+
 class GpuObjective : public Objective {
  public:
   GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const TuneOptions& o,
                std::function<bool()> stop)
       : ctx_(ctx), spec_(std::make_shared<const Spec>(spec)), space_(space), measure_(std::move(measure)), stop_(std::move(stop)),
-        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency()), o.abandon_compiles) {}
+        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency()), o.abandon_compiles, deadline_of(o)) {}
 
-  std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming) override {
+  void evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming, const EvaluationSink& done) override {
     for (std::size_t i : batch) schedule(i);
     for (std::size_t i : upcoming) schedule(i);
-    std::vector<Evaluation> out;
     for (std::size_t i : batch) {
       // A failed compile is not cached, so measure_ meets it again and
       // records it like any other failure. Past the deadline, what is not
       // measured yet is not waited for.
       const std::shared_future<void>& compiled = compiles_.at(i);
       while (compiled.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
-        if (stop_()) return out;
-      if (stop_()) return out;
+        if (stop_()) return;
+      if (stop_()) return;
+      if (!compile_started(compiled)) {
+        out_of_time_ = true;
+        return;
+      }
       const TunedVariant v = measure_(space_.choice(i));
-      const Evaluation e{i, v.ms, v.reason};
       variants_[i] = v;
-      out.push_back(e);
+      done({i, v.ms, v.reason});
     }
-    return out;
   }
   void know(std::size_t i, const TunedVariant& v) { variants_[i] = v; }
   const TunedVariant& variant(std::size_t i) const { return variants_.at(i); }
   std::size_t compiling() const { return pool_.running(); }
+  // A compile was not started: it would have ended past the deadline.
+  bool out_of_time() const { return out_of_time_; }
 
  private:
   void schedule(std::size_t i) {
@@ -185,16 +220,13 @@ class GpuObjective : public Objective {
   CompilePool pool_;
   std::map<std::size_t, std::shared_future<void>> compiles_;
   std::map<std::size_t, TunedVariant> variants_;
+  bool out_of_time_ = false;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
-  if (o.time_limit_s <= 0) return std::chrono::steady_clock::time_point::max();
-  return o.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit_s));
-}
 
 void phase(const TuneOptions& o, const std::string& what) {
   if (o.on_phase) o.on_phase(what);
@@ -232,7 +264,11 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   so.strategy = o.strategy;
   so.budget = o.budget;
   so.deadline = deadline;
-  so.should_stop = interrupted;
+  so.should_stop = [&]() -> std::optional<SearchStop> {
+    if (interrupted()) return SearchStop::Interrupted;
+    if (objective.out_of_time()) return SearchStop::Time;
+    return std::nullopt;
+  };
   so.seed = o.seed;
   for (const TunedVariant& v : o.resume)
     if (auto i = space.find(v.choice)) {

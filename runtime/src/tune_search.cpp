@@ -204,7 +204,8 @@ SearchResult search(const SearchSpace& space, Objective& objective, const Search
                                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opt.time_limit_s)));
   // Why to stop now, if at all.
   auto stop_now = [&]() -> std::optional<SearchStop> {
-    if (opt.should_stop && opt.should_stop()) return SearchStop::Interrupted;
+    if (opt.should_stop)
+      if (const auto why = opt.should_stop()) return why;
     if (std::chrono::steady_clock::now() >= deadline) return SearchStop::Time;
     if (res.evaluations.size() >= budget) return SearchStop::Budget;
     return std::nullopt;
@@ -229,10 +230,10 @@ SearchResult search(const SearchSpace& space, Objective& objective, const Search
     batch.resize(std::min({batch.size(), budget - done.size(), batch_max}));
     if (batch.empty()) return true;
     for (std::size_t i : batch) seen[i] = 1;
-    for (auto& e : objective.evaluate(batch, upcoming)) {
+    objective.evaluate(batch, upcoming, [&](const Evaluation& e) {
       done.push_back(e);
       if (opt.on_evaluation) opt.on_evaluation(done.back(), done.size(), budget);
-    }
+    });
     return true;
   };
   // Deals `points` out in batches; false when the search must end.

@@ -72,11 +72,14 @@ struct Evaluation {
 
 // Evaluates a batch of points (the tuner compiles a batch in parallel, then
 // times it); `upcoming` lists points the strategy will ask for next, so that
-// their compilation can start early. Returns one Evaluation per point, in
-// order; fewer (a prefix) when it stopped early at the deadline.
+// their compilation can start early. Each Evaluation goes to `done` as soon
+// as it is made (progress and logs see it at once, a stop lands between two
+// measurements), in batch order; past the deadline an objective may stop
+// early, having passed on a prefix of the batch.
+using EvaluationSink = std::function<void(const Evaluation&)>;
 struct Objective {
   virtual ~Objective() = default;
-  virtual std::vector<Evaluation> evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming) = 0;
+  virtual void evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming, const EvaluationSink& done) = 0;
 };
 
 // Why a search ended.
@@ -95,7 +98,9 @@ struct SearchOptions {
   // None: max(). The earlier of this and time_limit_s holds. Checked before
   // every batch; an objective that sees it pass may return a short batch.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  std::function<bool()> should_stop;  // polled like the deadline (Ctrl-C)
+  // Polled like the deadline: Interrupted (Ctrl-C), or Time when the
+  // objective knows that nothing more fits before it.
+  std::function<std::optional<SearchStop>()> should_stop;
   std::uint64_t seed = 1;
   std::size_t batch = 16;     // points handed to the objective at once, at most
   std::vector<std::size_t> first;  // evaluated before anything else (the default variant)
