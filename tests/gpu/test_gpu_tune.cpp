@@ -132,7 +132,10 @@ TEST_CASE("tuning keeps its time limit, setup included, samples every strategy, 
   const TuneResult r = tune(ctx, s, {256, 256, 256}, o);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - o.started).count();
   CHECK(r.stop == SearchStop::Time);
-  CHECK(wall < 15 + 5);  // compiles in flight are waited for here (abandon_compiles is off)
+  // Compiles in flight at the deadline are waited for here (abandon_compiles
+  // is off; the CLI abandons them): an 8th-order variant of 256 points a
+  // thread takes seconds to compile on a cold cache.
+  CHECK(wall < 15 + 10);
   CHECK(r.setup_s > 0);
   CHECK(r.total_s <= wall);
   REQUIRE(r.evaluated.size() >= 4);
