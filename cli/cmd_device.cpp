@@ -109,6 +109,8 @@ void for_each_variant(const Spec& s, const std::vector<std::string>& strategies,
         run(set);
       } catch (const SpecError& e) {
         fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
+      } catch (const UsageError& e) {  // a strategy or block shape this spec does not allow
+        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.what());
       }
     }
 }
@@ -135,6 +137,24 @@ bool bench_pairwise(const Context& ctx, const Spec& s, const std::string& size, 
   return ok;
 }
 
+// The --size as `gpen run` reads it for the spec's kind; throws UsageError.
+void check_size(const Spec& s, const std::string& size) {
+  if (s.is_pairwise()) parse_pair_size(s, size);
+  else parse_size(size, s.dims);
+}
+
+// `gpen bench --blocks`: "X" or "XxY", numbers of threads.
+CLI::Validator block_shape() {
+  return CLI::Validator(
+      [](std::string& b) -> std::string {
+        auto number = [](const std::string& n) { return !n.empty() && n.size() <= 4 && n.find_first_not_of("0123456789") == std::string::npos; };
+        const auto x = b.find('x');
+        if (number(b.substr(0, x)) && (x == std::string::npos || number(b.substr(x + 1)))) return {};
+        return "'" + b + "' is not a block shape: expected X or XxY, numbers of threads (e.g. 32x8)";
+      },
+      "XxY", "block shape");
+}
+
 int no_device(const std::string& why, const std::string& what) {
   fmt::print(stderr, "gpen: cannot {}: {}\n", what, why);
   return kExitNoDevice;
@@ -157,10 +177,11 @@ void add_compile(CLI::App& app, Runner& run) {
     run = [o] {
       const Spec s = o->spec.load();
       TunableChoice choice = o->spec.choose(s);
+      if (!o->size.empty()) check_size(s, o->size);
       std::string why;
       if (!o->size.empty() && driver_available(&why))
         choice = tuned_or_chosen(o->spec, s, o->size, Context(0).info(), !o->no_tuned);
-      const GeneratedSource g = generate(s, choice);
+      const GeneratedSource g = o->spec.generate(s, choice);
       const std::string arch = arch_or_device(o->arch);
       const auto r = process_cache().get(g, arch, s.name);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
@@ -188,7 +209,7 @@ void add_run(CLI::App& app, Runner& run) {
   o->spec.add_to(*cmd);
   cmd->add_flag("--no-tuned", o->no_tuned, "Ignore the tuning database (gpen tune)");
   cmd->add_option("--size", o->size, "Interior size NX[xNY[xNZ]] (one number: a cube)");
-  cmd->add_option("--repeat", o->repeat, "Timed launches (median reported)")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", o->repeat, "Timed launches (median reported)")->check(CLI::Range(1, kMaxRepeat));
   cmd->add_flag("--verify", o->verify, "Compare with the CPU reference in double precision");
   cmd->add_flag("--periodic", o->periodic, "Fill input ghost zones periodically on the GPU");
   cmd->add_flag("--json", o->json, "Print JSON");
@@ -198,7 +219,7 @@ void add_run(CLI::App& app, Runner& run) {
       const TunableChoice choice = o->spec.choose(s);
       if (s.is_pairwise()) {
         parse_pair_size(s, o->size);
-        generate(s, choice);
+        o->spec.generate(s, choice);
         std::string why;
         if (!driver_available(&why)) return no_device(why, "run " + s.name);
         Context ctx(0);
@@ -209,7 +230,7 @@ void add_run(CLI::App& app, Runner& run) {
       opt.repeat = o->repeat;
       opt.verify = o->verify;
       opt.periodic = o->periodic;
-      generate(s, choice);  // plan errors before any device work
+      o->spec.generate(s, choice);  // plan errors before any device work
       std::string why;
       if (!driver_available(&why)) return no_device(why, "run " + s.name);
       Context ctx(0);
@@ -266,13 +287,19 @@ void add_bench(CLI::App& app, Runner& run) {
   cmd->add_option("--size", o->size, "Interior size");
   cmd->add_option("--dtype", o->dtype, "Override the dtype (float32|float64)")->check(CLI::IsMember({"float32", "float64"}));
   cmd->add_option("--strategies", o->strategies, "Strategies to time (default: every allowed one)")->delimiter(',');
-  cmd->add_option("--blocks", o->blocks, "Block shapes XxY to try (default: the spec's default)")->delimiter(',');
+  cmd->add_option("--blocks", o->blocks, "Block shapes XxY to try (default: the spec's default)")->delimiter(',')->check(block_shape());
   cmd->add_option("--set", o->set, "Override a tunable for every variant: name=value (repeatable)");
-  cmd->add_option("--repeat", o->repeat, "Timed launches per variant");
+  cmd->add_option("--repeat", o->repeat, "Timed launches per variant")->check(CLI::Range(1, kMaxRepeat));
   cmd->add_flag("--verify", o->verify, "Verify every variant against the CPU reference");
-  cmd->add_option("--json", o->json_out, "Also write the results to FILE as JSON");
+  cmd->add_option("--json", o->json_out, "Also write the results to FILE as JSON")->check(output_file());
   cmd->callback([&run, o] {
     run = [o] {
+      // Every spec loads, and takes the size and the --set, before any device work.
+      for (const auto& path : o->specs) {
+        const Spec s = load_spec(path, o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype));
+        check_size(s, o->size);
+        s.choose(o->set);
+      }
       std::string why;
       if (!driver_available(&why)) return no_device(why, "benchmark");
       Context ctx(0);
@@ -309,7 +336,7 @@ void add_bench(CLI::App& app, Runner& run) {
           all.push_back(j);
         });
       }
-      if (!o->json_out.empty()) std::ofstream(o->json_out) << nlohmann::json{{"gpu", ctx.info().name}, {"copy_gbs", copy}, {"runs", all}}.dump(2);
+      if (!o->json_out.empty()) write_file(o->json_out, nlohmann::json{{"gpu", ctx.info().name}, {"copy_gbs", copy}, {"runs", all}}.dump(2));
       return status;
     };
   });
@@ -320,9 +347,10 @@ void add_survey(CLI::App& app, Runner& run) {
   struct Opts { std::string dir = "specs"; std::string size = "67x45x33"; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("dir", o->dir, "Directory of specs (searched recursively)")->check(CLI::ExistingDirectory);
-  cmd->add_option("--size", o->size, "Size for the GPU runs (2-D specs use the first two axes)");
+  cmd->add_option("--size", o->size, "Size for the GPU runs NXxNYxNZ (2-D specs use the first two axes)");
   cmd->callback([&run, o] {
     run = [o] {
+      const auto full = parse_size(o->size, 3);
       std::vector<std::string> files;
       for (const auto& e : std::filesystem::recursive_directory_iterator(o->dir))
         if (e.path().extension() == ".json" && e.path().filename() != "spec.schema.json") files.push_back(e.path().string());
@@ -360,7 +388,6 @@ void add_survey(CLI::App& app, Runner& run) {
               if (!rep.check->pass) status = kExitInvalid;
             } else if (gpu) {
               RunOptions opt;
-              const auto full = parse_size(o->size, 3);
               opt.size = {full[0], s.dims > 1 ? full[1] : 1, s.dims > 2 ? full[2] : 1};
               opt.repeat = 5;
               const RunReport rep = run_spec(*ctx, s, choice, opt);

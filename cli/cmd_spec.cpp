@@ -78,19 +78,15 @@ void add_gen(CLI::App& app, Runner& run) {
   };
   auto o = std::make_shared<Opts>();
   o->spec.add_to(*cmd);
-  cmd->add_option("-o,--output", o->out, "Write to FILE instead of standard output");
+  cmd->add_option("-o,--output", o->out, "Write to FILE instead of standard output")->check(output_file());
   cmd->add_flag("--standalone", o->standalone, "Inline the templates (with #line directives) so that nvcc compiles the file alone");
   cmd->callback([&run, o] {
     run = [o] {
       const Spec s = o->spec.load();
-      const GeneratedSource g = generate(s, o->spec.choose(s));
+      const GeneratedSource g = o->spec.generate(s, o->spec.choose(s));
       const std::string text = o->standalone ? inline_includes(g.source, g.name) : g.source;
-      if (o->out.empty()) {
-        fmt::print("{}", text);
-      } else {
-        std::ofstream f(o->out, std::ios::binary);
-        if (!(f << text)) throw std::runtime_error("cannot write " + o->out);
-      }
+      if (o->out.empty()) fmt::print("{}", text);
+      else write_file(o->out, text);
       return kExitOk;
     };
   });

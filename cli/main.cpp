@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   }
   try {
     return run();
+  } catch (const gpen::UsageError& e) {
+    fmt::print(stderr, "gpen: usage: {}\n", e.what());
+    return gpen::cli::kExitUsage;
   } catch (const gpen::SpecError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return gpen::cli::kExitInvalid;

@@ -1,13 +1,23 @@
 // The options every single-spec command takes: the spec file, --set
-// overrides of its tunables and --dtype; and the loading they imply.
+// overrides of its tunables and --dtype, and the loading they imply; and
+// the checks of options that several commands share.
 #pragma once
 
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen::cli {
@@ -25,6 +35,49 @@ struct SpecOptions {
   std::optional<Dtype> dtype_override() const { return dtype.empty() ? std::nullopt : parse_dtype(dtype); }
   Spec load() const { return load_spec(spec, dtype_override()); }
   TunableChoice choose(const Spec& s) const { return s.choose(set); }
+  // generate(s, c), where a plan error at the spec's "tunables" that the
+  // --set brought (the defaults plan) is the --set's: a UsageError naming
+  // them, not a position in the spec (which need not have "tunables").
+  GeneratedSource generate(const Spec& s, const TunableChoice& c) const {
+    try {
+      return gpen::generate(s, c);
+    } catch (const SpecError& e) {
+      if (set.empty() || e.pointer().rfind("/tunables", 0) != 0) throw;
+      const std::exception_ptr spec_error = std::current_exception();
+      try {
+        gpen::generate(s, s.choose());
+      } catch (const SpecError&) {
+        std::rethrow_exception(spec_error);  // the spec's own defaults fail: the spec's error
+      }
+      const auto& d = e.detail();
+      throw UsageError(fmt::format("--set {}: {}{}", fmt::join(set, " --set "), d.message, d.expected.empty() ? "" : "; expected " + d.expected));
+    }
+  }
 };
+
+// The most timed launches a --repeat asks for: CLI::Range(1, kMaxRepeat).
+constexpr int kMaxRepeat = 100000;
+
+// An output FILE (-o, --json, --plot), checked when the options are parsed,
+// before any work: a name, not a directory, in a directory that exists.
+inline CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        const fs::path dir = fs::path(path).parent_path();
+        if (path.empty()) return "an empty file name";
+        if (fs::is_directory(path, ec)) return path + " is a directory, not a file";
+        if (!dir.empty() && !fs::is_directory(dir, ec)) return "cannot write " + path + ": directory " + dir.string() + " does not exist";
+        return {};
+      },
+      "FILE", "output file");
+}
+
+// Writes `text` to `path`; throws std::runtime_error naming the file and why.
+inline void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f || !(f << text) || !f.flush()) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
 
 }  // namespace gpen::cli

@@ -28,7 +28,7 @@ expect 2 "subcommand is required" -- $gpen
 expect 0 'gpen_laplacian3d_o8' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set strategy=rolling
 expect 2 'float16 not in \{float32,float64\}' -- $gpen gen $specs/stencil/laplacian3d_o8.json --dtype float16
 expect 0 'using real = float;' -- $gpen gen $specs/stencil/laplacian3d_o8.json --dtype float32
-expect 1 'not an allowed value' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set block_x=33
+expect 2 '^gpen: usage: --set block_x=33: 33 is not an allowed value of block_x; allowed: 16, 32, 64, 128, 256$' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set block_x=33
 expect 0 '#line 1 "templates/gpen/stencil_common.cuh"' -- $gpen gen $specs/stencil/laplacian3d_o2.json --standalone
 expect 0 'cache miss \(compiled\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
@@ -43,7 +43,28 @@ expect 2 '"sm_90\\n" is not a GPU architecture: expected sm_ and 2 or 3 digits' 
 expect 3 'cannot run laplacian3d_o8: no CUDA driver: disabled by GPEN_DISABLE_DRIVER' -- $gpen run $specs/stencil/laplacian3d_o8.json --size 64 --verify
 expect 3 'cannot benchmark: no CUDA driver' -- $gpen bench $specs/stencil/laplacian3d_o8.json
 expect 3 'cannot tune laplacian3d_o8: no CUDA driver' -- $gpen tune $specs/stencil/laplacian3d_o8.json --size 64 --strategy local --budget 4
-expect 1 'names no tunable' -- $gpen tune $specs/stencil/laplacian3d_o8.json --set blok_x=3
+expect 2 "^gpen: usage: --set blok_x=3: 'blok_x' names no tunable \(tunables: strategy, block_x, .*\)" -- $gpen tune $specs/stencil/laplacian3d_o8.json --set blok_x=3
+# Usage errors exit 2 and name the option and its argument.
+o8=$specs/stencil/laplacian3d_o8.json
+expect 2 "^gpen: usage: --size abc: not N or NXxNYxNZ, numbers of points \(digits only\) joined by 'x'$" -- $gpen run $o8 --size abc
+expect 2 '^gpen: usage: --size 0: 0 points along an axis; at least 1$' -- $gpen run $o8 --size 0
+expect 2 '^gpen: usage: --size 99999999999999999999: 99999999999999999999 points along an axis; at most 2147483647 ' -- $gpen run $o8 --size 99999999999999999999
+expect 2 '^gpen: usage: --size 2000000000x2000000000x2000000000: 8e\+27 points, more than a 64-bit count holds$' -- $gpen run $o8 --size 2000000000x2000000000x2000000000
+expect 2 "^gpen: usage: --size 64x64: 2 axes, the spec's arrays have 3" -- $gpen run $o8 --size 64x64
+expect 2 '^gpen: usage: --size 2000: 8000000000 cells; a grid has at most 2147483647' -- $gpen run $specs/pairwise/radiation_grid.json --size 2000
+for cmd in compile bench tune; do expect 2 '^gpen: usage: --size 1x2x3x4: not N or NXxNYxNZ' -- $gpen $cmd $o8 --size 1x2x3x4; done
+expect 2 '^gpen: usage: --size abc: not N or NXxNYxNZ' -- $gpen survey $specs --size abc
+expect 2 '^--repeat: Value 0 not in range 1 to 100000$' -- $gpen run $o8 --repeat 0
+expect 2 '^--repeat: Value 0 not in range 1 to 100000$' -- $gpen bench $o8 --repeat 0
+expect 2 "^--blocks: '32x' is not a block shape: expected X or XxY" -- $gpen bench $o8 --blocks 32x
+expect 2 "^gpen: usage: --set blok_x=3: 'blok_x' names no tunable" -- $gpen bench $o8 --set blok_x=3
+expect 2 '^--json: cannot write /nonexistent/r.json: directory /nonexistent does not exist$' -- $gpen bench $o8 --json /nonexistent/r.json
+expect 2 '^--output: cannot write /nonexistent/x.cu: directory /nonexistent does not exist$' -- $gpen gen $o8 -o /nonexistent/x.cu
+expect 2 '^gpen: usage: --set block_x: not name=value \(tunables: strategy, block_x' -- $gpen gen $o8 --set block_x
+expect 2 "^gpen: usage: --set strategy=rollin: rollin is not an allowed value of strategy; allowed: direct, march, tile, rolling" -- $gpen gen $o8 --set strategy=rollin
+# A --set's mistake names the --set, not a line of the spec (laplacian3d_o2 has no "tunables").
+expect 2 '^gpen: usage: --set ring_ahead=2: only the march strategy has ring_ahead, and the strategy is rolling \(--set strategy=rolling\); expected ring_ahead = 0, or strategy march$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set strategy=rolling --set ring_ahead=2
+expect 2 '^gpen: usage: --set block_x=256 --set block_y=16: block_x \* block_y = 4096 threads, more than a block may have; expected block_x \* block_y <= 1024$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set block_x=256 --set block_y=16
 expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o8.json --size 64
 expect 0 'none was launched' -- $gpen survey $specs
 expect 0 'removed [0-9]+ entries' -- $gpen cache clear
@@ -71,6 +92,6 @@ expect 1 "bad_pair.json:23:31: error: /outputs/0/expr: field 'm' is read without
 expect 0 "radiation_grid.pairwise_blocks.cu .*cache miss" -- $gpen compile $specs/pairwise/radiation_grid.json --set strategy=blocks
 expect 3 "cannot run softened_potential" -- $gpen run $specs/pairwise/softened_potential.json --size 4099
 expect 3 "cannot tune multipole_potential: no CUDA driver" -- $gpen tune $specs/pairwise/multipole_potential.json --size 4096x300 --budget 4
-expect 1 "its sources are its targets, so the size is one number N" -- $gpen tune $specs/pairwise/softened_potential.json --size 4096x300
+expect 2 "^gpen: usage: --size 4096x300: spec 'softened_potential': its sources are its targets, so the size is one number N$" -- $gpen tune $specs/pairwise/softened_potential.json --size 4096x300
 rm -rf $tmp
 exit $fail

@@ -139,11 +139,15 @@ TEST_CASE("pairwise errors name the JSON path, the line and column, and what was
 
 TEST_CASE("pairwise plans refuse tunables that cannot run") {
   const Spec p = load_spec(pair_path("softened_potential"));
-  CHECK_THROWS_WITH_AS(generate(p, p.choose({"cell_block=8"})), doctest::Contains("names no tunable"), SpecError);
+  CHECK_THROWS_WITH_AS(p.choose({"cell_block=8"}), doctest::Contains("--set cell_block=8: 'cell_block' names no tunable"), UsageError);
   const Spec g = load_spec(pair_path("radiation_grid"));
+  CHECK_THROWS_WITH_AS(g.choose({"strategy=tile", "cell_block=16"}), doctest::Contains("--set cell_block=16: only the blocks strategy has cell_block"),
+                       UsageError);
   const SpecError e = [&] {
     try {
-      generate(g, g.choose({"strategy=tile", "cell_block=16"}));
+      TunableChoice tile = g.choose({"strategy=tile"});
+      tile["cell_block"] = 16LL;
+      generate(g, tile);
     } catch (const SpecError& x) {
       return x;
     }

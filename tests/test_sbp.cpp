@@ -312,7 +312,10 @@ TEST_CASE("the SBP plan refuses what cannot run, naming the tunable") {
   const Spec lap = load_spec(sbp_path("laplacian2d_o4"));
   CHECK(lap.find_tunable("strategy")->values.size() == 1);  // direct only: a pencil follows one axis
   const Spec s = load_spec_string(d2_json());
-  CHECK_THROWS_WITH_AS(plan_sbp(s, s.choose({"strategy=direct", "pencil_along=64"})), doctest::Contains("pencil_along = 64 with strategy direct"), SpecError);
+  CHECK_THROWS_WITH_AS(s.choose({"strategy=direct", "pencil_along=64"}), doctest::Contains("--set pencil_along=64: only the pencil strategy has"), UsageError);
+  TunableChoice direct = s.choose({"strategy=direct"});
+  direct["pencil_along"] = 64LL;
+  CHECK_THROWS_WITH_AS(plan_sbp(s, direct), doctest::Contains("pencil_along = 64 with strategy direct"), SpecError);
   CHECK_THROWS_WITH_AS(plan_sbp(s, s.choose({"strategy=pencil", "block_x=64", "pencil_across=32"})),
                        doctest::Contains("pencil_across of those across it"), SpecError);
   CHECK_THROWS_WITH_AS(plan_sbp(s, s.choose({"strategy=pencil", "block_x=256", "block_y=8"})), doctest::Contains("at most 1024 threads"), SpecError);

@@ -50,6 +50,8 @@ std::string quoted_text(const std::string& text, std::size_t most) {
 SpecError::SpecError(Detail d) : SpecError(printable(std::move(d)), 0) {}
 SpecError::SpecError(Detail d, int) : std::runtime_error(format_spec_error(d)), detail_(std::move(d)) {}
 
+UsageError::UsageError(const std::string& what) : std::invalid_argument(printable(what)) {}
+
 InternalError::InternalError(const std::string& what, const char* file, int line)
     : std::logic_error(fmt::format("internal error in gpen ({}:{}): {}", file, line, what)) {}
 

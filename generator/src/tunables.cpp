@@ -1,6 +1,7 @@
 #include "gpen/generator/tunables.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -245,30 +246,41 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
 TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
   TunableChoice c;
   for (const auto& t : tunables) c[t.name] = t.default_value;
+  std::vector<std::string> names;
+  for (const auto& t : tunables) names.push_back(t.name);
+  // The override that set each tunable, as the user wrote it.
+  std::map<std::string, std::string> set_by;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     const std::string name = o.substr(0, eq);
+    if (eq == std::string::npos)
+      throw UsageError(fmt::format("--set {}: not name=value (tunables: {})", o, fmt::join(names, ", ")));
     const TunableDecl* t = find_tunable(name);
-    if (eq == std::string::npos || !t) {
-      std::vector<std::string> names;
-      for (const auto& x : tunables) names.push_back(x.name);
-      source->fail("/tunables", fmt::format("--set '{}' names no tunable", o), fmt::format("name=value with name one of: {}", fmt::join(names, ", ")));
-    }
+    if (!t)
+      throw UsageError(fmt::format("--set {}: '{}' names no tunable (tunables: {})", o, name, fmt::join(names, ", ")));
     const std::string text = o.substr(eq + 1);
     auto match = std::find_if(t->values.begin(), t->values.end(), [&](const TunableValue& v) { return to_string(v) == text; });
     if (match == t->values.end()) {
       std::vector<std::string> vals;
       for (const auto& v : t->values) vals.push_back(to_string(v));
-      source->fail(t->pointer, fmt::format("--set {}={} is not an allowed value", name, text), fmt::format("one of: {}", fmt::join(vals, ", ")));
+      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}; allowed: {}", o, text, name, fmt::join(vals, ", ")));
     }
     c[name] = *match;
+    set_by[name] = o;
   }
   // Tunables of another strategy than the chosen one fall back to their
-  // plain value, unless the user asked for them (then the plan refuses).
+  // plain value; one the user set to anything else is refused here, naming
+  // the --set, rather than by the plan at the spec's "tunables".
   for (const auto& t : tunables) {
-    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) { return o.substr(0, o.find('=')) == t.name; });
-    if (!t.only_with_strategy.empty() && !overridden && c.count("strategy") && to_string(c.at("strategy")) != t.only_with_strategy)
-      c[t.name] = t.plain;
+    if (t.only_with_strategy.empty() || !c.count("strategy")) continue;
+    const std::string strategy = to_string(c.at("strategy"));
+    if (strategy == t.only_with_strategy) continue;
+    const auto by = set_by.find(t.name);
+    if (by == set_by.end()) c[t.name] = t.plain;
+    else if (c.at(t.name) != t.plain)
+      throw UsageError(fmt::format("--set {}: only the {} strategy has {}, and the strategy is {}{}; expected {} = {}, or strategy {}", by->second,
+                                   t.only_with_strategy, t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
+                                   t.name, to_string(t.plain), t.only_with_strategy));
   }
   return c;
 }

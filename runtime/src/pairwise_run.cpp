@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -14,15 +15,16 @@ PairSizes parse_pair_size(const Spec& spec, const std::string& text) {
   if (spec.pairwise.grid) {
     s.grid = parse_size(text, spec.dims);
     s.targets = s.sources = s.grid[0] * s.grid[1] * s.grid[2];
+    if (s.targets > kMaxSizeAxis)
+      throw UsageError(fmt::format("--size {}: {} cells; a grid has at most {} (2^31 - 1)", text, s.targets, kMaxSizeAxis));
     return s;
   }
   // Particles: "N", or "NxM" for separate sets.
-  const bool two = text.find('x') != std::string::npos;
-  if (two && spec.pairwise.same_set)
-    throw std::invalid_argument(fmt::format("size '{}' for spec '{}': its sources are its targets, so the size is one number N", text, spec.name));
-  const auto n = parse_size(text, two ? 2 : 1);
+  const auto n = parse_size_numbers(text, 2, spec.pairwise.same_set ? "N" : "N or NxM");
+  if (n.size() == 2 && spec.pairwise.same_set)
+    throw UsageError(fmt::format("--size {}: spec '{}': its sources are its targets, so the size is one number N", text, spec.name));
   s.targets = n[0];
-  s.sources = two ? n[1] : n[0];
+  s.sources = n.size() == 2 ? n[1] : n[0];
   return s;
 }
 

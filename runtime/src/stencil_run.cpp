@@ -1,29 +1,50 @@
 #include "gpen/runtime/stencil_run.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/workload.hpp"
 
 namespace gpen {
 
 
-std::array<long long, 3> parse_size(const std::string& text, int dims) {
-  std::array<long long, 3> s{1, 1, 1};
-  std::stringstream ss(text);
-  std::string part;
-  int n = 0;
-  while (std::getline(ss, part, 'x')) {
-    if (n >= 3 || part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument(fmt::format("size '{}' is not NX[xNY[xNZ]] with positive integers", text));
-    s[n++] = std::stoll(part);
-    if (s[n - 1] < 1) throw std::invalid_argument(fmt::format("size '{}' has an empty axis", text));
+std::vector<long long> parse_size_numbers(const std::string& text, std::size_t most, const std::string& form) {
+  auto usage = [&](const std::string& why) { return UsageError(fmt::format("--size {}: {}", text, why)); };
+  std::vector<long long> n;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t x = std::min(text.find('x', at), text.size());
+    const std::string part = text.substr(at, x - at);
+    if (n.size() == most || part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      throw usage(fmt::format("not {}, numbers of points (digits only) joined by 'x'", form));
+    // Leading zeros are no digits of the number; past 10 digits it is past the limit.
+    const std::string digits = part.substr(std::min(part.find_first_not_of('0'), part.size()));
+    if (digits.empty()) throw usage(fmt::format("{} points along an axis; at least 1", part));
+    if (digits.size() > 10 || std::stoll(digits) > kMaxSizeAxis)
+      throw usage(fmt::format("{} points along an axis; at most {} (2^31 - 1: the kernels count an axis in int)", part, kMaxSizeAxis));
+    n.push_back(std::stoll(digits));
+    if (x == text.size()) return n;
+    at = x + 1;
   }
-  if (n == 1) for (int ax = 1; ax < dims; ++ax) s[ax] = s[0];  // "256" means 256^dims
-  else if (n != dims) throw std::invalid_argument(fmt::format("size '{}' has {} axes, the spec's arrays have {}", text, n, dims));
+}
+
+std::array<long long, 3> parse_size(const std::string& text, int dims) {
+  static const char* const forms[] = {"N", "N or NXxNY", "N or NXxNYxNZ"};
+  const std::vector<long long> n = parse_size_numbers(text, 3, forms[std::clamp(dims, 1, 3) - 1]);
+  if (n.size() != 1 && static_cast<int>(n.size()) != dims)
+    throw UsageError(fmt::format("--size {}: {} axes, the spec's arrays have {}; expected {} (one number: that many points along every axis)", text,
+                                 n.size(), dims, forms[std::clamp(dims, 1, 3) - 1]));
+  std::array<long long, 3> s{1, 1, 1};
+  for (int ax = 0; ax < dims; ++ax) s[ax] = n.size() == 1 ? n[0] : n[ax];  // "256" means 256^dims
+  // Each axis fits in 31 bits; three of them may not fit in 63.
+  long long points = 1;
+  for (long long a : s)
+    if (__builtin_mul_overflow(points, a, &points))
+      throw UsageError(fmt::format("--size {}: {:.4g} points, more than a 64-bit count holds", text,
+                                   static_cast<double>(s[0]) * static_cast<double>(s[1]) * static_cast<double>(s[2])));
   return s;
 }
 

@@ -42,6 +42,17 @@ class SpecError : public std::runtime_error {
 // that a long value does not push the message's point out of sight.
 std::string quoted_text(const std::string& text, std::size_t most = 60);
 
+// A wrong command-line value, not a wrong spec: a --set that names no
+// tunable or no allowed value, a --size that is no size. what() starts with
+// the option and the argument as given, then what is wrong:
+//   --set block_x=33: 33 is not an allowed value of block_x; allowed: 8, 16, 32, 64
+// The CLI prints it after "gpen: usage: " and exits 2.
+class UsageError : public std::invalid_argument {
+ public:
+  // Control characters of the argument escaped, as in a SpecError.
+  explicit UsageError(const std::string& what);
+};
+
 // gpen itself is wrong: carries the source file and line of the check.
 class InternalError : public std::logic_error {
  public:

@@ -197,8 +197,9 @@ struct Spec {
   const TunableDecl* find_tunable(const std::string& n) const;
   Footprint footprint() const;  // per input slot, user axes
 
-  // Defaults, then each "name=value" override; throws SpecError naming the
-  // tunable's JSON pointer when a name or value is not allowed.
+  // Defaults, then each "name=value" override (a --set); throws UsageError
+  // naming the override when it is no name=value, names no tunable, gives a
+  // value the spec does not allow, or sets another strategy's tunable.
   TunableChoice choose(const std::vector<std::string>& overrides = {}) const;
 };
 

@@ -15,7 +15,7 @@
 namespace gpen {
 
 // "N" (particles), "NxM" (N targets, M separate sources), or a grid's
-// "NX[xNY[xNZ]]" (one number: a cube). Throws std::invalid_argument.
+// "NX[xNY[xNZ]]" (one number: a cube). Throws UsageError (parse_size).
 PairSizes parse_pair_size(const Spec& spec, const std::string& text);
 
 // The tuning database's key of a pairwise problem: a grid's shape; N, or

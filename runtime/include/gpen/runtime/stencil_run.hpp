@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpen/runtime/host_array.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
@@ -60,7 +61,16 @@ RunReport measure_variant(const Context& ctx, Workload& w, const TunableChoice& 
 // median of `repeat` copies of `bytes` bytes.
 double measure_copy_gbs(const Context& ctx, std::size_t bytes, int repeat = 20);
 
-// "67x45x33" -> {67, 45, 33}; fills missing axes with 1. Throws invalid_argument.
+// The most points along one axis of a --size: kernels count an axis in int.
+constexpr long long kMaxSizeAxis = 2147483647;
+
+// --size "67x45x33" -> {67, 45, 33} for a 3-D spec; one number is that many
+// points along each of the `dims` axes ("256" -> {256, 256, 256}); unused
+// axes 1. Throws UsageError ("--size TEXT: ...") for anything else: no
+// digits, 0, an axis past kMaxSizeAxis, a point count past 64 bits.
 std::array<long long, 3> parse_size(const std::string& text, int dims);
+// The numbers of "NxMx..." (at most `most`), each from 1 to kMaxSizeAxis;
+// `form` says what was expected ("N or NxM"). Throws UsageError.
+std::vector<long long> parse_size_numbers(const std::string& text, std::size_t most, const std::string& form);
 
 }  // namespace gpen
