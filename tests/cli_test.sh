@@ -65,6 +65,15 @@ expect 2 "^gpen: usage: --set strategy=rollin: rollin is not an allowed value of
 # A --set's mistake names the --set, not a line of the spec (laplacian3d_o2 has no "tunables").
 expect 2 '^gpen: usage: --set ring_ahead=2: only the march strategy has ring_ahead, and the strategy is rolling \(--set strategy=rolling\); expected ring_ahead = 0, or strategy march$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set strategy=rolling --set ring_ahead=2
 expect 2 '^gpen: usage: --set block_x=256 --set block_y=16: block_x \* block_y = 4096 threads, more than a block may have; expected block_x \* block_y <= 1024$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set block_x=256 --set block_y=16
+# Particles limited to block on block: refused where the spec says so (once "map::at");
+# a grid limited to it checks and generates.
+at=$(grep -n '"outputs": \[' $specs/pairwise/softened_potential.json | cut -d: -f1)
+sed 's|^  "outputs": \[|  "tunables": {"strategy": {"values": ["blocks"]}},\n  "outputs": [|' $specs/pairwise/softened_potential.json > $tmp/blocks_particles.json
+expect 1 "blocks_particles.json:$at:40: error: /tunables/strategy/values/0: \"blocks\" is not a strategy of this spec: block on block \(blocks\) needs" -- $gpen check $tmp/blocks_particles.json
+expect 1 "blocks_particles.json:$at:40: error: /tunables/strategy/values/0" -- $gpen gen $tmp/blocks_particles.json
+sed 's|^  "outputs": \[|  "tunables": {"strategy": {"values": ["blocks"]}},\n  "outputs": [|' $specs/pairwise/radiation_grid.json > $tmp/blocks_grid.json
+expect 0 "^ok .*blocks_grid.json: pairwise 'radiation_grid'" -- $gpen check $tmp/blocks_grid.json
+expect 0 'tunables:  strategy=blocks block_x=128 targets_per_thread=2 unroll=8 cell_block=8 streams=3' -- $gpen gen $tmp/blocks_grid.json
 expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o8.json --size 64
 expect 0 'none was launched' -- $gpen survey $specs
 expect 0 'removed [0-9]+ entries' -- $gpen cache clear

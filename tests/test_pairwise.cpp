@@ -2,6 +2,7 @@
 // lines and columns), plan refusals, NVRTC compiles of every shipped spec x
 // strategy x dtype, the flattened evaluation and its error magnitudes, the
 // CPU reference on hand-checked cases, group lists and sizes.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/pairwise_scope.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/pairwise_reference.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "test_nvrtc.hpp"
@@ -353,4 +355,37 @@ TEST_CASE("the tuning key of a pairwise problem: N, N x M for separate sources, 
   const Spec grid = load_spec(gpen::test::source_dir() + "/specs/pairwise/radiation_grid.json");
   CHECK(pair_tuning_key(grid, parse_pair_size(grid, "64"), d).size_class == "2^6x2^6x2^6");
   CHECK(pair_tuning_key(grid, parse_pair_size(grid, "64x32x20"), d).size_class == "2^6x2^5x2^5");
+}
+
+TEST_CASE("a strategy the spec's shape cannot take is refused where the spec lists it, with its line and column") {
+  // Block on block is a schedule of grid cells: particles limited to it ended
+  // in "map::at" (no cell_block to plan with), with no position.
+  const std::string shipped = gpen::test::read_file(pair_path("softened_potential"));
+  const std::string blocks_only = with(shipped, "\"outputs\": [", "\"tunables\": {\"strategy\": {\"values\": [\"blocks\"]}},\n  \"outputs\": [");
+  const SpecError e = spec_error_of(blocks_only);
+  CHECK(e.pointer() == "/tunables/strategy/values/0");
+  CHECK(e.detail().message ==
+        "\"blocks\" is not a strategy of this spec: block on block (blocks) needs \"domain\": \"grid\", and grouped needs \"pairs\": \"grouped\"");
+  CHECK(e.detail().expected == "one of: tile");
+  const std::size_t at = blocks_only.find("[\"blocks\"]") + 1;
+  CHECK(e.line() == 1 + std::count(blocks_only.begin(), blocks_only.begin() + at, '\n'));
+  CHECK(e.column() == static_cast<int>(at - blocks_only.rfind('\n', at)));
+  // Grouped lists take the grouped kernel alone; a pencil follows one axis.
+  const std::string grouped = gpen::test::read_file(pair_path("grouped_potential"));
+  CHECK(spec_error_of(with(grouped, "\"outputs\": [", "\"tunables\": {\"strategy\": {\"values\": [\"tile\"]}},\n  \"outputs\": [")).pointer() ==
+        "/tunables/strategy/values/0");
+  const std::string lap = gpen::test::read_file(gpen::test::source_dir() + "/specs/sbp/laplacian2d_o4.json");
+  CHECK(spec_error_of(with(lap, "\"sbp\":", "\"tunables\": {\"strategy\": {\"default\": \"pencil\"}},\n  \"sbp\":")).detail().message ==
+        "\"pencil\" is not a strategy of this spec: a pencil follows one axis, and this operator is along several");
+}
+
+TEST_CASE("a grid limited to block on block checks, plans and generates") {
+  const std::string shipped = gpen::test::read_file(pair_path("radiation_grid"));
+  const Spec g = load_spec_string(with(shipped, "\"outputs\": [", "\"tunables\": {\"strategy\": {\"values\": [\"blocks\"]}},\n  \"outputs\": ["));
+  REQUIRE(g.find_tunable("strategy")->values == std::vector<TunableValue>{std::string("blocks")});
+  const TunableChoice c = g.choose();
+  CHECK(tunable_string(c, "strategy") == "blocks");
+  CHECK(tunable_int(c, "cell_block") == 8);
+  CHECK(plan_pairwise(g, c).strategy == PairStrategy::Blocks);
+  CHECK(generate(g, c).name == "radiation_grid.pairwise_blocks.cu");
 }

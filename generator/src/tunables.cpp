@@ -23,6 +23,7 @@ struct Builtin {
   std::vector<std::string> strings;  // the set a spec may choose strings from
   std::string only_with_strategy;    // see TunableDecl
   TunableValue plain;
+  std::string values_note;           // why `strings` holds more than this spec may take
 };
 
 std::vector<Builtin> stencil_builtins(int dims) {
@@ -149,6 +150,7 @@ std::vector<Builtin> sbp_builtins(const Spec& spec) {
   if (one_axis) strategies.push_back(std::string("pencil"));
   std::vector<Builtin> b;
   b.push_back({"strategy", true, strategies, std::string(direct ? "direct" : "pencil"), 0, 0, {"direct", "pencil"}});
+  if (!one_axis) b.back().values_note = "a pencil follows one axis, and this operator is along several";
   b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL}, along_x ? (spec.dims == 3 ? 128LL : 64LL) : 32LL, 1, 1024, {}});
   if (spec.dims > 1) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL}, along_x ? 1LL : 4LL, 1, 1024, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
@@ -170,6 +172,9 @@ std::vector<Builtin> pairwise_builtins(const Spec& spec) {
   if (d.grid && !d.grouped) strategies.push_back(std::string("blocks"));
   std::vector<Builtin> b;
   b.push_back({"strategy", true, strategies, strategies.front(), 0, 0, {"tile", "grouped", "blocks"}});
+  b.back().values_note = d.grouped ? "the kernel of \"pairs\": \"grouped\" walks its interaction lists (grouped)"
+                         : d.grid  ? "grouped needs \"pairs\": \"grouped\""
+                                   : "block on block (blocks) needs \"domain\": \"grid\", and grouped needs \"pairs\": \"grouped\"";
   // Defaults: block 256, 2 targets a thread, unroll 8: 3.06e12 pairs/s for the
   // softened potential at N = 2^20 on an H100 (bench/RESULTS.md), 5% below the
   // best variant (512 x 8), whose 4096-target blocks leave SMs idle below N = 2^19.
@@ -192,6 +197,15 @@ TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::st
   if (b.is_string) {
     if (!j.is_string() || !std::count(b.strings.begin(), b.strings.end(), j.get<std::string>()))
       src.fail(ptr, fmt::format("{} is not a {}", j.dump(), b.name), fmt::format("one of: {}", fmt::join(b.strings, ", ")));
+    // A value of the kind that this spec's shape cannot take: block on block
+    // (pairwise "blocks") for particles, a pencil along several axes. Its
+    // plan would find none of the tunables it needs.
+    if (!std::count(b.values.begin(), b.values.end(), TunableValue(j.get<std::string>()))) {
+      std::vector<std::string> offered;
+      for (const auto& v : b.values) offered.push_back(to_string(v));
+      src.fail(ptr, fmt::format("{} is not a {} of this spec{}", j.dump(), b.name, b.values_note.empty() ? "" : ": " + b.values_note),
+               fmt::format("one of: {}", fmt::join(offered, ", ")));
+    }
     return j.get<std::string>();
   }
   if (!j.is_number_integer() || j.get<long long>() < b.lo || j.get<long long>() > b.hi)
