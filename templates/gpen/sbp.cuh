@@ -53,12 +53,15 @@ __device__ void sbp_direct(const SbpArgs<typename B::real>& a) {
   // The block's first point on each axis and how many it spans there.
   const long long first[3] = {static_cast<long long>(blockIdx.x) * B::kBlockX, static_cast<long long>(blockIdx.y) * B::kBlockY, blockIdx.z};
   const int span[3] = {B::kBlockX, B::kBlockY, 1};
+  // A local copy: B's static array lives on the host only (nvcc), so device
+  // code may read it at a run-time index only through a copy.
+  constexpr bool on_axis[3] = {B::kOnAxis[0], B::kOnAxis[1], B::kOnAxis[2]};
   if (c[0] >= a.n[0] || c[1] >= a.n[1]) return;
   const long long at = c[0] + a.n[0] * (c[1] + a.n[1] * c[2]);
   real sum = 0;
 #pragma unroll
   for (int ax = 0; ax < 3; ++ax) {
-    if (!B::kOnAxis[ax]) continue;
+    if (!on_axis[ax]) continue;
     const long long n = a.n[ax], s = sbp_stride(a.n, ax);
     real v;
     // Interior blocks take the interior stencil without a per-point branch.

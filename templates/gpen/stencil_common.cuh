@@ -76,7 +76,7 @@ __device__ __forceinline__ void for_each_step(int k0, int k1, Step step) {
 
 // The largest radius of any input along kernel axis Axis.
 template <class B, int Axis>
-constexpr int max_radius() {
+__host__ __device__ constexpr int max_radius() {
   int m = 0;
   for (int f = 0; f < B::kNumIn; ++f) m = m > B::kRadius[f][Axis] ? m : B::kRadius[f][Axis];
   return m;

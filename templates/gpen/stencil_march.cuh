@@ -56,8 +56,9 @@ struct MarchTile {
       sz[F] = G::sz(a.n);
       // Points past the interior are never computed, but their rows and runs
       // are still loaded; clamping keeps those loads inside the array.
-      xlim[F] = a.n.nx - 1 + B::kRadius[F][0] - i0;
-      ylim[F] = a.n.ny - 1 + B::kRadius[F][1] - j0;
+      constexpr int rx = B::kRadius[F][0], ry = B::kRadius[F][1];
+      xlim[F] = a.n.nx - 1 + rx - i0;
+      ylim[F] = a.n.ny - 1 + ry - j0;
     });
   }
 

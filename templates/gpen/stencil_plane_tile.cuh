@@ -20,7 +20,7 @@ struct PlaneTiles {
   static constexpr int kSize = kTiled<F> ? kWidth<F> * kHeight<F> : 0;
 
   template <int F>
-  static constexpr int offset() {
+  static __host__ __device__ constexpr int offset() {
     if constexpr (F == 0) return 0;
     else return offset<F - 1>() + kSize<F - 1>;
   }
@@ -60,8 +60,8 @@ struct PlaneTiles {
     for_each_index<B::kNumIn>([&](auto f) {
       constexpr int F = decltype(f)::value;
       if constexpr (kTiled<F>) {
-        smem[offset<F>() + (threadIdx.y + B::kRadius[F][1]) * kWidth<F> + threadIdx.x + B::kRadius[F][0]] =
-            q.template get<F, 0>();
+        constexpr int rx = B::kRadius[F][0], ry = B::kRadius[F][1];
+        smem[offset<F>() + (threadIdx.y + ry) * kWidth<F> + threadIdx.x + rx] = q.template get<F, 0>();
       }
     });
   }
@@ -69,7 +69,8 @@ struct PlaneTiles {
   template <int F, int DX, int DY>
   static __device__ __forceinline__ real get(const real* smem) {
     static_assert(kTiled<F>, "plane read of an input that has no tile");
-    return smem[offset<F>() + (threadIdx.y + B::kRadius[F][1] + DY) * kWidth<F> + threadIdx.x + B::kRadius[F][0] + DX];
+    constexpr int rx = B::kRadius[F][0], ry = B::kRadius[F][1];
+    return smem[offset<F>() + (threadIdx.y + ry + DY) * kWidth<F> + threadIdx.x + rx + DX];
   }
 };
 

@@ -69,14 +69,14 @@ struct RingTile {
   static constexpr int W = TX + 2 * AX, H = TY + 2 * RY;
   static constexpr int kPlane = W * H;
   // Values before input F's slots: the slots of inputs 0 .. F-1.
-  static constexpr int offset() {
+  static __host__ __device__ constexpr int offset() {
     if constexpr (F == 0) return 0;
     else return RingTile<B, F - 1>::offset() + B::kRingSlots * RingTile<B, F - 1>::kPlane;
   }
 };
 
 template <class B>
-constexpr int ring_values() {
+__host__ __device__ constexpr int ring_values() {
   if constexpr (B::kNumIn == 0) return 0;
   else return RingTile<B, B::kNumIn - 1>::offset() + B::kRingSlots * RingTile<B, B::kNumIn - 1>::kPlane;
 }
@@ -192,7 +192,8 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
   };
   for_each_index<B::kNumIn>([&](auto f) {
     constexpr int F = decltype(f)::value;
-    for (int p = 0; p <= B::kRadius[F][2]; ++p) ring_copy<B, F>(ring_plane<B, F>(ring, p), a, I0, J0, k0 + p);
+    constexpr int rz = B::kRadius[F][2];
+    for (int p = 0; p <= rz; ++p) ring_copy<B, F>(ring_plane<B, F>(ring, p), a, I0, J0, k0 + p);
   });
   copy_async_commit();
 #pragma unroll
