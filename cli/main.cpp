@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
   CLI::App app{"gpen: turns kernel specs written in JSON into specialised CUDA kernels"};
   app.set_version_flag("--version", "gpen " GPEN_VERSION);
   app.require_subcommand(1);
+  // Every option's help shows its default; subcommands (and theirs) copy
+  // these option defaults when they are added, so this comes first.
+  app.option_defaults()->always_capture_default();
   gpen::cli::Runner run;
   gpen::cli::add_check(app, run);
   gpen::cli::add_gen(app, run);

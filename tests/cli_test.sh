@@ -65,6 +65,12 @@ expect 2 "^gpen: usage: --set strategy=rollin: rollin is not an allowed value of
 # A --set's mistake names the --set, not a line of the spec (laplacian3d_o2 has no "tunables").
 expect 2 '^gpen: usage: --set ring_ahead=2: only the march strategy has ring_ahead, and the strategy is rolling \(--set strategy=rolling\); expected ring_ahead = 0, or strategy march$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set strategy=rolling --set ring_ahead=2
 expect 2 '^gpen: usage: --set block_x=256 --set block_y=16: block_x \* block_y = 4096 threads, more than a block may have; expected block_x \* block_y <= 1024$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set block_x=256 --set block_y=16
+# Every command's help shows its options' defaults, tune's included.
+expect 0 '--size TEXT=128 ' -- $gpen run --help
+expect 0 '--repeat INT:.*=20$' -- $gpen run --help
+expect 0 '--size TEXT=512 ' -- $gpen bench --help
+expect 0 '--size TEXT=256 ' -- $gpen tune --help
+expect 0 '--size TEXT=67x45x33 ' -- $gpen survey --help
 # Particles limited to block on block: refused where the spec says so (once "map::at");
 # a grid limited to it checks and generates.
 at=$(grep -n '"outputs": \[' $specs/pairwise/softened_potential.json | cut -d: -f1)
