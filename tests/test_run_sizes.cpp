@@ -1,10 +1,13 @@
-// `--size` as the run commands read it, without a GPU: a size that is no
-// size is a usage error naming the --size.
+// `--size` as the run commands read it, and the memory a run asks for,
+// without a GPU: a size that is no size is a usage error naming the --size;
+// a size too large for the memory is refused before anything is allocated,
+// with the bytes asked for and those there are.
 #include <limits>
 
 #include "gpen/generator/error.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
+#include "gpen/runtime/workload.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -54,4 +57,45 @@ TEST_CASE("--size of pairwise specs: N, NxM for separate sources, a grid of fewe
   const Spec grid = load_spec(spec_path("pairwise/radiation_grid"));
   CHECK(parse_pair_size(grid, "16").targets == 16 * 16 * 16);
   CHECK_THROWS_WITH_AS(parse_pair_size(grid, "2000"), "--size 2000: 8000000000 cells; a grid has at most 2147483647 (2^31 - 1)", UsageError);
+}
+
+TEST_CASE("memory a run asks for: padded arrays in the dtype on the GPU, inputs in double on the host, saturating past 64 bits") {
+  CHECK(padded_elements(3, {64, 32, 16}, 4) == 72ull * 40 * 24);
+  CHECK(padded_elements(2, {64, 32, 1}, 4) == 72ull * 40);  // no ghosts on an axis the array lacks
+  CHECK(padded_elements(3, {2147483647, 2147483647, 2147483647}, 4) == kBytesPastLimit);
+  CHECK(bytes_times(1ull << 32, 1ull << 32) == kBytesPastLimit);
+  CHECK(bytes_plus(kBytesPastLimit - 1, 2) == kBytesPastLimit);
+
+  // The 8th-order Laplacian: u with 4 ghosts, lap with none.
+  const Spec o8 = load_spec(spec_path("stencil/laplacian3d_o8"));
+  const MemoryNeed n = workload_memory(o8, {512, 512, 512});
+  CHECK(n.what == "laplacian3d_o8 (float64) at 512x512x512");
+  CHECK(n.host == 520ull * 520 * 520 * 8);
+  CHECK(n.device == (520ull * 520 * 520 + 512ull * 512 * 512) * 8);
+  const Spec o8f = load_spec(spec_path("stencil/laplacian3d_o8"), Dtype::Float32);
+  CHECK(workload_memory(o8f, {512, 512, 512}).device == n.device / 2);
+  CHECK(workload_memory(o8, {2147483647, 2147483647, 2}).device == kBytesPastLimit);
+
+  const Spec pot = load_spec(spec_path("pairwise/softened_potential"));  // x, y, z, m in; phi out
+  const MemoryNeed p = pair_workload_memory(pot, parse_pair_size(pot, "1000"));
+  CHECK(p.what == "softened_potential (float32) at 1000");
+  CHECK(p.host == 4 * 1000 * 8);
+  CHECK(p.device == 5 * 1000 * 4);
+}
+
+TEST_CASE("a run that does not fit is refused with the size, the bytes asked for and the memory there is") {
+  MemoryNeed need{"laplacian3d_o8 (float64) at 4096x4096x4096", 4104ull * 4104 * 4104 * 8, (4104ull * 4104 * 4104 + 4096ull * 4096 * 4096) * 8};
+  const MemoryHave have{64ull << 30, 79ull << 30, 80ull << 30};
+  CHECK(memory_problem(need, have) ==
+        "laplacian3d_o8 (float64) at 4096x4096x4096 does not fit in the GPU's memory nor the host's\n"
+        "  GPU:  needs 1102739148800 bytes (1.0 TiB); 84825604096 bytes (79.0 GiB) free of 85899345920 bytes (80.0 GiB)\n"
+        "  host: needs 552983334912 bytes (515.0 GiB) of 68719476736 bytes (64.0 GiB)");
+  need.host = 1 << 20;
+  CHECK(memory_problem(need, have).find("does not fit in the GPU's memory\n") != std::string::npos);
+  need.device = kBytesPastLimit;
+  CHECK(memory_problem(need, have).find("  GPU:  needs 18446744073709551615 bytes or more (16 EiB);") != std::string::npos);
+  need.device = have.device_free;  // all there is free fits
+  CHECK(memory_problem(need, have).empty());
+  CHECK(bytes_text(1000) == "1000 bytes");
+  CHECK(bytes_text(1536) == "1536 bytes (1.5 KiB)");
 }

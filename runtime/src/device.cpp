@@ -40,6 +40,11 @@ Context::Context(Context&& o) noexcept : dev_(o.dev_), ctx_(o.ctx_), info_(o.inf
 
 void Context::make_current() const { GPEN_CU(cuCtxSetCurrent(ctx_), "making the context current"); }
 void Context::synchronize() const { GPEN_CU(cuCtxSynchronize(), "waiting for the GPU"); }
+std::size_t Context::free_memory() const {
+  std::size_t free = 0, total = 0;
+  GPEN_CU(cuMemGetInfo(&free, &total), "asking for the GPU's free memory");
+  return free;
+}
 
 Stream::Stream() { GPEN_CU(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING), "creating a stream"); }
 Stream::~Stream() {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,30 @@ TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const Device
   TuningKey k = tuning_key(spec, std::array<long long, 3>{sizes.targets, sizes.sources, 1}, device);
   k.size_class = size_class({sizes.targets, sizes.sources, 1}, spec.pairwise.same_set ? 1 : 2);
   return k;
+}
+
+MemoryNeed pair_workload_memory(const Spec& spec, const PairSizes& sizes) {
+  MemoryNeed need;
+  const bool separate = !spec.pairwise.grid && !spec.pairwise.same_set;
+  need.what = fmt::format("{} ({}) at {}", spec.name, to_string(spec.dtype),
+                          spec.pairwise.grid ? size_text(sizes.grid, spec.dims)
+                          : separate         ? fmt::format("{}x{}", sizes.targets, sizes.sources)
+                                             : std::to_string(sizes.targets));
+  const auto count = [](long long n) { return static_cast<std::uint64_t>(n); };
+  for (const auto* f : spec.inputs()) {
+    const std::uint64_t n = count(f->set == FieldDecl::Set::Sources ? sizes.sources : sizes.targets);
+    need.host = bytes_plus(need.host, bytes_times(n, sizeof(double)));
+    need.device = bytes_plus(need.device, bytes_times(n, size_of(spec.dtype)));
+  }
+  need.device = bytes_plus(need.device, bytes_times(bytes_times(count(sizes.targets), spec.output_fields().size()), size_of(spec.dtype)));
+  if (spec.pairwise.grouped) {
+    // At most a group a target, each with up to 4 ranges (random_groups):
+    // 1 + 1 + 8 ints a target, on the host and the GPU.
+    const std::uint64_t lists = bytes_times(bytes_plus(count(sizes.targets), 1), 10 * sizeof(int));
+    need.host = bytes_plus(need.host, lists);
+    need.device = bytes_plus(need.device, lists);
+  }
+  return need;
 }
 
 namespace {
@@ -67,15 +93,20 @@ PairGroupLists random_groups(const PairSizes& sz, std::uint64_t seed) {
 
 PairWorkload::PairWorkload(const Context& ctx, const Spec& spec, PairSizes sizes, ParamValues params, std::uint64_t seed)
     : spec_(spec), sizes_(sizes), params_(std::move(params)) {
-  (void)ctx;
   const std::array<long long, 3> target_shape = spec.pairwise.grid ? sizes.grid : std::array<long long, 3>{sizes.targets, 1, 1};
   const std::array<long long, 3> source_shape = spec.pairwise.grid ? sizes.grid : std::array<long long, 3>{sizes.sources, 1, 1};
-  for (const auto* f : spec.inputs()) {
-    HostArray h(spec.dims, f->set == FieldDecl::Set::Sources ? source_shape : target_shape, 0);
-    fill_random(h, seed++, spec.dtype);
-    in_host_.push_back(h.data);
-    in_.emplace_back(spec.dtype, spec.dims, h.shape, 0);
-    in_.back().upload(h.data);
+  const MemoryNeed need = pair_workload_memory(spec, sizes);
+  check_memory(need, ctx);
+  try {
+    for (const auto* f : spec.inputs()) {
+      HostArray h(spec.dims, f->set == FieldDecl::Set::Sources ? source_shape : target_shape, 0);
+      fill_random(h, seed++, spec.dtype);
+      in_host_.push_back(h.data);
+      in_.emplace_back(spec.dtype, spec.dims, h.shape, 0);
+      in_.back().upload(h.data);
+    }
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format("{}: the host could not allocate {} for the inputs", need.what, bytes_text(need.host)));
   }
   for (std::size_t i = 0; i < spec.output_fields().size(); ++i) out_.emplace_back(spec.dtype, spec.dims, target_shape, 0);
   for (std::size_t i = 0; i < in_.size(); ++i) bind_[spec.inputs()[i]->name] = &in_[i];

@@ -4,7 +4,14 @@
 #include "gpen/runtime/scan_reference.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <new>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gpen {
 namespace {
@@ -19,6 +26,75 @@ Comparison worst_of(const std::vector<Comparison>& cs) {
 
 }  // namespace
 
+std::uint64_t bytes_times(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? kBytesPastLimit : r;
+}
+
+std::uint64_t bytes_plus(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? kBytesPastLimit : r;
+}
+
+std::uint64_t padded_elements(int dims, const std::array<long long, 3>& shape, int ghost) {
+  std::uint64_t n = 1;
+  for (int ax = 0; ax < 3; ++ax)
+    n = bytes_times(n, static_cast<std::uint64_t>(shape[ax]) + (ax < dims ? 2 * static_cast<std::uint64_t>(ghost) : 0));
+  return n;
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+  if (bytes == kBytesPastLimit) return fmt::format("{} bytes or more (16 EiB)", bytes);
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return fmt::format("{} bytes", bytes);
+  double v = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
+  return fmt::format("{} bytes ({:.1f} {})", bytes, v, units[u]);
+}
+
+std::string size_text(const std::array<long long, 3>& size, int dims) {
+  return fmt::format("{}", fmt::join(size.begin(), size.begin() + std::clamp(dims, 1, 3), "x"));
+}
+
+MemoryNeed workload_memory(const Spec& spec, const std::array<long long, 3>& size) {
+  MemoryNeed need;
+  need.what = fmt::format("{} ({}) at {}", spec.name, to_string(spec.dtype), size_text(size, spec.dims));
+  for (const auto* f : spec.inputs()) {
+    const std::uint64_t n = padded_elements(spec.dims, size, f->ghost);
+    need.host = bytes_plus(need.host, bytes_times(n, sizeof(double)));
+    need.device = bytes_plus(need.device, bytes_times(n, size_of(spec.dtype)));
+  }
+  for (const auto* f : spec.output_fields())
+    need.device = bytes_plus(need.device, bytes_times(padded_elements(spec.dims, size, f->ghost), size_of(spec.dtype)));
+  return need;
+}
+
+std::string memory_problem(const MemoryNeed& need, const MemoryHave& have) {
+  const bool gpu = need.device > have.device_free, host = need.host > have.host_total;
+  if (!gpu && !host) return {};
+  std::string s = fmt::format("{} does not fit in {}", need.what,
+                              gpu && host ? "the GPU's memory nor the host's" : gpu ? "the GPU's memory" : "the host's memory");
+  if (need.device > 0)
+    s += fmt::format("\n  GPU:  needs {}; {} free of {}", bytes_text(need.device), bytes_text(have.device_free), bytes_text(have.device_total));
+  s += fmt::format("\n  host: needs {} of {}", bytes_text(need.host), bytes_text(have.host_total));
+  return s;
+}
+
+MemoryHave memory_have(const Context& ctx) {
+  MemoryHave h;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  h.host_total = pages > 0 && page > 0 ? bytes_times(static_cast<std::uint64_t>(pages), static_cast<std::uint64_t>(page)) : kBytesPastLimit;
+  h.device_free = ctx.free_memory();
+  h.device_total = ctx.info().total_memory;
+  return h;
+}
+
+void check_memory(const MemoryNeed& need, const Context& ctx) {
+  const std::string problem = memory_problem(need, memory_have(ctx));
+  if (!problem.empty()) throw std::runtime_error(problem);
+}
+
 double median_of(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -26,16 +102,23 @@ double median_of(std::vector<float> v) {
 
 Workload::Workload(const Context& ctx, const Spec& spec, std::array<long long, 3> size, WorkloadOptions opt)
     : ctx_(ctx), spec_(spec), size_(size), opt_(std::move(opt)) {
-  std::uint64_t seed = opt_.seed;
-  for (const auto* f : spec.inputs()) {
-    in_host_.emplace_back(spec.dims, size, f->ghost);
-    fill_random(in_host_.back(), seed++, spec.dtype);
-    if (opt_.periodic) fill_periodic(in_host_.back());  // the GPU fill below must agree
-  }
   // Enough sets that one pass over them is four times the L2, at most 16.
   std::size_t sets = 1;
   if (opt_.rotate_for_l2 && bytes() > 0)
     sets = static_cast<std::size_t>(std::clamp(4.0 * ctx.info().l2_bytes / bytes(), 1.0, 16.0));
+  MemoryNeed need = workload_memory(spec, size);
+  need.device = bytes_times(need.device, sets);
+  check_memory(need, ctx);
+  std::uint64_t seed = opt_.seed;
+  try {
+    for (const auto* f : spec.inputs()) {
+      in_host_.emplace_back(spec.dims, size, f->ghost);
+      fill_random(in_host_.back(), seed++, spec.dtype);
+      if (opt_.periodic) fill_periodic(in_host_.back());  // the GPU fill below must agree
+    }
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format("{}: the host could not allocate {} for the inputs", need.what, bytes_text(need.host)));
+  }
   std::optional<PeriodicFill> fill;
   if (opt_.periodic) fill.emplace(spec.dtype, ctx);
   for (std::size_t s = 0; s < sets; ++s) {
@@ -70,6 +153,10 @@ void Workload::poison_outputs(CUstream stream) {
 
 Comparison Workload::verify_on_cpu() {
   const auto outs = spec_.output_fields();
+  // The reference, and each output downloaded beside its poisoned twin, in double.
+  MemoryNeed need{workload_memory(spec_, size_).what + ", verified on the CPU", 0, 0};
+  for (const auto* f : outs) need.host = bytes_plus(need.host, bytes_times(padded_elements(spec_.dims, size_, f->ghost), 3 * sizeof(double)));
+  if (const std::string problem = memory_problem(need, memory_have(ctx_)); !problem.empty()) throw std::runtime_error(problem);
   if (cpu_reference_.empty()) {
     std::vector<const HostArray*> ins;
     std::vector<HostArray*> ptrs;

@@ -37,6 +37,8 @@ class Context {
   Context(const Context&) = delete;
 
   const DeviceInfo& info() const { return info_; }
+  // Bytes of device memory free now (cuMemGetInfo), of info().total_memory.
+  std::size_t free_memory() const;
   void make_current() const;
   void synchronize() const;
 

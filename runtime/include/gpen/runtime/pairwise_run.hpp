@@ -18,6 +18,10 @@ namespace gpen {
 // "NX[xNY[xNZ]]" (one number: a cube). Throws UsageError (parse_size).
 PairSizes parse_pair_size(const Spec& spec, const std::string& text);
 
+// What a PairWorkload at `sizes` asks for (workload.hpp): host, its inputs in
+// double (and group lists); device, inputs and outputs in the dtype.
+MemoryNeed pair_workload_memory(const Spec& spec, const PairSizes& sizes);
+
 // The tuning database's key of a pairwise problem: a grid's shape; N, or
 // N x M for separate sources, each rounded up to a power of two.
 TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const DeviceInfo& device);
@@ -27,6 +31,7 @@ TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const Device
 // random source ranges, some holding the group's own targets.
 class PairWorkload {
  public:
+  // Throws std::runtime_error (memory_problem) before allocating when it does not fit.
   PairWorkload(const Context& ctx, const Spec& spec, PairSizes sizes, ParamValues params = {}, std::uint64_t seed = 12345);
   const Spec& spec() const { return spec_; }
   const PairSizes& sizes() const { return sizes_; }

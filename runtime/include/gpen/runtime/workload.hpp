@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gpen/runtime/device_compare.hpp"
@@ -17,6 +18,44 @@
 #include "gpen/runtime/kernel.hpp"
 
 namespace gpen {
+
+// Memory a problem instance asks for, checked before any of it is
+// allocated, so that a --size too large ends with the size and the bytes
+// rather than std::bad_alloc or a failed cuMemAlloc. Counts saturate at
+// kBytesPastLimit: more than 64 bits hold.
+constexpr std::uint64_t kBytesPastLimit = ~std::uint64_t{0};
+struct MemoryNeed {
+  std::string what;          // "laplacian3d_o8 (float64) at 512x512x512"
+  std::uint64_t host = 0;    // bytes in the host's memory
+  std::uint64_t device = 0;  // bytes in the GPU's memory
+};
+struct MemoryHave {
+  std::uint64_t host_total = 0;   // the host's physical memory
+  std::uint64_t device_free = 0;  // free on the GPU now (cuMemGetInfo)
+  std::uint64_t device_total = 0;
+};
+// a * b and a + b, saturating at kBytesPastLimit.
+std::uint64_t bytes_times(std::uint64_t a, std::uint64_t b);
+std::uint64_t bytes_plus(std::uint64_t a, std::uint64_t b);
+// Elements of a 1-3-D array of `shape` padded by `ghost` on each of its `dims` axes.
+std::uint64_t padded_elements(int dims, const std::array<long long, 3>& shape, int ghost);
+// "1073741824 bytes (1.0 GiB)"; "18446744073709551615 bytes or more (16 EiB)" at the limit.
+std::string bytes_text(std::uint64_t bytes);
+// A Workload of `spec` at `size`: host, its inputs in double; device, one
+// set of padded inputs and outputs in the dtype.
+MemoryNeed workload_memory(const Spec& spec, const std::array<long long, 3>& size);
+// Empty when `need` fits in `have`; else the message, which names what asks,
+// and the bytes asked for and available on the host and the GPU:
+//   laplacian3d_o8 (float64) at 4096x4096x4096 does not fit in the GPU's memory
+//     GPU:  needs 1102739148800 bytes (1.0 TiB); 84825604096 bytes (79.0 GiB) free of 85899345920 bytes (80.0 GiB)
+//     host: needs 552983334912 bytes (515.0 GiB) of 1099511627776 bytes (1.0 TiB)
+std::string memory_problem(const MemoryNeed& need, const MemoryHave& have);
+// What this machine has: its physical memory, the GPU's free and total memory.
+MemoryHave memory_have(const Context& ctx);
+// Throws std::runtime_error with memory_problem() when `need` does not fit.
+void check_memory(const MemoryNeed& need, const Context& ctx);
+// "512x512x512": the first `dims` axes of a size.
+std::string size_text(const std::array<long long, 3>& size, int dims);
 
 struct WorkloadOptions {
   ParamValues params;
@@ -27,6 +66,8 @@ struct WorkloadOptions {
 
 class Workload {
  public:
+  // Throws std::runtime_error (memory_problem) before allocating anything
+  // when the inputs, outputs and timing sets do not fit.
   Workload(const Context& ctx, const Spec& spec, std::array<long long, 3> size, WorkloadOptions opt = {});
   Workload(const Workload&) = delete;
 
@@ -41,7 +82,8 @@ class Workload {
 
   // Every output value of set 0, ghosts included, to NaN.
   void poison_outputs(CUstream stream = nullptr);
-  // Set 0's outputs against the CPU reference (computed once, then kept).
+  // Set 0's outputs against the CPU reference (computed once, then kept);
+  // refused (std::runtime_error) when the host cannot hold it.
   Comparison verify_on_cpu();
   // Copies set 0's outputs into reference buffers on the GPU ...
   void keep_as_reference(CUstream stream = nullptr);
