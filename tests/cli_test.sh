@@ -108,5 +108,34 @@ expect 0 "radiation_grid.pairwise_blocks.cu .*cache miss" -- $gpen compile $spec
 expect 3 "cannot run softened_potential" -- $gpen run $specs/pairwise/softened_potential.json --size 4099
 expect 3 "cannot tune multipole_potential: no CUDA driver" -- $gpen tune $specs/pairwise/multipole_potential.json --size 4096x300 --budget 4
 expect 2 "^gpen: usage: --size 4096x300: spec 'softened_potential': its sources are its targets, so the size is one number N$" -- $gpen tune $specs/pairwise/softened_potential.json --size 4096x300
+# The cache's size: prune keeps the most recently used entries under the cap
+# and removes what interrupted writes left; a store past $GPEN_CACHE_MAX_SIZE
+# prunes by itself; clear leaves tuning records unless told.
+$gpen cache clear >/dev/null
+expect 0 'cache miss' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90 --set strategy=direct
+touch -h -d '1 hour ago' $tmp/cache/*.gpenbin
+expect 0 'cache miss' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90 --set strategy=tile
+: > $tmp/cache/.0123.gpenbin.1.00000000deadbeef.tmp && touch -d '1 hour ago' $tmp/cache/.0123.gpenbin.1.00000000deadbeef.tmp
+ln -s $tmp/bad.json $tmp/cache/.planted.tmp && touch -h -d '1 hour ago' $tmp/cache/.planted.tmp
+newest=$(ls -t $tmp/cache/*.gpenbin | head -1)
+expect 0 "removed 1 entries and 2 temporary files from $tmp/cache: $(stat -c %s $newest) bytes of entries" -- $gpen cache prune --max-size $(stat -c %s $newest)
+expect 0 '^1 entries' -- $gpen cache list
+expect 0 'bad.json' -- ls $tmp/bad.json
+expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90 --set strategy=tile
+expect 2 'expected bytes with an optional K, M, G or T' -- $gpen cache prune --max-size 2X
+expect 0 'removed 0 entries and 0 temporary files' -- $gpen cache prune
+expect 0 'cache miss' -- env GPEN_CACHE_MAX_SIZE=1K $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90 --set strategy=rolling
+expect 0 '^0 entries' -- $gpen cache list
+expect 0 "GPEN_CACHE_MAX_SIZE='lots' is not a size" -- env GPEN_CACHE_MAX_SIZE=lots $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
+cat > $tmp/cache/tuning.json <<'JSON'
+{"0123|2^9x2^9x2^9|NVIDIA H100|sm_90|driver 13000|nvrtc 13.0": {"spec": "laplacian3d_o8", "size": "512x512x512", "strategy": "local",
+ "date": "2026-01-02", "choice": {"strategy": "march", "block_x": 64}, "ms": 1.25, "evaluations": 40}}
+JSON
+expect 0 'tuned: laplacian3d_o8 size 512x512x512 \(2026-01-02\), 1.2500 ms, 40 evaluations, block_x=64 strategy=march: 2\^9x2\^9x2\^9\|NVIDIA H100' -- $gpen cache list
+expect 0 '^1 tuning records in' -- $gpen cache list
+expect 0 'removed [0-9]+ entries' -- $gpen cache clear
+expect 0 '^1 tuning records in' -- $gpen cache list
+expect 0 "removed 1 tuning records \($tmp/cache/tuning.json\)" -- $gpen cache clear --tuning
+expect 0 '^0 tuning records in' -- $gpen cache list
 rm -rf $tmp
 exit $fail

@@ -148,7 +148,7 @@ TEST_CASE("a disk hit reports the named entry's resources, as the compile did, i
 }
 
 TEST_CASE("the key changes with each ingredient") {
-  const CacheKeyParts base{"src", "headers", "opts", "13.0", "sm_90", "0.1.0"};
+  const CacheKeyParts base{"src", "templates", "generator", "opts", "cuda 13.0; libnvrtc.so.13", "sm_90", "0.1.0"};
   const std::string k = cache_key(base);
   CHECK(k.size() == 64);
   auto changed = [&](auto edit) {
@@ -156,14 +156,15 @@ TEST_CASE("the key changes with each ingredient") {
     edit(p);
     return cache_key(p) != k;
   };
-  CHECK(changed([](CacheKeyParts& p) { p.source += " "; }));
-  CHECK(changed([](CacheKeyParts& p) { p.headers = "headers2"; }));
+  CHECK(changed([](CacheKeyParts& p) { p.unit += " "; }));
+  CHECK(changed([](CacheKeyParts& p) { p.templates = "templates2"; }));
+  CHECK(changed([](CacheKeyParts& p) { p.generator = "generator2"; }));
   CHECK(changed([](CacheKeyParts& p) { p.options = "opts2"; }));
-  CHECK(changed([](CacheKeyParts& p) { p.nvrtc_version = "13.1"; }));
+  CHECK(changed([](CacheKeyParts& p) { p.nvrtc = "cuda 13.1; libnvrtc.so.13"; }));
   CHECK(changed([](CacheKeyParts& p) { p.arch = "sm_80"; }));
   CHECK(changed([](CacheKeyParts& p) { p.gpen_version = "0.2.0"; }));
   // no ambiguity from moving a boundary between ingredients
-  CHECK(changed([](CacheKeyParts& p) { p.source = "srco"; p.options = "pts"; }));
+  CHECK(changed([](CacheKeyParts& p) { p.unit = "srco"; p.options = "pts"; }));
   CHECK(cache_key(sample("direct"), "sm_90") != cache_key(sample("tile"), "sm_90"));
   CHECK(cache_key(sample(), "sm_90") != cache_key(sample(), "sm_89"));
 }
@@ -343,11 +344,12 @@ TEST_CASE("entries of the wrong shape read as corrupt") {
   std::string huge_registers = cache_entry_header(sample_key(), "t", sample_kernel()).dump();
   huge_registers = gpen::test::with(huge_registers, "\"registers\":", "\"registers\":" + std::string(100000, '9') + ",\"x\":");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"", "its first line is not GPENBIN2"},
-      {"not a cache entry", "its first line is not GPENBIN2"},
-      {"GPENBIN2", "no checksum line"},
-      {"GPENBIN2\n" + entry.substr(header_at), "no checksum line"},
-      {entry.substr(0, sum_at) + "sha256 null\n" + entry.substr(header_at), "checksum mismatch"},
+      {"", "its first line is not GPENBIN3"},
+      {"not a cache entry", "its first line is not GPENBIN3"},
+      {"GPENBIN3", "no checksum line"},
+      {"GPENBIN3\n" + entry.substr(header_at), "no checksum line"},
+      {entry.substr(0, sum_at) + "xxh64 null\n" + entry.substr(header_at), "checksum mismatch"},
+      {entry.substr(0, sum_at) + "sha256 " + sha256_hex(entry.substr(header_at)) + "\n" + entry.substr(header_at), "no checksum line"},
       {entry.substr(0, entry.size() - 1), "checksum mismatch"},
       {seal_cache_entry("", payload), "the header is not a JSON object of the expected shape"},
       {seal_cache_entry("[]", payload), "the header is not a JSON object of the expected shape"},
@@ -441,9 +443,13 @@ TEST_CASE("an entry of another format version is a miss without a warning, then 
   const json v1 = {{"key", sample_key()}, {"spec", "t"}, {"kernel", k.kernel_name}, {"arch", k.arch}, {"options", k.options},
                    {"cubin_bytes", k.cubin.size()}, {"ptx_bytes", k.ptx.size()}, {"sha256", sha256_hex(payload)},
                    {"usage", to_json(k.usage)}, {"log", k.log}};
+  // Format 2: a SHA-256 of the whole file less its line.
+  const std::string rest = cache_entry_header(sample_key(), "t", k).dump() + "\n" + payload;
+  const std::string v2 = "GPENBIN2\nsha256 " + sha256_hex("GPENBIN2\n" + rest) + "\n" + rest;
   for (const auto& [version, bytes] : std::vector<std::pair<std::string, std::string>>{
            {"1", "GPENBIN1\n" + v1.dump() + "\n" + payload},
-           {"3", gpen::test::with(encode_cache_entry(sample_key(), "t", k), "GPENBIN2", "GPENBIN3")}}) {
+           {"2", v2},
+           {"4", gpen::test::with(encode_cache_entry(sample_key(), "t", k), "GPENBIN3", "GPENBIN4")}}) {
     CAPTURE(version);
     TempDir d;
     const std::string path = sample_entry_path(d.path);
@@ -451,7 +457,7 @@ TEST_CASE("an entry of another format version is a miss without a warning, then 
     const auto listed = KernelCache(d.path).list();
     REQUIRE(listed.size() == 1);
     CHECK_FALSE(listed[0].valid);
-    CHECK(listed[0].problem == "is of format version " + version + "; this gpen reads version 2");
+    CHECK(listed[0].problem == "is of format version " + version + "; this gpen reads version 3");
     CHECK(get_sample_in(d.path, KernelCache::Source::Compiled, {}) == "");
     CHECK(get_sample_in(d.path, KernelCache::Source::Disk, {}) == "");
   }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "gpen/runtime/tuning_db.hpp"
 #include "test_support.hpp"
@@ -173,3 +174,37 @@ TEST_CASE("a link planted where the temporary file used to go is not followed") 
   CHECK(db.find(tuning_key(s, {512, 512, 512}, h100()), s));
 }
 
+
+TEST_CASE("list gives every well-formed record as stored; clear removes the file, a link there but not its target") {
+  gpen::test::TempDir dir, outside;
+  const TuningDb db(dir.path + "/tuning.json");
+  CHECK(db.list().empty());
+  CHECK(db.clear() == 0);
+  const Spec s = o8(), s32 = o8(Dtype::Float32);
+  TuningRecord r = record_of(s);
+  r.size = "512x512x512";
+  r.choice = s.choose({"strategy=tile"});
+  db.store(tuning_key(s, {512, 512, 512}, h100()), r);
+  db.store(tuning_key(s32, {64, 64, 64}, h100()), record_of(s32));
+  // A record of the wrong shape, written by hand: not listed.
+  std::string text = gpen::test::read_file(db.path());
+  text = gpen::test::with(text, "{\n", "{\n  \"broken\": {\"spec\": 7, \"choice\": {}},\n");
+  std::ofstream(db.path()) << text;
+  const auto listed = db.list();
+  REQUIRE(listed.size() == 2);
+  std::map<std::string, TuningRecord> by_key(listed.begin(), listed.end());
+  const TuningRecord& got = by_key.at(tuning_key(s, {512, 512, 512}, h100()).str());
+  CHECK(got.spec == "laplacian3d_o8");
+  CHECK(got.size == "512x512x512");
+  CHECK(got.choice == s.choose({"strategy=tile"}));
+  CHECK(got.ms == 1.5);
+  CHECK(db.clear() == 3);
+  CHECK_FALSE(std::filesystem::exists(db.path()));
+  const std::string target = outside.path + "/precious";
+  std::ofstream(target) << "{\"k\": {\"spec\": \"x\", \"choice\": {}}}";
+  std::filesystem::create_symlink(target, db.path());
+  CHECK(db.list().empty());  // not followed
+  CHECK(db.clear() == 0);
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(db.path())));
+  CHECK(gpen::test::read_file(target) == "{\"k\": {\"spec\": \"x\", \"choice\": {}}}");
+}

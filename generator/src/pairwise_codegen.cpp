@@ -159,21 +159,24 @@ std::string fold(const PairwisePlan& plan) {
 
 }  // namespace
 
-GeneratedSource generate_pairwise(const Spec& spec, const TunableChoice& choice) {
+GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
   g.pairwise_plan = plan_pairwise(spec, choice);
-  const PairwisePlan& p = g.pairwise_plan;
-  g.kernel_name = p.kernel_name;
-  g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(p.strategy));
-  g.source = instantiate("pairwise_unit.cu.in",
-                         {{"banner", banner(spec, choice)},
-                          {"strategy", to_string(p.strategy)},
-                          {"bindings", bindings(spec, p)},
-                          {"asserts", asserts(p)},
-                          {"kernel", g.kernel_name},
-                          {"fold", fold(p)}});
+  g.kernel_name = g.pairwise_plan.kernel_name;
+  g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(g.pairwise_plan.strategy));
   return g;
+}
+
+std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& g) {
+  const PairwisePlan& p = g.pairwise_plan;
+  return instantiate("pairwise_unit.cu.in",
+                     {{"banner", banner(spec, g.choice)},
+                      {"strategy", to_string(p.strategy)},
+                      {"bindings", bindings(spec, p)},
+                      {"asserts", asserts(p)},
+                      {"kernel", g.kernel_name},
+                      {"fold", fold(p)}});
 }
 
 }  // namespace gpen

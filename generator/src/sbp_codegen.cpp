@@ -97,19 +97,22 @@ std::string asserts(const SbpPlan& plan) {
 
 }  // namespace
 
-GeneratedSource generate_sbp(const Spec& spec, const TunableChoice& choice) {
+GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
   g.sbp_plan = plan_sbp(spec, choice);
   g.kernel_name = g.sbp_plan.kernel_name;
   g.name = fmt::format("{}.sbp_{}.cu", spec.name, to_string(g.sbp_plan.strategy));
-  g.source = instantiate("sbp_unit.cu.in",
-                         {{"banner", banner(spec, choice)},
-                          {"strategy", to_string(g.sbp_plan.strategy)},
-                          {"bindings", bindings(spec, g.sbp_plan)},
-                          {"asserts", asserts(g.sbp_plan)},
-                          {"kernel", g.kernel_name}});
   return g;
+}
+
+std::string print_sbp_unit(const Spec& spec, const GeneratedSource& g) {
+  return instantiate("sbp_unit.cu.in",
+                     {{"banner", banner(spec, g.choice)},
+                      {"strategy", to_string(g.sbp_plan.strategy)},
+                      {"bindings", bindings(spec, g.sbp_plan)},
+                      {"asserts", asserts(g.sbp_plan)},
+                      {"kernel", g.kernel_name}});
 }
 
 }  // namespace gpen

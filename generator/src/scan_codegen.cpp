@@ -62,19 +62,22 @@ std::string asserts(const ScanPlan& plan) {
 
 }  // namespace
 
-GeneratedSource generate_scan(const Spec& spec, const TunableChoice& choice) {
+GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
   g.scan_plan = plan_scan(spec, choice);
   g.kernel_name = g.scan_plan.kernel_name;
   g.name = fmt::format("{}.scan_{}.cu", spec.name, to_string(g.scan_plan.layout));
-  g.source = instantiate("scan_unit.cu.in",
-                         {{"banner", banner(spec, choice, g.scan_plan)},
-                          {"layout", to_string(g.scan_plan.layout)},
-                          {"bindings", bindings(spec, g.scan_plan)},
-                          {"asserts", asserts(g.scan_plan)},
-                          {"kernel", g.kernel_name}});
   return g;
+}
+
+std::string print_scan_unit(const Spec& spec, const GeneratedSource& g) {
+  return instantiate("scan_unit.cu.in",
+                     {{"banner", banner(spec, g.choice, g.scan_plan)},
+                      {"layout", to_string(g.scan_plan.layout)},
+                      {"bindings", bindings(spec, g.scan_plan)},
+                      {"asserts", asserts(g.scan_plan)},
+                      {"kernel", g.kernel_name}});
 }
 
 }  // namespace gpen

@@ -1,6 +1,8 @@
 // Writes the bindings of a stencil spec into templates/stencil_unit.cu.in.
 // The algorithm stays in templates/gpen/stencil_<strategy>.cuh; only the
 // expression, the constants and the tile sizes are generated here.
+#include <atomic>
+
 #include <fmt/format.h>
 
 #include "gpen/generator/codegen.hpp"
@@ -121,22 +123,49 @@ std::string entries(const StencilPlan& plan) {
 
 }  // namespace
 
-GeneratedSource generate(const Spec& spec, const TunableChoice& choice) {
-  if (spec.is_scan()) return generate_scan(spec, choice);
-  if (spec.is_sbp()) return generate_sbp(spec, choice);
-  if (spec.is_pairwise()) return generate_pairwise(spec, choice);
+GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
   g.plan = plan_stencil(spec, choice);
   g.kernel_name = g.plan.kernel_name;
   g.name = fmt::format("{}.{}.cu", spec.name, to_string(g.plan.strategy));
-  g.source = instantiate("stencil_unit.cu.in",
-                         {{"banner", banner(spec, choice, g.plan)},
-                          {"strategy", to_string(g.plan.strategy)},
-                          {"bindings", bindings(spec, g.plan)},
-                          {"asserts", asserts(spec, g.plan)},
-                          {"threads", std::to_string(g.plan.threads())},
-                          {"entries", entries(g.plan)}});
+  return g;
+}
+
+std::string print_stencil_unit(const Spec& spec, const GeneratedSource& g) {
+  return instantiate("stencil_unit.cu.in",
+                     {{"banner", banner(spec, g.choice, g.plan)},
+                      {"strategy", to_string(g.plan.strategy)},
+                      {"bindings", bindings(spec, g.plan)},
+                      {"asserts", asserts(spec, g.plan)},
+                      {"threads", std::to_string(g.plan.threads())},
+                      {"entries", entries(g.plan)}});
+}
+
+namespace {
+std::atomic<std::size_t> printed{0};
+}  // namespace
+
+GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) {
+  if (spec.is_scan()) return plan_scan_unit(spec, choice);
+  if (spec.is_sbp()) return plan_sbp_unit(spec, choice);
+  if (spec.is_pairwise()) return plan_pairwise_unit(spec, choice);
+  return plan_stencil_unit(spec, choice);
+}
+
+void print_unit(const Spec& spec, GeneratedSource& unit) {
+  ++printed;
+  if (spec.is_scan()) unit.source = print_scan_unit(spec, unit);
+  else if (spec.is_sbp()) unit.source = print_sbp_unit(spec, unit);
+  else if (spec.is_pairwise()) unit.source = print_pairwise_unit(spec, unit);
+  else unit.source = print_stencil_unit(spec, unit);
+}
+
+std::size_t units_printed() { return printed.load(); }
+
+GeneratedSource generate(const Spec& spec, const TunableChoice& choice) {
+  GeneratedSource g = plan_unit(spec, choice);
+  print_unit(spec, g);
   return g;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -45,6 +46,21 @@ std::string headers_sha256(const std::vector<std::pair<std::string, std::string>
 std::string template_headers_sha256() {
   if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) return headers_sha256(template_headers());
   return embedded_headers_sha256();
+}
+
+std::string templates_sha256() {
+  const char* dir = std::getenv("GPEN_TEMPLATE_DIR");
+  if (!dir || !*dir) return embedded_templates_sha256();
+  static std::mutex mu;
+  static std::map<std::string, std::string> hashed;  // by directory
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = hashed.try_emplace(dir);
+  if (fresh) {
+    std::vector<std::pair<std::string, std::string>> all;
+    for (const auto& t : embedded_templates()) all.emplace_back(t.path, template_text(t.path));
+    it->second = headers_sha256(all);
+  }
+  return it->second;
 }
 
 std::string instantiate(const std::string& path, const std::map<std::string, std::string>& values) {

@@ -4,11 +4,12 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <string_view>
 
 #include <fmt/format.h>
 
-#include "gpen/generator/sha256.hpp"
 #include "gpen/runtime/bounded_json.hpp"
+#include "gpen/runtime/checksum.hpp"
 
 namespace gpen {
 namespace {
@@ -17,7 +18,7 @@ using nlohmann::json;
 
 const std::string kMagicStem = "GPENBIN";
 const std::string kMagic = kMagicStem + std::to_string(kCacheFormatVersion);
-const std::string kChecksumTag = "sha256 ";
+const std::string kChecksumTag = "xxh64 ";
 constexpr int kHeaderDepth = 2;  // the header object, and usage and options in it
 
 [[noreturn]] void corrupt(const std::string& why) { throw CacheEntryError(CacheEntryError::Kind::Corrupt, "is corrupt (" + why + ")"); }
@@ -104,7 +105,7 @@ json cache_entry_header(const std::string& key, const std::string& spec, const C
 
 std::string seal_cache_entry(const std::string& header_line, const std::string& payload) {
   const std::string rest = header_line + '\n' + payload;
-  return kMagic + '\n' + kChecksumTag + sha256_hex(kMagic + '\n' + rest) + '\n' + rest;
+  return kMagic + '\n' + kChecksumTag + xxh64_hex(rest) + '\n' + rest;
 }
 
 std::string encode_cache_entry(const std::string& key, const std::string& spec, const CompiledKernel& k) {
@@ -112,13 +113,13 @@ std::string encode_cache_entry(const std::string& key, const std::string& spec, 
   return seal_cache_entry(cache_entry_header(key, spec, k).dump(-1, ' ', false, json::error_handler_t::replace), k.cubin + k.ptx);
 }
 
-CacheEntry decode_cache_entry(const std::string& bytes, const std::string& key) {
+CacheEntry decode_cache_entry(std::string bytes, const std::string& key) {
   const std::size_t magic_end = bytes.find('\n');
   check_magic(bytes.substr(0, std::min(magic_end, std::size_t{64})));  // a file with no newline is not copied whole
   const std::size_t sum_at = magic_end + 1, sum_end = bytes.find('\n', sum_at);
   if (sum_end == std::string::npos || bytes.compare(sum_at, kChecksumTag.size(), kChecksumTag) != 0) corrupt("no checksum line");
   const std::string sum = bytes.substr(sum_at + kChecksumTag.size(), sum_end - sum_at - kChecksumTag.size());
-  if (sum != sha256_hex(bytes.substr(0, sum_at) + bytes.substr(sum_end + 1))) corrupt("checksum mismatch");
+  if (sum != xxh64_hex(std::string_view(bytes).substr(sum_end + 1))) corrupt("checksum mismatch");
 
   const std::size_t header_at = sum_end + 1, header_end = bytes.find('\n', header_at);
   if (header_end == std::string::npos) corrupt("no header line");
@@ -137,8 +138,12 @@ CacheEntry decode_cache_entry(const std::string& bytes, const std::string& key) 
   e.kernel.options = field(h, "options", "options", is_strings, "an array of strings").get<std::vector<std::string>>();
   e.kernel.usage = usage_of(h);
   e.kernel.log = string_field(h, "log");
-  e.kernel.cubin = bytes.substr(header_end + 1, nc);
+  // The CUBIN keeps the bytes' buffer: fresh pages for a copy of a few
+  // hundred KB cost more page faults than a warm start may spend.
   e.kernel.ptx = bytes.substr(header_end + 1 + nc);
+  bytes.erase(0, header_end + 1);
+  bytes.resize(nc);
+  e.kernel.cubin = std::move(bytes);
   return e;
 }
 

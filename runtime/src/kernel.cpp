@@ -67,10 +67,10 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
   return shape;
 }
 
-Kernel::Kernel(const Spec& spec, GeneratedSource source, const Context& ctx, KernelCache& cache)
+Kernel::Kernel(const Spec& spec, GeneratedSource unit, const Context& ctx, KernelCache& cache)
     : spec_(spec),
-      source_(std::move(source)),
-      compiled_(cache.get(source_, ctx.info().arch(), spec.name)),
+      source_(std::move(unit)),
+      compiled_(cache.get(spec, source_, ctx.info().arch())),
       module_([&] {
         const auto t0 = std::chrono::steady_clock::now();
         Module m(compiled_.kernel.cubin, source_.kernel_name, fmt::format("spec '{}' ({})", spec.name, source_.name));

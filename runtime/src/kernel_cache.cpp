@@ -1,24 +1,31 @@
 #include "gpen/runtime/kernel_cache.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
 
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/regular_file.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/cache_entry.hpp"
 #include "gpen/runtime/new_file.hpp"
+#include "gpen/runtime/nvrtc_library.hpp"
 
 namespace fs = std::filesystem;
 
@@ -73,20 +80,80 @@ Loaded load_entry(const std::string& path, const std::string& key) {
   return l;
 }
 
+// The parts every key shares: the NVRTC options and library, the arch and
+// the gpen version; none of them opens NVRTC.
+CacheKeyParts key_parts(std::string unit, std::string templates, std::string generator, const std::string& arch) {
+  return CacheKeyParts{std::move(unit), std::move(templates), std::move(generator), join(nvrtc_options(arch, nvrtc_build_version())),
+                       nvrtc_identity(), arch, GPEN_VERSION};
+}
+
+// Files that writes leave only when interrupted: replace_file's
+// ".<name>.<unique>.tmp" and the writability probe ".probe.<unique>".
+bool is_temporary(const std::string& name) {
+  const auto ends_with = [&](const char* tail) {
+    const std::size_t n = std::char_traits<char>::length(tail);
+    return name.size() > n && name.compare(name.size() - n, n, tail) == 0;
+  };
+  return name.size() > 1 && name[0] == '.' && (ends_with(".tmp") || name.rfind(".probe.", 0) == 0);
+}
+
+// A directory entry as lstat sees it: a link is itself, never its target.
+struct Stat {
+  bool ok = false;
+  struct stat st {};
+};
+Stat lstat_of(const fs::path& p) {
+  Stat s;
+  s.ok = ::lstat(p.c_str(), &s.st) == 0;
+  return s;
+}
+
 }  // namespace
 
 std::string cache_key(const CacheKeyParts& p) {
   // Each ingredient is length-prefixed so that no two lists collide.
   std::string material;
-  for (const std::string* part : {&p.source, &p.headers, &p.options, &p.nvrtc_version, &p.arch, &p.gpen_version})
+  for (const std::string* part : {&p.unit, &p.templates, &p.generator, &p.options, &p.nvrtc, &p.arch, &p.gpen_version})
     material += std::to_string(part->size()) + ":" + *part;
   return sha256_hex(material);
+}
+
+std::string cache_key(const Spec& spec, const TunableChoice& choice, const std::string& arch) {
+  // The generated text is a function of these: the spec (by its hash), the
+  // choice, the templates and the generator's code.
+  GPEN_INTERNAL_CHECK(!spec.hash.empty(), fmt::format("spec '{}' has no hash: it was not parsed, so it has no cache key of its own", spec.name));
+  nlohmann::json c = nlohmann::json::object();
+  for (const auto& [name, value] : choice) std::visit([&, n = name](const auto& v) { c[n] = v; }, value);
+  return cache_key(key_parts("spec " + spec.hash + " " + c.dump(), templates_sha256(), generator_fingerprint(), arch));
 }
 
 std::string cache_key(const GeneratedSource& src, const std::string& arch) {
   // The unit #includes the templates, so their text is part of what is
   // compiled: an edited template (or a GPEN_TEMPLATE_DIR) must miss.
-  return cache_key(CacheKeyParts{src.source, template_headers_sha256(), join(nvrtc_options(arch)), nvrtc_version(), arch, GPEN_VERSION});
+  return cache_key(key_parts("source " + src.source, template_headers_sha256(), "", arch));
+}
+
+std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
+  std::size_t i = 0;
+  std::uint64_t n = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    const std::uint64_t d = static_cast<std::uint64_t>(text[i] - '0');
+    if (n > (UINT64_MAX - d) / 10) return std::nullopt;
+    n = n * 10 + d;
+  }
+  if (i == 0) return std::nullopt;
+  std::string unit = text.substr(i);
+  int shift = 0;
+  if (!unit.empty() && unit != "B") {
+    const std::string letters = "KMGT";
+    const std::size_t at = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+    if (at == std::string::npos) return std::nullopt;
+    shift = 10 * static_cast<int>(at + 1);
+    unit = unit.substr(1);
+    if (!unit.empty() && unit != "B" && unit != "iB") return std::nullopt;
+  }
+  if (shift && n > (UINT64_MAX >> shift)) return std::nullopt;
+  return n << shift;
 }
 
 std::string KernelCache::default_dir() {
@@ -96,15 +163,33 @@ std::string KernelCache::default_dir() {
   return ".gpen-cache";
 }
 
+std::uint64_t KernelCache::default_max_bytes() {
+  const char* v = std::getenv("GPEN_CACHE_MAX_SIZE");
+  if (!v || !*v) return kDefaultMaxBytes;
+  if (const auto n = parse_byte_size(v)) return *n;
+  throw std::invalid_argument(fmt::format("GPEN_CACHE_MAX_SIZE='{}' is not a size: expected bytes with an optional K, M, G or T (500M, 2G), or 0 for no cap", v));
+}
+
 KernelCache::KernelCache(std::string dir, WarningHandler on_warning) : dir_(std::move(dir)), warn_(std::move(on_warning)) {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  const std::string why = create_probe(dir_);
-  if (!why.empty()) {
+  try {
+    max_bytes_ = default_max_bytes();
+  } catch (const std::invalid_argument& e) {
+    warn(fmt::format("{}; the kernel cache keeps to {} bytes", e.what(), kDefaultMaxBytes));
+  }
+}
+
+bool KernelCache::writable() const {
+  // On first need, not at construction: a warm start reads and creates nothing.
+  std::call_once(probed_, [this] {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    const std::string why = create_probe(dir_);
+    if (why.empty()) return;
     writable_ = false;
     warn(fmt::format("kernel cache directory '{}' is not writable ({}); entries in it are used, new kernels are kept in memory only",
                      dir_, ec ? ec.message() : why));
-  }
+  });
+  return writable_;
 }
 
 void KernelCache::warn(const std::string& msg) const {
@@ -114,50 +199,117 @@ void KernelCache::warn(const std::string& msg) const {
 
 std::string KernelCache::entry_path(const std::string& key) const { return fmt::format("{}/{}{}", dir_, key, kSuffix); }
 
-void KernelCache::write_entry(const std::string& key, const std::string& spec_name, const CompiledKernel& k) {
-  if (!writable_) return;
+bool KernelCache::write_entry(const std::string& key, const std::string& spec_name, const CompiledKernel& k) {
+  if (!writable()) return false;
   const std::string path = entry_path(key), bytes = encode_cache_entry(key, spec_name, k);
   if (bytes.size() > kMaxCacheEntryBytes) {  // it would never be read back
     warn(fmt::format("kernel cache entry '{}' not stored: {} bytes, more than the {} an entry may hold", path, bytes.size(), kMaxCacheEntryBytes));
-    return;
+    return false;
   }
   try {
     replace_file(path, bytes);
   } catch (const std::system_error& e) {
     warn(fmt::format("could not store kernel cache entry '{}': {}", path, e.what()));
+    return false;
   }
+  after_store(bytes.size());
+  return true;
 }
 
-KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name) {
-  check_arch(arch);
+void KernelCache::after_store(std::uint64_t bytes) {
+  const std::uint64_t cap = max_bytes_;
+  if (!cap) return;
+  {
+    std::lock_guard<std::mutex> lock(size_mu_);
+    if (stored_bytes_) {
+      *stored_bytes_ += bytes;
+    } else {  // the first store: the one listing until the cap is near
+      std::uint64_t total = 0;
+      for (const fs::path& p : entry_files())
+        if (const Stat s = lstat_of(p); s.ok) total += static_cast<std::uint64_t>(s.st.st_size);
+      stored_bytes_ = total;
+    }
+    if (*stored_bytes_ <= cap) return;
+  }
+  // Down to 90%, so that the next stores do not each list the directory.
+  prune(cap - cap / 10);
+}
+
+KernelCache::Result KernelCache::lookup(const std::string& key, const std::string& spec_name, Store store,
+                                        const std::function<CompiledKernel()>& compile) {
   const auto t0 = std::chrono::steady_clock::now();
   Result r;
-  r.key = cache_key(src, arch);
+  r.key = key;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = memory_.find(r.key); it != memory_.end()) {
-      r.kernel = it->second;
+      r.kernel = it->second.kernel;
       r.source = Source::Memory;
       r.ms = ms_since(t0);
       return r;
     }
   }
   const std::string path = entry_path(r.key);
-  if (Loaded stored = load_entry(path, r.key); stored.entry) {
+  Loaded stored = load_entry(path, r.key);
+  if (stored.entry) {
+    // Not kept in memory: a second copy of a kernel of a few hundred KB
+    // costs a warm start more (fresh pages) than reading it again would.
     r.kernel = std::move(stored.entry->kernel);
     r.source = Source::Disk;
-  } else {
-    if (!stored.expected) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, stored.problem));
-    r.kernel = compile_with_nvrtc(src, arch, spec_name);
-    r.source = Source::Compiled;
-    write_entry(r.key, spec_name, r.kernel);
+    // Used now: the last to go when the cache is pruned. The file was just
+    // read as a regular file; a failure (a directory that is not ours, or
+    // read-only) costs nothing.
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+    r.ms = ms_since(t0);
+    return r;
   }
+  if (!stored.expected) warn(fmt::format("kernel cache entry '{}' {}; recompiling", path, stored.problem));
+  r.kernel = compile();
+  r.source = Source::Compiled;
+  if (store == Store::Disk) write_entry(r.key, spec_name, r.kernel);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    memory_[r.key] = r.kernel;
+    memory_[r.key] = Held{r.kernel, spec_name};
   }
   r.ms = ms_since(t0);
   return r;
+}
+
+KernelCache::Result KernelCache::get(const Spec& spec, const GeneratedSource& unit, const std::string& arch, Store store) {
+  check_arch(arch);
+  const auto whole = [&] {
+    GeneratedSource g = unit;
+    if (g.source.empty()) print_unit(spec, g);
+    return g;
+  };
+  // A spec that was not parsed has no hash to be known by: keyed by its text.
+  if (spec.hash.empty()) return get(whole(), arch, spec.name, store);
+  return lookup(cache_key(spec, unit.choice, arch), spec.name, store, [&] { return compile_with_nvrtc(whole(), arch, spec.name); });
+}
+
+KernelCache::Result KernelCache::get(const Spec& spec, const TunableChoice& choice, const std::string& arch, Store store) {
+  return get(spec, plan_unit(spec, choice), arch, store);
+}
+
+KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name, Store store) {
+  check_arch(arch);
+  return lookup(cache_key(src, arch), spec_name, store, [&] { return compile_with_nvrtc(src, arch, spec_name); });
+}
+
+bool KernelCache::persist(const std::string& key) {
+  const std::string path = entry_path(key);
+  if (load_entry(path, key).entry) {  // a disk hit, or stored since
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+    return true;
+  }
+  Held held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = memory_.find(key);
+    if (it == memory_.end()) return false;
+    held = it->second;
+  }
+  return write_entry(key, held.spec, held.kernel);
 }
 
 std::vector<fs::path> KernelCache::entry_files() const {
@@ -198,9 +350,58 @@ std::size_t KernelCache::clear() {
   std::size_t n = 0;
   std::error_code ec;
   for (const fs::path& p : entry_files()) n += fs::remove(p, ec) ? 1 : 0;  // unlink: a link goes, its target stays
+  {
+    std::lock_guard<std::mutex> lock(size_mu_);
+    stored_bytes_.reset();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   memory_.clear();
   return n;
+}
+
+PruneReport KernelCache::prune(std::uint64_t max_bytes) {
+  PruneReport r;
+  struct Entry {
+    fs::path path;
+    std::uint64_t bytes;
+    struct timespec used;
+  };
+  std::vector<Entry> entries;
+  const std::time_t now = std::time(nullptr);
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const Stat s = lstat_of(p);
+    if (!s.ok || S_ISDIR(s.st.st_mode)) continue;
+    if (is_temporary(p.filename().string())) {
+      if (now - s.st.st_mtime >= kTemporaryAgeSeconds && ::unlink(p.c_str()) == 0) ++r.temporaries_removed;
+      continue;
+    }
+    if (p.extension() != kSuffix) continue;
+    const auto bytes = static_cast<std::uint64_t>(s.st.st_size);
+    r.bytes_before += bytes;
+    if (!S_ISREG(s.st.st_mode)) {  // a link (unlinked, never followed), a FIFO: never a usable entry
+      if (::unlink(p.c_str()) == 0) ++r.entries_removed;
+      else r.bytes_after += bytes;
+      continue;
+    }
+    entries.push_back({p, bytes, s.st.st_mtim});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.used.tv_sec, a.used.tv_nsec, a.path) < std::tie(b.used.tv_sec, b.used.tv_nsec, b.path);
+  });
+  std::uint64_t total = 0;
+  for (const Entry& e : entries) total += e.bytes;
+  for (const Entry& e : entries) {
+    if (total <= max_bytes) break;
+    if (::unlink(e.path.c_str()) != 0) continue;
+    total -= e.bytes;
+    ++r.entries_removed;
+  }
+  r.bytes_after += total;
+  std::lock_guard<std::mutex> lock(size_mu_);
+  stored_bytes_ = r.bytes_after;
+  return r;
 }
 
 const char* to_string(KernelCache::Source s) {

@@ -1,15 +1,16 @@
 #include "gpen/runtime/nvrtc_compiler.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <sstream>
 #include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
-#include <nvrtc.h>
 
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/templates.hpp"
+#include "gpen/runtime/nvrtc_library.hpp"
 
 namespace gpen {
 
@@ -18,8 +19,10 @@ CompileError::CompileError(std::string what, std::string log, std::vector<std::s
 
 namespace {
 
+std::atomic<std::size_t> compiles{0};
+
 void check(nvrtcResult r, const char* call, const std::string& doing) {
-  if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {} ({})", call, nvrtcGetErrorString(r), doing));
+  if (r != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {} ({})", call, nvrtc().nvrtcGetErrorString(r), doing));
 }
 
 // The decimal number that `text` starts with, or -1 where there is none or
@@ -84,10 +87,10 @@ void check_includes(const std::string& text, const std::string& where,
   }
 }
 
-// NVRTC's (major, minor) version.
+// The (major, minor) version of the NVRTC library in use (opened here).
 std::pair<int, int> nvrtc_version_numbers() {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  nvrtc().nvrtcVersion(&major, &minor);
   return {major, minor};
 }
 
@@ -98,14 +101,18 @@ nlohmann::json to_json(const ResourceUsage& u) {
           {"shared_bytes", u.shared_bytes}, {"stack_bytes", u.stack_bytes}};
 }
 
-std::vector<std::string> nvrtc_options(const std::string& arch) {
+std::vector<std::string> nvrtc_options(const std::string& arch, std::pair<int, int> version) {
   std::vector<std::string> o = {"--gpu-architecture=" + arch, "--std=c++17", "-default-device", "--ptxas-options=-v", "-lineinfo"};
   // From 12.9 NVRTC keeps compiled units in the driver's cache where a driver
   // is loaded, and a unit it finds there comes back without the ptxas log,
   // so without its registers and spills. Our own cache keeps cubins already.
-  if (nvrtc_version_numbers() >= std::make_pair(12, 9)) o.push_back("--no-cache");
+  if (version >= std::make_pair(12, 9)) o.push_back("--no-cache");
   return o;
 }
+
+std::vector<std::string> nvrtc_options(const std::string& arch) { return nvrtc_options(arch, nvrtc_version_numbers()); }
+
+std::size_t nvrtc_compiles() { return compiles.load(); }
 
 std::string nvrtc_version() {
   const auto [major, minor] = nvrtc_version_numbers();
@@ -156,6 +163,8 @@ ResourceUsage parse_ptxas_usage(const std::string& full_log, const std::string& 
 
 CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string& arch, const std::string& spec_name) {
   const auto t0 = std::chrono::steady_clock::now();
+  const NvrtcApi& api = nvrtc();
+  ++compiles;
   const auto headers = template_headers();
   std::vector<const char*> names, texts;
   for (const auto& [n, t] : headers) {
@@ -166,13 +175,14 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
   check_includes(src.source, src.name, headers);
   for (const auto& [n, t] : headers) check_includes(t, n, headers);
   nvrtcProgram prog = nullptr;
-  check(nvrtcCreateProgram(&prog, src.source.c_str(), src.name.c_str(), static_cast<int>(headers.size()),
-                           texts.data(), names.data()),
+  check(api.nvrtcCreateProgram(&prog, src.source.c_str(), src.name.c_str(), static_cast<int>(headers.size()),
+                               texts.data(), names.data()),
         "nvrtcCreateProgram", doing);
   struct Guard {
+    const NvrtcApi& api;
     nvrtcProgram& p;
-    ~Guard() { nvrtcDestroyProgram(&p); }
-  } guard{prog};
+    ~Guard() { api.nvrtcDestroyProgram(&p); }
+  } guard{api, prog};
 
   CompiledKernel out;
   out.kernel_name = src.kernel_name;
@@ -180,24 +190,24 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
   out.options = nvrtc_options(arch);
   std::vector<const char*> opts;
   for (const auto& o : out.options) opts.push_back(o.c_str());
-  const nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  const nvrtcResult r = api.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
+  api.nvrtcGetProgramLogSize(prog, &log_size);
   out.log.resize(log_size);
-  if (log_size) nvrtcGetProgramLog(prog, out.log.data());
+  if (log_size) api.nvrtcGetProgramLog(prog, out.log.data());
   while (!out.log.empty() && (out.log.back() == '\0' || out.log.back() == '\n')) out.log.pop_back();
   if (r != NVRTC_SUCCESS) {
-    throw CompileError(fmt::format("NVRTC could not compile {} ({}): {}\n{}\n{}", src.name, doing, nvrtcGetErrorString(r),
+    throw CompileError(fmt::format("NVRTC could not compile {} ({}): {}\n{}\n{}", src.name, doing, api.nvrtcGetErrorString(r),
                                    out.log, source_context(src, out.log)),
                        out.log, out.options);
   }
   std::size_t n = 0;
-  check(nvrtcGetCUBINSize(prog, &n), "nvrtcGetCUBINSize", doing);
+  check(api.nvrtcGetCUBINSize(prog, &n), "nvrtcGetCUBINSize", doing);
   out.cubin.resize(n);
-  check(nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN", doing);
-  check(nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize", doing);
+  check(api.nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN", doing);
+  check(api.nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize", doing);
   out.ptx.resize(n);
-  check(nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX", doing);
+  check(api.nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX", doing);
   out.usage = parse_ptxas_usage(out.log, src.kernel_name);
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -104,7 +104,7 @@ double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists
 }
 
 PairwiseKernel::PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, generate(spec, choice), ctx, cache) {
+    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
   check_block_fits(function(), plan().block, "use a smaller block_x or fewer targets_per_thread");
   if (!plan().fold_kernel_name.empty()) fold_ = module_.function(plan().fold_kernel_name);
 }

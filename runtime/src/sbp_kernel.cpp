@@ -41,7 +41,7 @@ std::array<double, 3> sbp_scales(const Spec& spec, const ParamValues& params) {
 }
 
 SbpKernel::SbpKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, generate(spec, choice), ctx, cache) {
+    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y");
 }
 

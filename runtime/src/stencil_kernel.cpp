@@ -49,7 +49,7 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
 }  // namespace
 
 StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, generate(spec, choice), ctx, cache) {
+    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
   if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
   for (CUfunction f : {function(), clamped_})
     if (f) check_block_fits(f, source_.plan.threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");

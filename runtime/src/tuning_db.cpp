@@ -56,7 +56,49 @@ nlohmann::json read_all(const std::string& path) {
   return j.is_object() ? j : nlohmann::json::object();
 }
 
+// A record's fields but its choice. Throws nlohmann::json's exceptions for
+// a field of the wrong type.
+TuningRecord record_fields(const nlohmann::json& j) {
+  TuningRecord r;
+  r.spec = j.value("spec", "");
+  r.size = j.value("size", "");
+  r.strategy = j.value("strategy", "");
+  r.date = j.value("date", "");
+  r.ms = j.value("ms", 0.0);
+  r.teff_gbs = j.value("teff_gbs", 0.0);
+  r.copy_gbs = j.value("copy_gbs", 0.0);
+  r.pairs_per_s = j.value("pairs_per_s", 0.0);
+  r.evaluations = j.value("evaluations", 0);
+  return r;
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, TuningRecord>> TuningDb::list() const {
+  std::vector<std::pair<std::string, TuningRecord>> out;
+  const nlohmann::json all = read_all(path_);
+  for (const auto& [key, j] : all.items()) {
+    if (!j.is_object()) continue;
+    try {
+      TuningRecord r = record_fields(j);
+      for (const auto& [k, v] : j.at("choice").items()) {
+        if (v.is_number_integer()) r.choice[k] = v.get<long long>();
+        else r.choice[k] = v.get<std::string>();
+      }
+      out.emplace_back(key, std::move(r));
+    } catch (const nlohmann::json::exception&) {
+      // malformed: not listed, as find() would not use it
+    }
+  }
+  return out;
+}
+
+std::size_t TuningDb::clear() const {
+  const std::size_t n = read_all(path_).size();
+  std::error_code ec;
+  fs::remove(path_, ec);  // unlink: a link goes, its target stays
+  return n;
+}
 
 std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spec) const {
   const nlohmann::json all = read_all(path_);
@@ -65,15 +107,7 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
   const auto& j = *it;
   TuningRecord r;
   try {
-    r.spec = j.value("spec", "");
-    r.size = j.value("size", "");
-    r.strategy = j.value("strategy", "");
-    r.date = j.value("date", "");
-    r.ms = j.value("ms", 0.0);
-    r.teff_gbs = j.value("teff_gbs", 0.0);
-    r.copy_gbs = j.value("copy_gbs", 0.0);
-    r.pairs_per_s = j.value("pairs_per_s", 0.0);
-    r.evaluations = j.value("evaluations", 0);
+    r = record_fields(j);
     std::vector<std::string> overrides;
     const auto& choice = j.at("choice");
     const std::string strategy = choice.value("strategy", "");

@@ -2,6 +2,7 @@
 // templates specialise on, and one extern "C" kernel.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "gpen/generator/pairwise_plan.hpp"
@@ -15,7 +16,7 @@ namespace gpen {
 struct GeneratedSource {
   std::string name;         // "<spec>.<strategy>.cu", for messages and golden files
   std::string kernel_name;  // extern "C" symbol
-  std::string source;       // includes "gpen/*.cuh" (see template_headers())
+  std::string source;       // includes "gpen/*.cuh" (see template_headers()); empty until print_unit
   TunableChoice choice;
   StencilPlan plan;    // kind "stencil"
   ScanPlan scan_plan;  // kind "scan"
@@ -23,11 +24,36 @@ struct GeneratedSource {
   PairwisePlan pairwise_plan;  // kind "pairwise"
 };
 
-// Any kind: dispatches on spec.kind.
+// Any kind: dispatches on spec.kind. plan_unit, then print_unit.
 GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
-GeneratedSource generate_scan(const Spec& spec, const TunableChoice& choice);
-GeneratedSource generate_sbp(const Spec& spec, const TunableChoice& choice);
-GeneratedSource generate_pairwise(const Spec& spec, const TunableChoice& choice);
+
+// generate() in its two halves, so that a kernel cache hit prints nothing:
+// plan_unit is the cheap one (the plan, the unit's and kernels' names, the
+// choice; it throws what generate() throws for a choice the plan refuses),
+// print_unit the costly one (expressions printed, templates filled): it
+// sets unit.source, for `unit` as plan_unit(spec, choice) returned it.
+GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice);
+void print_unit(const Spec& spec, GeneratedSource& unit);
+// How many units print_unit has printed in this process (tests use it to
+// see that a warm cache hit printed none).
+std::size_t units_printed();
+
+// The halves of each kind, which plan_unit and print_unit dispatch to.
+GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice);
+GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice);
+GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice);
+GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_stencil_unit(const Spec& spec, const GeneratedSource& unit);
+std::string print_scan_unit(const Spec& spec, const GeneratedSource& unit);
+std::string print_sbp_unit(const Spec& spec, const GeneratedSource& unit);
+std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& unit);
+
+// SHA-256 of the generator's sources and the templates (generator/src,
+// generator/include, the embedded templates), computed at build time by
+// cmake/embed_templates.cmake whenever one of them changes. The kernel cache keys a spec's kernel on
+// it rather than on the generated text: a generator edited without a
+// version bump makes other kernels, so its entries must miss.
+const char* generator_fingerprint();
 
 // The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
 GeneratedSource generate_periodic_fill(Dtype dtype);

@@ -34,6 +34,15 @@ std::string headers_sha256(const std::vector<std::pair<std::string, std::string>
 // GPEN_TEMPLATE_DIR is set (hashing them was a third of a warm cache load).
 std::string template_headers_sha256();
 
+// SHA-256 of every template, unit skeletons included, each as
+// "<size>:<path><size>:<text>" in embedding order: what a generated unit is
+// made of besides the spec and the generator. Computed at build time.
+const char* embedded_templates_sha256();
+// The same of the templates in use: the build-time one, or with a
+// GPEN_TEMPLATE_DIR the hash of template_text() of each, computed once per
+// process and directory (a spec's kernel cache key needs it on every hit).
+std::string templates_sha256();
+
 // Replaces each ${name} in `text`. Fails loudly: a placeholder without a value
 // and a value that no placeholder uses are both internal errors.
 std::string fill_template(const std::string& name, const std::string& text,

@@ -33,6 +33,8 @@ class Kernel {
   virtual ~Kernel() = default;
   Kernel(const Kernel&) = delete;
 
+  // The unit as planned: plan, names, choice. Its source text is empty:
+  // printed only when the cache missed, and then not kept.
   const GeneratedSource& source() const { return source_; }
   const KernelCache::Result& compiled() const { return compiled_; }
   double module_load_ms() const { return load_ms_; }
@@ -41,9 +43,10 @@ class Kernel {
   virtual void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const = 0;
 
  protected:
-  // Compiles (through the cache) and loads `source`; registers, shared memory
-  // and stack then come from the loaded function.
-  Kernel(const Spec& spec, GeneratedSource source, const Context& ctx, KernelCache& cache);
+  // Looks `unit` (plan_unit(spec, choice)) up in the cache, which prints and
+  // compiles it on a miss only, and loads it; registers, shared memory and
+  // stack then come from the loaded function.
+  Kernel(const Spec& spec, GeneratedSource unit, const Context& ctx, KernelCache& cache);
   // Throws, in words, when a block of `threads` threads of `f` does not fit
   // in one SM's registers (rather than CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
   void check_block_fits(CUfunction f, int threads, const std::string& advice) const;

@@ -1,9 +1,12 @@
 // NVRTC: generated source -> CUBIN (and PTX) for one architecture. Needs the
-// CUDA toolkit's libnvrtc, not a GPU or a driver.
+// CUDA toolkit's libnvrtc (opened on first use, nvrtc_library.hpp), not a
+// GPU or a driver.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,13 +50,22 @@ struct CompiledKernel {
 // {"registers": .., "spill_stores": .., ...}: for cache headers and --json output.
 nlohmann::json to_json(const ResourceUsage& u);
 
-// The options gpen compiles with for `arch` (part of the cache key).
+// The options gpen compiles with for `arch` and an NVRTC of `version`
+// (major, minor); the cache key holds them for the build-time version
+// (nvrtc_build_version(), nvrtc_library.hpp), a compile uses them for the
+// library it opened.
+std::vector<std::string> nvrtc_options(const std::string& arch, std::pair<int, int> version);
+// nvrtc_options for the NVRTC library in use: opens it.
 std::vector<std::string> nvrtc_options(const std::string& arch);
-// "13.0"
+// "13.0", of the NVRTC library in use: opens it.
 std::string nvrtc_version();
 
-// Throws CompileError; `spec_name` names the spec in the message.
+// Throws CompileError; `spec_name` names the spec in the message, and
+// NvrtcUnavailable (nvrtc_library.hpp) when there is no NVRTC to open.
 CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string& arch, const std::string& spec_name);
+// How many times this process has called compile_with_nvrtc (tests use it
+// to see that a warm cache hit compiled nothing).
+std::size_t nvrtc_compiles();
 
 // Parses ptxas' "-v" lines ("Used 40 registers, ...") out of a log: the
 // section of `kernel_name` when given and present, else the first entry's.

@@ -9,6 +9,8 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpen/generator/spec.hpp"
 #include "gpen/runtime/device.hpp"
@@ -44,6 +46,12 @@ class TuningDb {
   // never through a link) and a rename. A file that is not a regular file of
   // JSON reads as empty, so a link at path() is replaced, its target untouched.
   void store(const TuningKey& key, const TuningRecord& record) const;
+  // Every record, by TuningKey::str(), as stored: choices are not checked
+  // against any spec; records of the wrong shape are left out.
+  std::vector<std::pair<std::string, TuningRecord>> list() const;
+  // Removes the file (a link there is removed, never its target); returns
+  // how many records it held.
+  std::size_t clear() const;
 
  private:
   std::string path_;
