@@ -120,13 +120,16 @@ void add_tune(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"exhaustive", "random", "local"}));
   cmd->add_option("--time", o->time_s, "Seconds the whole command may take, setup included; compiles still running then are abandoned (0: no limit)")
       ->check(CLI::Range(0.0, 1e7, "seconds from 0 to 10000000"));
-  cmd->add_option("--budget", o->budget, "Evaluations at most (0: the strategy's own: every variant; local: a quarter of them)");
-  cmd->add_option("--repeat", o->repeat, "Timed launches per variant (median)")->check(CLI::Range(1, 100000, "an integer from 1 to 100000"));
+  cmd->add_option("--budget", o->budget, "Evaluations at most (0: the strategy's own: every variant; local: a quarter of them)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40, "an integer from 0 up"));
+  cmd->add_option("--repeat", o->repeat, "Timed launches per variant (median)")->check(CLI::Range(1, kMaxRepeat, fmt::format("an integer from 1 to {}", kMaxRepeat)));
   cmd->add_option("--seed", o->seed, "Seed of the random orders");
-  cmd->add_option("--log", o->log, "Append every evaluation to FILE as a JSON line as it finishes (format: runtime/include/gpen/runtime/tune_log.hpp)");
-  cmd->add_option("--resume", o->resume, "Go on from the --log of an earlier search of this spec, size and GPU: what it measured is not measured again");
-  cmd->add_option("--plot", o->plot, "Write the picture of the search to FILE (SVG)");
-  cmd->add_option("--json", o->json_out, "Write every evaluation to FILE as JSON");
+  cmd->add_option("--log", o->log, "Append every evaluation to FILE as a JSON line as it finishes (format: runtime/include/gpen/runtime/tune_log.hpp)")
+      ->check(output_file());
+  cmd->add_option("--resume", o->resume, "Go on from the --log of an earlier search of this spec, size and GPU: what it measured is not measured again")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--plot", o->plot, "Write the picture of the search to FILE (SVG)")->check(output_file());
+  cmd->add_option("--json", o->json_out, "Write every evaluation to FILE as JSON")->check(output_file());
   cmd->add_flag("--no-save", o->no_save, "Do not store the result in the tuning database");
   cmd->callback([&run, o] {
     run = [o] {
@@ -222,10 +225,10 @@ void add_tune(CLI::App& app, Runner& run) {
       if (log.is_open()) fmt::print("log: {} ({} evaluations; --resume {} goes on from here)\n", o->log, r.evaluated.size(), o->log);
 
       if (!o->plot.empty()) {
-        std::ofstream(o->plot) << search_svg(r, fmt::format("gpen tune {} ({}, {}, {}) on {}", s.name, to_string(s.dtype), o->size, o->strategy, ctx.info().name));
+        write_file(o->plot, search_svg(r, fmt::format("gpen tune {} ({}, {}, {}) on {}", s.name, to_string(s.dtype), o->size, o->strategy, ctx.info().name)));
         fmt::print("picture of the search: {}\n", o->plot);
       }
-      if (!o->json_out.empty()) std::ofstream(o->json_out) << result_json(s, r, o->size, ctx.info().name, o->strategy).dump(2);
+      if (!o->json_out.empty()) write_file(o->json_out, result_json(s, r, o->size, ctx.info().name, o->strategy).dump(2));
       int code = kExitOk;
       if (ok.empty()) {
         fmt::print(stderr, "gpen: {}\n", r.evaluated.empty() ? "no variant was measured: give the search more --time"

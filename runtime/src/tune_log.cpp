@@ -109,6 +109,9 @@ TuneLog read_tune_log(const std::string& path, const Spec& spec, const TuneLogHe
     } catch (const SpecError& e) {
       log.warnings.push_back(fmt::format("{}:{}: skipped: {}", path, number, e.detail().message));
       continue;
+    } catch (const UsageError& e) {  // a value the spec no longer allows
+      log.warnings.push_back(fmt::format("{}:{}: skipped: {}", path, number, e.what()));
+      continue;
     }
     log.variants.push_back(std::move(v));
   }
