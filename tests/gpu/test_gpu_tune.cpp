@@ -126,8 +126,8 @@ TEST_CASE("tuning keeps its time limit, setup included, samples every strategy, 
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
   gpen::test::TempDir dir;
   TuneOptions o = quick_options(dir);
-  o.strategy = SearchStrategy::Exhaustive;  // 100k+ variants: far more than 15 s can time
-  o.time_limit_s = 15;
+  o.strategy = SearchStrategy::Exhaustive;  // 100k+ variants: far more than 30 s can time
+  o.time_limit_s = 30;  // a cold cache: o8 variants take seconds each to compile
   o.started = std::chrono::steady_clock::now();
   const TuneResult r = tune(ctx, s, {256, 256, 256}, o);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - o.started).count();
@@ -135,7 +135,7 @@ TEST_CASE("tuning keeps its time limit, setup included, samples every strategy, 
   // Compiles in flight at the deadline are waited for here (abandon_compiles
   // is off; the CLI abandons them): an 8th-order variant of 256 points a
   // thread takes seconds to compile on a cold cache.
-  CHECK(wall < 15 + 10);
+  CHECK(wall < 30 + 10);
   CHECK(r.setup_s > 0);
   CHECK(r.total_s <= wall);
   REQUIRE(r.evaluated.size() >= 4);
