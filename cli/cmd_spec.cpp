@@ -60,7 +60,10 @@ void add_check(CLI::App& app, Runner& run) {
                      to_string(s.dtype), s.dims, s.inputs().size(), s.output_fields().size(), reach);
           for (const auto& w : s.warnings) fmt::print(stderr, "{}: warning: {}\n", f, w);
         } catch (const SpecError& e) {
-          fmt::print(stderr, "{}\n", e.what());
+          // Every independent error of the spec (up to kMaxErrors), then how many.
+          const auto* all = dynamic_cast<const SpecErrors*>(&e);
+          const std::size_t n = all ? all->count() : 1;
+          fmt::print(stderr, "{}\n{}: {} error{}\n", e.what(), f, n, n == 1 ? "" : "s");
           status = kExitInvalid;
         }
       }

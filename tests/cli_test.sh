@@ -23,6 +23,13 @@ cat > $tmp/bad.json <<'JSON'
 JSON
 expect 0 '^ok .*laplacian3d_o8' -- $gpen check $specs/stencil/laplacian3d_o8.json
 expect 1 'bad.json:5:42: error: /outputs/0/expr: unknown identifier .uu.' -- $gpen check $tmp/bad.json
+expect 1 '/bad.json: 1 error$' -- $gpen check $tmp/bad.json
+# Three independent mistakes: check reports each, and counts them.
+sed -e 's/"float64"/"float65"/' -e 's/"ghost"/"ghots"/' $tmp/bad.json > $tmp/bad3.json
+expect 1 "bad3.json:2:46: error: /dtype: 'float65' is not allowed here; did you mean 'float64'\?" -- $gpen check $tmp/bad3.json
+expect 1 "bad3.json:3:45: error: /fields/0/ghots: unknown key 'ghots'; did you mean 'ghost'\?" -- $gpen check $tmp/bad3.json
+expect 1 "bad3.json:5:42: error: /outputs/0/expr: unknown identifier 'uu'; did you mean 'u'\?" -- $gpen check $tmp/bad3.json
+expect 1 '/bad3.json: 3 errors$' -- $gpen check $tmp/bad3.json
 expect 2 'required' -- $gpen check
 expect 2 "subcommand is required" -- $gpen
 expect 0 'gpen_laplacian3d_o8' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set strategy=rolling

@@ -11,8 +11,11 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
+#include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
 #include "test_support.hpp"
@@ -246,7 +249,7 @@ TEST_CASE("input once accepted silently wrong") {
   // A byte-order mark: accepted, positions as the editor shows them.
   const Spec bom = load_spec_string(corpus("accept_utf8_bom"));
   CHECK(bom.hash == load_spec_string(shipped("stencil/laplacian3d_o2.json")).hash);
-  const SpecError b = spec_error_of("\xEF\xBB\xBF{\"bogus\": 1}");
+  const SpecError b = gpen::test::spec_error_at("\xEF\xBB\xBF{\"bogus\": 1}", "/bogus");
   CHECK(b.line() == 1);
   CHECK(b.column() == 2);
   // Duplicate keys: refused, naming both.
@@ -278,7 +281,7 @@ TEST_CASE("specs/README.md lists every limit with its value") {
       {"kMaxJsonPointer", kMaxJsonPointer}, {"kMaxNumberChars", kMaxNumberChars}, {"kMaxExprChars", kMaxExprChars}, {"kMaxExprDepth", kMaxExprDepth},
       {"kMaxIrUnits", kMaxIrUnits},     {"kMaxIrDepth", kMaxIrDepth},     {"kMaxFields", kMaxFields},       {"kMaxParams", kMaxParams},
       {"kMaxOperators", kMaxOperators}, {"kMaxLets", kMaxLets},           {"kMaxConstraints", kMaxConstraints},
-      {"kMaxTunableValues", kMaxTunableValues}, {"kMaxSbpRows", kMaxSbpRows}, {"kMaxSbpWidth", kMaxSbpWidth}};
+      {"kMaxTunableValues", kMaxTunableValues}, {"kMaxSbpRows", kMaxSbpRows}, {"kMaxSbpWidth", kMaxSbpWidth}, {"kMaxErrors", kMaxErrors}};
   for (const auto& [name, value] : limits) {
     CAPTURE(name);
     const std::string row = "`" + std::string(name) + "` | " + std::to_string(value) + " |";
@@ -359,7 +362,7 @@ TEST_CASE("a double negation prints with parentheses, never as a decrement") {
 }
 
 TEST_CASE("an excerpt of a CRLF line ends with the line, not a '?'") {
-  const SpecError e = spec_error_of("{\r\n  \"bogus\": 1\r\n}\r\n");
+  const SpecError e = gpen::test::spec_error_at("{\r\n  \"bogus\": 1\r\n}\r\n", "/bogus");
   CHECK(e.detail().excerpt.find("\"bogus\": 1\n") != std::string::npos);
 }
 
@@ -376,4 +379,54 @@ TEST_CASE("counts past their limits are refused where the array stands") {
   CHECK(e.pointer() == "/constraints");
   CHECK(e.detail().message == "65 entries");
   CHECK(e.line() == 9);
+}
+
+TEST_CASE("errors past the 20 kept are only counted: no position, no suggestion, each a scan") {
+  const JsonSource src = JsonSource::from_string("{\n  \"a\": 1\n}", "t.json");
+  const auto error = [&] {
+    try {
+      src.fail("/a", "wrong");
+    } catch (const SpecError& e) {
+      return e;
+    }
+    throw std::logic_error("no error");
+  };
+  Diagnostics diag;
+  for (std::size_t i = 0; i < kMaxErrors; ++i) {
+    CHECK(!CountingOnly::active());
+    CHECK(error().line() == 2);
+    CHECK(did_you_mean("ghots", {"ghost"}) == "; did you mean 'ghost'?");
+    diag.unit([&] { src.fail("/a", "wrong"); });
+  }
+  CHECK(CountingOnly::active());
+  CHECK(error().line() == 0);
+  CHECK(error().detail().excerpt.empty());
+  CHECK(did_you_mean("ghots", {"ghost"}).empty());
+  diag.unit([&] { src.fail("/a", "wrong"); });
+  try {
+    diag.throw_if_any();
+    FAIL("no error");
+  } catch (const SpecErrors& e) {
+    CHECK(e.errors().size() == 20);
+    CHECK(e.not_shown() == 1);
+    CHECK(e.errors().back().line() == 2);
+  }
+  CHECK(!CountingOnly::active());
+}
+
+TEST_CASE("a spec of many errors costs no more than one of few: past 20 they are counted, not built") {
+  // 30000 unknown keys of 100 characters, 3.2 MB: the position of an error is
+  // a scan of the text up to it, so building each would take minutes; the
+  // child's deadline fails the test then.
+  const std::string said = gpen::test::in_child(20, [] {
+    std::string keys;
+    for (int i = 0; i < 30000; ++i) keys += fmt::format("  \"{:0>100}\": 0,\n", i);
+    try {
+      load_spec_string(minimal_spec("D2(u, x)", keys), "t.json");
+      return std::string("loaded");
+    } catch (const SpecErrors& e) {
+      return e.errors().size() == 20 && e.not_shown() == 29980 ? std::string() : fmt::format("{} shown, {} more", e.errors().size(), e.not_shown());
+    }
+  });
+  CHECK(said == "");
 }

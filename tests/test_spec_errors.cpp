@@ -1,10 +1,14 @@
 // Every class of spec error names the JSON pointer, line and column of the
 // offending text and says what was expected.
+#include <fmt/format.h>
+
+#include "gpen/generator/diagnostics.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
 using gpen::test::minimal_spec;
 using gpen::test::spec_error_of;
+using gpen::test::spec_errors_of;
 using gpen::test::with;
 
 // Column of the first character of the expression in minimal_spec()'s
@@ -32,7 +36,7 @@ TEST_CASE("undeclared identifier: pointer, line, column, expected names") {
   CHECK(e.pointer() == "/outputs/0/expr");
   CHECK(e.line() == kOutputsLine);
   CHECK(e.column() == kExprColumn + 11);
-  CHECK(e.detail().message == "unknown identifier 'uu'");
+  CHECK(e.detail().message == "unknown identifier 'uu'; did you mean 'u'?");
   CHECK(e.detail().expected == "a declared input field, param or let: u, k");
   // the excerpt shows the line with a caret under the column
   const std::string& ex = e.detail().excerpt;
@@ -91,7 +95,7 @@ TEST_CASE("structure errors: unknown key, missing key, wrong type, bad values") 
   std::string s = minimal_spec();
   SpecError e = spec_error_of(with(s, "\"dims\"", "\"dimz\""));
   CHECK(e.pointer() == "/dimz");
-  CHECK(e.detail().message == "unknown key 'dimz'");
+  CHECK(e.detail().message == "unknown key 'dimz'; did you mean 'dims'?");  // and not also "missing key 'dims'"
   CHECK(e.line() == 5);
   CHECK(e.column() == 3);
 
@@ -185,7 +189,7 @@ TEST_CASE("tunables: unknown, disallowed, --set") {
   std::string t = "  \"tunables\": {\"block_z\": {\"default\": 2}},\n";
   SpecError e = spec_error_of(minimal_spec("u", t));
   CHECK(e.pointer() == "/tunables/block_z");
-  CHECK(e.detail().message == "unknown tunable 'block_z' for kind 'stencil'");
+  CHECK(e.detail().message == "unknown tunable 'block_z' for kind 'stencil'; did you mean 'block_x'?");
 
   t = "  \"tunables\": {\"strategy\": {\"values\": [\"tile\", \"magic\"]}},\n";
   e = spec_error_of(minimal_spec("u", t));
@@ -218,4 +222,122 @@ TEST_CASE("unused inputs are warned about, not silently accepted") {
   const Spec spec = load_spec_string(s);
   REQUIRE(spec.warnings.size() == 1);
   CHECK(spec.warnings[0] == "/fields/0: input field 'u' is never read by the outputs");
+}
+
+TEST_CASE("every independent error of a spec is reported, in document order, with a suggestion") {
+  std::string s = minimal_spec("D2(u, x) + uu");
+  s = with(s, "\"ghost\"", "\"ghots\"");
+  s = with(s, "\"float64\"", "\"float65\"");
+  const SpecErrors e = spec_errors_of(s);
+  REQUIRE(e.errors().size() == 3);
+  CHECK(e.not_shown() == 0);
+  const SpecError& dtype = e.errors()[0];
+  CHECK(dtype.pointer() == "/dtype");
+  CHECK(dtype.line() == 4);
+  CHECK(dtype.column() == 12);
+  CHECK(dtype.detail().message == "'float65' is not allowed here; did you mean 'float64'?");
+  CHECK(dtype.detail().expected == "one of: float32, float64");
+  const SpecError& key = e.errors()[1];
+  CHECK(key.pointer() == "/fields/0/ghots");
+  CHECK(key.line() == 6);
+  CHECK(key.column() == 45);
+  CHECK(key.detail().message == "unknown key 'ghots'; did you mean 'ghost'?");
+  const SpecError& expr = e.errors()[2];
+  CHECK(expr.pointer() == "/outputs/0/expr");
+  CHECK(expr.line() == kOutputsLine);
+  CHECK(expr.column() == kExprColumn + 11);
+  CHECK(expr.detail().message == "unknown identifier 'uu'; did you mean 'u'?");
+  // The first is the one SpecError's accessors give; what() lists all three.
+  CHECK(e.pointer() == "/dtype");
+  const std::string what = e.what();
+  CHECK(what.rfind("t.json:4:12: error: /dtype: 'float65' is not allowed here; did you mean 'float64'?\n  expected: one of: float32, float64\n", 0) == 0);
+  const auto at_key = what.find("t.json:6:45: error: /fields/0/ghots: unknown key 'ghots'; did you mean 'ghost'?");
+  const auto at_expr = what.find("t.json:9:50: error: /outputs/0/expr: unknown identifier 'uu'; did you mean 'u'?");
+  CHECK(at_key != std::string::npos);
+  CHECK(at_expr != std::string::npos);
+  CHECK(at_key < at_expr);
+  CHECK(what.find("more error") == std::string::npos);
+}
+
+TEST_CASE("past 20 errors the rest are counted, not shown") {
+  // 30 params, each with a value of the wrong type: 30 errors of 30 units.
+  std::string params;
+  for (int i = 0; i < 30; ++i) params += fmt::format("{}{{\"name\": \"p{}\", \"value\": \"x\"}}", i ? ", " : "", i);
+  const SpecErrors e = spec_errors_of(with(minimal_spec("D2(u, x)"), "{\"name\": \"k\", \"value\": 2}", params));
+  REQUIRE(e.errors().size() == 20);
+  CHECK(e.not_shown() == 10);
+  CHECK(e.count() == 30);
+  for (std::size_t i = 0; i < 20; ++i) {
+    CAPTURE(i);
+    CHECK(e.errors()[i].pointer() == fmt::format("/params/{}/value", i));
+    CHECK(e.errors()[i].detail().message == "found a string");
+  }
+  const std::string what = e.what(), tail = "\nt.json: 10 more errors not shown";
+  REQUIRE(what.size() > tail.size());
+  CHECK(what.substr(what.size() - tail.size()) == tail);
+}
+
+TEST_CASE("errors that follow from another are not reported") {
+  const auto messages = [](const std::string& json) {
+    std::vector<std::string> m;
+    const SpecErrors all = spec_errors_of(json);
+    for (const auto& e : all.errors()) m.push_back(e.pointer() + ": " + e.detail().message);
+    return m;
+  };
+  using V = std::vector<std::string>;
+  // An unknown output field: no second error about the field's ghost width
+  // (u has none, D2 reaches 1) nor about 'v' lacking an expression.
+  std::string s = with(with(minimal_spec("D2(u, x)"), "\"ghost\": 1", "\"ghost\": 0"), "\"field\": \"v\"", "\"field\": \"w\"");
+  CHECK(messages(s) == V{"/outputs/0/field: 'w' is not an output field"});
+  // A misspelt "ghost": the width 0 it leaves is not blamed.
+  CHECK(messages(with(minimal_spec("D2(u, x)"), "\"ghost\"", "\"gohst\"")) == V{"/fields/0/gohst: unknown key 'gohst'; did you mean 'ghost'?"});
+  // A field whose role is wrong: expressions that read it are left.
+  CHECK(messages(with(minimal_spec("D2(u, x) + qq"), "\"role\": \"input\"", "\"role\": \"inptu\"")) ==
+        V{"/fields/0/role: 'inptu' is not allowed here; did you mean 'input'?"});
+  // A misspelt required key: one error, not also "missing key 'order'", and
+  // the operator it leaves undeclared is not an unknown function in the output.
+  CHECK(messages(with(minimal_spec(), "\"order\"", "\"ordr\"")) == V{"/operators/0/ordr: unknown key 'ordr'; did you mean 'order'?"});
+  // A let that fails: the output that reads it is left; another output's own error is not.
+  s = minimal_spec("a + 1", "  \"lets\": [{\"name\": \"a\", \"expr\": \"u * kk\"}],\n");
+  CHECK(messages(s) == V{"/lets/0/expr: unknown identifier 'kk'; did you mean 'k'?"});
+  // A misspelt "kind": which keys belong is unknown, so "scan" is not an unknown key of a stencil.
+  const std::string scan = gpen::test::read_file(gpen::test::source_dir() + "/specs/scan/cumsum_x.json");
+  CHECK(messages(with(scan, "\"kind\"", "\"knid\"")) == V{"/knid: unknown key 'knid'; did you mean 'kind'?"});
+  CHECK(messages(with(with(scan, "\"scan\",", "\"scna\","), "\"dims\": 3", "\"dims\": 4")) ==
+        V{"/kind: 'scna' is not allowed here; did you mean 'scan'?", "/dims: 4 is out of range"});
+  // A misspelt "params": its names are unknown, so expressions are not lowered.
+  CHECK(messages(with(minimal_spec("D2(u, x) * k"), "\"params\"", "\"parmas\"")) == V{"/parmas: unknown key 'parmas'; did you mean 'params'?"});
+}
+
+TEST_CASE("did you mean: close names only") {
+  CHECK(closest_name("ghots", {"name", "role", "ghost", "description"}) == "ghost");
+  CHECK(closest_name("float65", {"float32", "float64"}) == "float64");
+  CHECK(closest_name("blok_x", {"strategy", "block_x", "block_y"}) == "block_x");
+  CHECK(closest_name("rollin", {"direct", "march", "tile", "rolling"}) == "rolling");
+  CHECK(closest_name("x", {"u", "k"}) == std::nullopt);  // one letter of one: no evidence
+  CHECK(closest_name("cbrt", {"sqrt", "rsqrt"}) == std::nullopt);
+  CHECK(closest_name("speed", {"name", "role"}) == std::nullopt);
+  CHECK(closest_name(std::string(10000, 'a'), {"aaaa"}) == std::nullopt);
+  // --set, constraints and tunables suggest too.
+  const Spec s = load_spec_string(minimal_spec());
+  const auto said = [&](const std::string& set) -> std::string {
+    try {
+      s.choose({set});
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(said("blok_x=32").find("names no tunable") != std::string::npos);
+  CHECK(said("blok_x=32").find("did you mean 'block_x'?") != std::string::npos);
+  CHECK(said("strategy=rollin").find("did you mean 'rolling'?") != std::string::npos);
+  CHECK(said("block_x=23").find("did you mean") == std::string::npos);  // numbers are not spelt
+  SpecError e = spec_error_of(minimal_spec("D2(u, x)", "  \"constraints\": [\"blok_x <= 64\"],\n"));
+  CHECK(e.detail().message == "'blok_x' is not an integer tunable; did you mean 'block_x'?");
+  e = spec_error_of(minimal_spec("D2(u, x)", "  \"tunables\": {\"stratgy\": {\"default\": \"tile\"}},\n"));
+  CHECK(e.detail().message == "unknown tunable 'stratgy' for kind 'stencil'; did you mean 'strategy'?");
+  e = spec_error_of(minimal_spec("D2(u, x)", "  \"tunables\": {\"strategy\": {\"values\": [\"tile\", \"rollin\"]}},\n"));
+  CHECK(e.detail().message == "\"rollin\" is not a strategy; did you mean 'rolling'?");
+  e = spec_error_of(minimal_spec("D3(u, x)"));
+  CHECK(e.detail().message == "unknown function 'D3'; did you mean 'D2'?");
 }

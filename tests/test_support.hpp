@@ -47,14 +47,27 @@ inline const std::vector<std::string>& stencil_strategies() {
   return s;
 }
 
-// The SpecError that loading `json` throws (fails the test if none).
-inline SpecError spec_error_of(const std::string& json) {
+// The SpecError that loading `json` throws (fails the test if none); with
+// E = SpecErrors, every error of the spec (malformed JSON throws a SpecError).
+template <class E = SpecError>
+E spec_error_of(const std::string& json) {
   try {
     load_spec_string(json, "t.json");
-  } catch (const SpecError& e) {
+  } catch (const E& e) {
     return e;
   }
   FAIL("expected a SpecError for:\n" << json);
+  throw std::logic_error("unreachable");
+}
+inline SpecErrors spec_errors_of(const std::string& json) { return spec_error_of<SpecErrors>(json); }
+
+// Among the errors that loading `json` reports, the one at `pointer` (fails
+// the test if none).
+inline SpecError spec_error_at(const std::string& json, const std::string& pointer) {
+  const SpecErrors all = spec_errors_of(json);
+  for (const auto& e : all.errors())
+    if (e.pointer() == pointer) return e;
+  FAIL("expected a SpecError at " << pointer << " for:\n" << json);
   throw std::logic_error("unreachable");
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/generator/lower.hpp"
 
@@ -28,7 +29,7 @@ void check_names(const Ast& a, const Spec& spec, const JsonSource& src, const st
         std::vector<std::string> names;
         for (const auto& x : spec.tunables)
           if (std::holds_alternative<long long>(x.default_value)) names.push_back(x.name);
-        src.fail_at(ptr, src.locate_in_string(ptr, base + a.offset), fmt::format("'{}' is not an integer tunable", a.text),
+        src.fail_at(ptr, src.locate_in_string(ptr, base + a.offset), fmt::format("'{}' is not an integer tunable{}", a.text, did_you_mean(a.text, names)),
                     fmt::format("one of: {}", fmt::join(names, ", ")));
       }
       return;
@@ -62,37 +63,43 @@ double value(const Ast& a, const TunableChoice& c) {
 
 }  // namespace
 
-std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
+std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
   std::vector<ConstraintDecl> out;
   if (!node) return out;
-  if (!node->is_array()) src.fail("/constraints", "found a non-array", "an array of strings such as \"block_x * block_y <= 512\"");
-  src.check_count("/constraints", node->size(), kMaxConstraints);
+  const bool listed = diag.unit([&] {
+    if (!node->is_array()) src.fail("/constraints", "found a non-array", "an array of strings such as \"block_x * block_y <= 512\"");
+    src.check_count("/constraints", node->size(), kMaxConstraints);
+  });
+  if (!listed) return out;
   for (std::size_t i = 0; i < node->size(); ++i) {
     ConstraintDecl c;
     c.pointer = json_pointer_join("/constraints", i);
-    if (!(*node)[i].is_string()) src.fail(c.pointer, "found a non-string", "a comparison such as \"block_x * block_y <= 512\"");
-    c.text = (*node)[i].get<std::string>();
-    std::size_t at = std::string::npos;
-    for (const char* op : kOps) {
-      const auto p = c.text.find(op);
-      if (p != std::string::npos) {
-        at = p;
-        c.op = op;
-        break;
+    // Each constraint on its own: a wrong one does not hide the next.
+    diag.unit([&] {
+      if (!(*node)[i].is_string()) src.fail(c.pointer, "found a non-string", "a comparison such as \"block_x * block_y <= 512\"");
+      c.text = (*node)[i].get<std::string>();
+      std::size_t at = std::string::npos;
+      for (const char* op : kOps) {
+        const auto p = c.text.find(op);
+        if (p != std::string::npos) {
+          at = p;
+          c.op = op;
+          break;
+        }
       }
-    }
-    if (at == std::string::npos)
-      src.fail(c.pointer, "no comparison in the constraint", "one of <=, <, >=, >, ==, != between two expressions");
-    const std::size_t rhs_at = at + c.op.size();
-    c.lhs = parse_expression_at(c.text.substr(0, at), src, c.pointer);
-    try {
-      c.rhs = parse_expression(c.text.substr(rhs_at));
-    } catch (const ExprSyntaxError& e) {
-      src.fail_at(c.pointer, src.locate_in_string(c.pointer, rhs_at + e.offset), e.message, e.expected);
-    }
-    check_names(*c.lhs, spec, src, c.pointer, 0);
-    check_names(*c.rhs, spec, src, c.pointer, rhs_at);
-    out.push_back(std::move(c));
+      if (at == std::string::npos)
+        src.fail(c.pointer, "no comparison in the constraint", "one of <=, <, >=, >, ==, != between two expressions");
+      const std::size_t rhs_at = at + c.op.size();
+      c.lhs = parse_expression_at(c.text.substr(0, at), src, c.pointer);
+      try {
+        c.rhs = parse_expression(c.text.substr(rhs_at));
+      } catch (const ExprSyntaxError& e) {
+        src.fail_at(c.pointer, src.locate_in_string(c.pointer, rhs_at + e.offset), e.message, e.expected);
+      }
+      check_names(*c.lhs, spec, src, c.pointer, 0);
+      check_names(*c.rhs, spec, src, c.pointer, rhs_at);
+      out.push_back(std::move(c));
+    });
   }
   return out;
 }

@@ -49,6 +49,23 @@ std::string quoted_text(const std::string& text, std::size_t most) {
 
 SpecError::SpecError(Detail d) : SpecError(printable(std::move(d)), 0) {}
 SpecError::SpecError(Detail d, int) : std::runtime_error(format_spec_error(d)), detail_(std::move(d)) {}
+SpecError::SpecError(Detail d, std::string what) : std::runtime_error(what), detail_(std::move(d)) {}
+
+namespace {
+
+std::string join_errors(const std::vector<SpecError>& errors, std::size_t not_shown) {
+  GPEN_INTERNAL_CHECK(!errors.empty(), "SpecErrors without an error");
+  std::string out;
+  for (const auto& e : errors) out += (out.empty() ? "" : "\n") + std::string(e.what());
+  if (not_shown > 0)
+    out += fmt::format("\n{}: {} more error{} not shown", errors.front().detail().file, not_shown, not_shown == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace
+
+SpecErrors::SpecErrors(std::vector<SpecError> errors, std::size_t not_shown)
+    : SpecError(errors.at(0).detail(), join_errors(errors, not_shown)), errors_(std::move(errors)), not_shown_(not_shown) {}
 
 UsageError::UsageError(const std::string& what) : std::invalid_argument(printable(what)) {}
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/generator/spec.hpp"
 
@@ -57,11 +58,15 @@ class Lowering {
     src_.fail_at(pointer_, src_.locate_in_string(pointer_, at.offset), msg, expected);
   }
 
-  std::string names_in_scope() const {
+  std::vector<std::string> values_in_scope() const {
     std::vector<std::string> n;
     for (const auto* f : spec_.inputs()) n.push_back(f->name);
     for (const auto& p : spec_.params) n.push_back(p.name);
     for (std::size_t i = 0; i < visible_lets_; ++i) n.push_back(spec_.lets[i].name);
+    return n;
+  }
+  std::string names_in_scope() const {
+    const auto n = values_in_scope();
     return n.empty() ? "(none declared)" : fmt::format("{}", fmt::join(n, ", "));
   }
 
@@ -97,7 +102,7 @@ class Lowering {
     for (const auto& op : spec_.operators)
       if (op.name == a.text) fail(a, fmt::format("operator '{}' must be applied: {}(field, axis)", a.text, a.text), "a value: " + names_in_scope());
     if (find_math_function(a.text)) fail(a, fmt::format("function '{}' must be called with arguments", a.text), "a value: " + names_in_scope());
-    fail(a, fmt::format("unknown identifier '{}'", a.text), scope_noun_ + ": " + names_in_scope());
+    fail(a, fmt::format("unknown identifier '{}'{}", a.text, did_you_mean(a.text, values_in_scope())), scope_noun_ + ": " + names_in_scope());
   }
 
   IrPtr call(const Ast& a) {
@@ -116,7 +121,8 @@ class Lowering {
       std::vector<std::string> known;
       for (const auto& f : math_functions()) known.push_back(f.name);
       for (const auto& op : spec_.operators) known.push_back(op.name);
-      fail(a, fmt::format("unknown function '{}'", a.text), fmt::format("a math function or a declared operator: {}", fmt::join(known, ", ")));
+      fail(a, fmt::format("unknown function '{}'{}", a.text, did_you_mean(a.text, known)),
+           fmt::format("a math function or a declared operator: {}", fmt::join(known, ", ")));
     }
     if (static_cast<int>(a.args.size()) != fn->arity) {
       fail(a, fmt::format("'{}' takes {} argument{}, got {}", a.text, fn->arity, fn->arity == 1 ? "" : "s", a.args.size()),

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
 
 namespace gpen {
@@ -196,7 +197,8 @@ std::vector<Builtin> pairwise_builtins(const Spec& spec) {
 TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::string& ptr, const JsonSource& src) {
   if (b.is_string) {
     if (!j.is_string() || !std::count(b.strings.begin(), b.strings.end(), j.get<std::string>()))
-      src.fail(ptr, fmt::format("{} is not a {}", j.dump(), b.name), fmt::format("one of: {}", fmt::join(b.strings, ", ")));
+      src.fail(ptr, fmt::format("{} is not a {}{}", j.dump(), b.name, j.is_string() ? did_you_mean(j.get<std::string>(), b.strings) : ""),
+               fmt::format("one of: {}", fmt::join(b.strings, ", ")));
     // A value of the kind that this spec's shape cannot take: block on block
     // (pairwise "blocks") for particles, a pencil along several axes. Its
     // plan would find none of the tunables it needs.
@@ -215,44 +217,54 @@ TunableValue read_value(const Builtin& b, const nlohmann::json& j, const std::st
 
 }  // namespace
 
-std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src) {
+std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
   const auto builtins = spec.is_scan()       ? scan_builtins(spec)
                         : spec.is_sbp()      ? sbp_builtins(spec)
                         : spec.is_pairwise() ? pairwise_builtins(spec)
                                              : stencil_builtins(spec.dims);
   std::vector<TunableDecl> out;
-  for (const auto& b : builtins) out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
+  std::vector<std::string> names;
+  for (const auto& b : builtins) {
+    out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
+    names.push_back(b.name);
+  }
   if (!node) return out;
-  if (!node->is_object()) src.fail("/tunables", "found a non-object", "an object of tunable names");
+  if (!node->is_object()) {
+    diag.unit([&] { src.fail("/tunables", "found a non-object", "an object of tunable names"); });
+    return out;
+  }
+  // Each tunable on its own: a wrong one does not hide the next.
   for (auto it = node->begin(); it != node->end(); ++it) {
     const std::string ptr = json_pointer_join("/tunables", it.key());
     auto bi = std::find_if(builtins.begin(), builtins.end(), [&](const Builtin& b) { return b.name == it.key(); });
-    if (bi == builtins.end()) {
-      std::vector<std::string> names;
-      for (const auto& b : builtins) names.push_back(b.name);
-      src.fail(ptr, fmt::format("unknown tunable '{}' for kind '{}'", it.key(), spec.kind), fmt::format("one of: {}", fmt::join(names, ", ")), true);
+    if (bi == builtins.end() && diag.full()) {
+      diag.count_one();
+      continue;
     }
-    TunableDecl& d = out[bi - builtins.begin()];
-    d.pointer = ptr;
-    const auto& j = it.value();
-    if (!j.is_object()) src.fail(ptr, "found a non-object", "an object with \"values\" and/or \"default\"");
-    for (auto k = j.begin(); k != j.end(); ++k)
-      if (k.key() != "values" && k.key() != "default")
-        src.fail(json_pointer_join(ptr, k.key()), fmt::format("unknown key '{}'", k.key()), "one of: values, default", true);
-    if (j.contains("values")) {
-      const auto& v = j["values"];
-      if (!v.is_array() || v.empty()) src.fail(ptr + "/values", "not a non-empty array", "an array of allowed values");
-      src.check_count(ptr + "/values", v.size(), kMaxTunableValues);
-      d.values.clear();
-      for (std::size_t i = 0; i < v.size(); ++i) d.values.push_back(read_value(*bi, v[i], json_pointer_join(ptr + "/values", i), src));
-      if (!j.contains("default") && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
-    }
-    if (j.contains("default")) {
-      d.default_value = read_value(*bi, j["default"], ptr + "/default", src);
-      if (!std::count(d.values.begin(), d.values.end(), d.default_value))
-        src.fail(ptr + "/default", fmt::format("default {} is not among the allowed values", to_string(d.default_value)),
-                 "a default listed in \"values\"");
-    }
+    diag.unit([&] {
+      if (bi == builtins.end())
+        src.fail(ptr, fmt::format("unknown tunable '{}' for kind '{}'{}", it.key(), spec.kind, did_you_mean(it.key(), names)),
+                 fmt::format("one of: {}", fmt::join(names, ", ")), true);
+      TunableDecl& d = out[bi - builtins.begin()];
+      d.pointer = ptr;
+      const auto& j = it.value();
+      if (!j.is_object()) src.fail(ptr, "found a non-object", "an object with \"values\" and/or \"default\"");
+      record_unknown_keys(j, ptr, {"values", "default"}, src, diag);
+      if (j.contains("values")) {
+        const auto& v = j["values"];
+        if (!v.is_array() || v.empty()) src.fail(ptr + "/values", "not a non-empty array", "an array of allowed values");
+        src.check_count(ptr + "/values", v.size(), kMaxTunableValues);
+        d.values.clear();
+        for (std::size_t i = 0; i < v.size(); ++i) d.values.push_back(read_value(*bi, v[i], json_pointer_join(ptr + "/values", i), src));
+        if (!j.contains("default") && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
+      }
+      if (j.contains("default")) {
+        d.default_value = read_value(*bi, j["default"], ptr + "/default", src);
+        if (!std::count(d.values.begin(), d.values.end(), d.default_value))
+          src.fail(ptr + "/default", fmt::format("default {} is not among the allowed values", to_string(d.default_value)),
+                   "a default listed in \"values\"");
+      }
+    });
   }
   return out;
 }
@@ -271,13 +283,15 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
       throw UsageError(fmt::format("--set {}: not name=value (tunables: {})", o, fmt::join(names, ", ")));
     const TunableDecl* t = find_tunable(name);
     if (!t)
-      throw UsageError(fmt::format("--set {}: '{}' names no tunable (tunables: {})", o, name, fmt::join(names, ", ")));
+      throw UsageError(fmt::format("--set {}: '{}' names no tunable (tunables: {}){}", o, name, fmt::join(names, ", "), did_you_mean(name, names)));
     const std::string text = o.substr(eq + 1);
     auto match = std::find_if(t->values.begin(), t->values.end(), [&](const TunableValue& v) { return to_string(v) == text; });
     if (match == t->values.end()) {
       std::vector<std::string> vals;
       for (const auto& v : t->values) vals.push_back(to_string(v));
-      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}; allowed: {}", o, text, name, fmt::join(vals, ", ")));
+      // A misspelt strategy gets a suggestion; numbers close in spelling are not close.
+      const std::string hint = std::holds_alternative<std::string>(t->default_value) ? did_you_mean(text, vals) : "";
+      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}; allowed: {}{}", o, text, name, fmt::join(vals, ", "), hint));
     }
     c[name] = *match;
     set_by[name] = o;

@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/expr_ast.hpp"
 #include "gpen/generator/json_source.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen {
 
-// Parses /constraints (absent: none). Names must be integer tunables of `spec`.
-std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::json* node, const JsonSource& src);
+// Parses /constraints (absent: none). Names must be integer tunables of
+// `spec`. Records in `diag` an error for each wrong constraint, and goes on.
+std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag);
 
 bool satisfied(const ConstraintDecl& c, const TunableChoice& choice);
 

@@ -3,8 +3,10 @@
 // column), what was found and what was expected.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpen {
 
@@ -33,9 +35,32 @@ class SpecError : public std::runtime_error {
   int line() const { return detail_.where.line; }
   int column() const { return detail_.where.column; }
 
+ protected:
+  // `printable` as the constructor above leaves it; `what` the whole text.
+  SpecError(Detail printable, std::string what);
+
  private:
   SpecError(Detail printable, int);
   Detail detail_;
+};
+
+// Every independent error found in one spec (Diagnostics collects them), so
+// that one run of `gpen check` shows them all. what() lists them in document
+// order, then "<file>: N more errors not shown" when more were found than
+// kept; detail() and the accessors of SpecError are the first one's, so code
+// that reads one error reads the first.
+class SpecErrors : public SpecError {
+ public:
+  // `errors` non-empty, in document order; `not_shown` counted past them.
+  SpecErrors(std::vector<SpecError> errors, std::size_t not_shown);
+
+  const std::vector<SpecError>& errors() const { return errors_; }
+  std::size_t not_shown() const { return not_shown_; }
+  std::size_t count() const { return errors_.size() + not_shown_; }
+
+ private:
+  std::vector<SpecError> errors_;
+  std::size_t not_shown_;
 };
 
 // Spec text to quote in a message: cut to `most` characters with "...", so

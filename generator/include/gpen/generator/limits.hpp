@@ -26,5 +26,6 @@ constexpr std::size_t kMaxConstraints = 64;      // constraints of a spec
 constexpr std::size_t kMaxTunableValues = 64;    // values one tunable lists
 constexpr std::size_t kMaxSbpRows = 16;          // closure rows a side of an SBP operator
 constexpr std::size_t kMaxSbpWidth = 33;         // coefficients of one SBP row, interior or boundary derivative
+constexpr std::size_t kMaxErrors = 20;           // errors of one spec built and shown; past them, only counted
 
 }  // namespace gpen

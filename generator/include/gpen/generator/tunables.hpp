@@ -5,13 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen {
 
 // Built-in tunables of `spec.kind` merged with the spec's "tunables" object
-// (may be null). Throws SpecError for unknown names or disallowed values.
-std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src);
+// (may be null). Records in `diag` an error for each unknown name, unknown
+// key and tunable with a disallowed value, and goes on with the next.
+std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag);
 
 // The plans' check of a strategy's own tunables (TunableDecl::
 // only_with_strategy): under another strategy such a tunable must hold its
