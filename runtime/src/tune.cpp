@@ -209,7 +209,8 @@ class GpuObjective : public Objective {
   void schedule(std::size_t i) {
     if (compiles_.count(i)) return;
     compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch()] {
-      process_cache().get(generate(*spec, c), arch, spec->name);
+      // Kept in memory only: the variants that lose never reach the disk.
+      process_cache().get(*spec, c, arch, KernelCache::Store::Memory);
     });
   }
   const Context& ctx_;
@@ -299,6 +300,10 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   res.budget = found.budget;
   res.stop = found.stop;
   res.abandoned_compiles = o.abandon_compiles ? objective.compiling() : 0;
+  // The winner and the default are what `gpen run` will load: those go to disk.
+  const std::string arch = ctx.info().arch();
+  if (res.best) process_cache().persist(cache_key(spec, res.evaluated[*res.best].choice, arch));
+  process_cache().persist(cache_key(spec, res.reference.choice, arch));
   if (o.save && res.best) {
     const TunedVariant& keep = res.evaluated[*res.best];
     TuningRecord r;
