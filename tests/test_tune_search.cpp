@@ -123,7 +123,7 @@ TEST_CASE("constraint errors name the JSON path, line and column") {
   };
   const auto unknown = err("\"block_x * blok_y <= 512\"");
   CHECK(unknown.pointer == "/constraints/0");
-  CHECK(unknown.message == "'blok_y' is not an integer tunable");
+  CHECK(unknown.message == "'blok_y' is not an integer tunable; did you mean 'block_y'?");
   CHECK(unknown.where.line == 9);
   CHECK(unknown.where.column == 30);  // the b of blok_y inside the string
   CHECK(err("\"strategy <= 2\"").message == "'strategy' is not an integer tunable");
