@@ -183,7 +183,7 @@ void add_compile(CLI::App& app, Runner& run) {
         choice = tuned_or_chosen(o->spec, s, o->size, Context(0).info(), !o->no_tuned);
       const GeneratedSource g = o->spec.generate(s, choice);
       const std::string arch = arch_or_device(o->arch);
-      const auto r = process_cache().get(g, arch, s.name);
+      const auto r = process_cache().get(s, g, arch);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
       const auto& u = r.kernel.usage;
       if (o->json) {
@@ -418,7 +418,7 @@ void add_survey(CLI::App& app, Runner& run) {
           double ms = 0;
           try {
             const GeneratedSource g = generate(s, choice);
-            const auto r = process_cache().get(g, arch, s.name);
+            const auto r = process_cache().get(s, g, arch);
             regs = r.kernel.usage.registers;
             ms = r.ms;
             if (gpu && s.is_pairwise()) {
@@ -441,6 +441,7 @@ void add_survey(CLI::App& app, Runner& run) {
             status = kExitInvalid;
           }
           fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, v.empty() ? s.kind : v, "ok", "ok", regs, ms, runcol);
+          std::fflush(stdout);  // a row at a time when piped: the survey takes minutes on a GPU
         }
       }
       if (!gpu) fmt::print("\nNo GPU here ({}): every spec was checked, generated and compiled for {}, none was launched.\n", why, arch);
