@@ -19,6 +19,7 @@
 #include "progress.hpp"
 #include "search_svg.hpp"
 #include "spec_options.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tune.hpp"
@@ -31,9 +32,16 @@ namespace {
 // local search to find most of what there is, short enough to wait for.
 constexpr double kDefaultTuneSeconds = 120;
 
+// Pairwise variants are rated in pairs/s against the rsqrt bound (given when
+// not 0), the others in GB/s against the copy.
+double percent_of_bound(const TunedVariant& v, double copy_gbs, double rsqrt_bound) {
+  return 100 * (rsqrt_bound > 0 ? v.pairs_per_s / rsqrt_bound : v.teff_gbs / copy_gbs);
+}
+
 std::string rate_text(const TunedVariant& v, double copy_gbs, double rsqrt_bound) {
-  if (rsqrt_bound > 0) return fmt::format("{:.3g} pairs/s ({:.1f}% of the rsqrt bound)", v.pairs_per_s, 100 * v.pairs_per_s / rsqrt_bound);
-  return fmt::format("{:.1f}% of copy", 100 * v.teff_gbs / copy_gbs);
+  const double percent = percent_of_bound(v, copy_gbs, rsqrt_bound);
+  if (rsqrt_bound > 0) return fmt::format("{:.3g} pairs/s ({:.1f}% of the rsqrt bound)", v.pairs_per_s, percent);
+  return fmt::format("{:.1f}% of copy", percent);
 }
 
 // "  37/2000  2.1/s  ETA 3m05s  best 88.1% of copy  2 failed"
@@ -76,7 +84,7 @@ std::string stop_text(const TuneResult& r, double time_s, std::size_t budget_fla
 void print_coverage(const Spec& s, const TuneResult& r, const std::vector<std::string>& fixed) {
   for (const TunableDecl& t : s.tunables) {
     if (t.values.size() < 2) continue;
-    if (std::any_of(fixed.begin(), fixed.end(), [&](const std::string& f) { return f.substr(0, f.find('=')) == t.name; })) continue;
+    if (overrides_tunable(fixed, t.name)) continue;
     std::vector<std::string> parts;
     for (const TunableValue& value : t.values) {
       const auto n = std::count_if(r.evaluated.begin(), r.evaluated.end(), [&](const TunedVariant& v) {
@@ -205,12 +213,11 @@ void add_tune(CLI::App& app, Runner& run) {
       for (const auto& v : r.evaluated)
         if (v.ms) ok.push_back(&v);
       std::sort(ok.begin(), ok.end(), [](const TunedVariant* a, const TunedVariant* b) { return *a->ms < *b->ms; });
-      // Pairwise variants are rated in pairs/s against the rsqrt bound, the others in GB/s against the copy.
       fmt::print("{:<4} {:<72} {:>9} {:>10} {:>7} {:>5}\n", "rank", "variant", "ms", pairs ? "pairs/s" : "GB/s", pairs ? "%rsqrt" : "%copy", "regs");
       auto row = [&](const std::string& rank, const TunedVariant& v) {
         const std::string rate = pairs ? fmt::format("{:.3e}", v.pairs_per_s) : fmt::format("{:.1f}", v.teff_gbs);
-        const double percent = 100 * (pairs ? v.pairs_per_s / r.rsqrt_bound_per_s : v.teff_gbs / copy);
-        fmt::print("{:<4} {:<72} {:>9.4f} {:>10} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, rate, percent, v.registers);
+        fmt::print("{:<4} {:<72} {:>9.4f} {:>10} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, rate, percent_of_bound(v, copy, r.rsqrt_bound_per_s),
+                   v.registers);
       };
       for (std::size_t i = 0; i < std::min<std::size_t>(10, ok.size()); ++i) row(std::to_string(i + 1), *ok[i]);
       if (r.reference.ms) row("dflt", r.reference);

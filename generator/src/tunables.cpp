@@ -269,6 +269,10 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
   return out;
 }
 
+bool overrides_tunable(const std::vector<std::string>& overrides, const std::string& name) {
+  return std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) { return o.substr(0, o.find('=')) == name; });
+}
+
 TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
   TunableChoice c;
   for (const auto& t : tunables) c[t.name] = t.default_value;

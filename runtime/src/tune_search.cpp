@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/pairwise_plan.hpp"
+#include "gpen/generator/tunables.hpp"
 
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/sbp_plan.hpp"
@@ -38,7 +39,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     return !t.only_with_strategy.empty() && !std::count(t.values.begin(), t.values.end(), t.plain);
   };
   for (const auto& t : axes_) {
-    const bool is_fixed = std::any_of(fixed.begin(), fixed.end(), [&](const std::string& f) { return f.substr(0, f.find('=')) == t.name; });
+    const bool is_fixed = overrides_tunable(fixed, t.name);
     values_.push_back(is_fixed ? std::vector<TunableValue>{pinned.at(t.name)} : t.values);
     if (!is_fixed && plain_only(t)) values_.back().push_back(t.plain);
     sizes_.push_back(static_cast<int>(values_.back().size()));

@@ -21,6 +21,9 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
 // Throws SpecError at the tunable's pointer.
 void check_strategy_tunables(const Spec& spec, const TunableChoice& choice);
 
+// Whether one of `overrides` ("name=value", as --set takes them) sets `name`.
+bool overrides_tunable(const std::vector<std::string>& overrides, const std::string& name);
+
 long long tunable_int(const TunableChoice& c, const std::string& name);
 const std::string& tunable_string(const TunableChoice& c, const std::string& name);
 // "strategy=rolling block_x=32 ..." in declaration order.
