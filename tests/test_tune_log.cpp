@@ -76,6 +76,8 @@ TEST_CASE("a tune log of another spec, size or GPU, or no log at all, is refused
   CHECK(refusal(h).find("the GPU") != std::string::npos);
   CHECK(refusal(header_of(s), "{\"variant\": \"strategy=march\"}\n" + body).find("tune.log:2: a variant line needs") != std::string::npos);
   CHECK(refusal(header_of(s), "[1, 2]\n" + body).find("tune.log:2: not a line of a gpen tune log") != std::string::npos);
+  // Only the last line may be cut short: a broken line before others is no log.
+  CHECK(refusal(header_of(s), "{\"variant\": \"strat\n" + body).find("tune.log:2: not a line of a gpen tune log") != std::string::npos);
   CHECK(refusal(header_of(s), "{\"variant\": \"x\", \"reason\": \"\", \"ms\": -1}\n").find("positive number or null") != std::string::npos);
   {
     const std::string path = write(dir, "{\"spec\": \"lap\"}\n" + body);

@@ -8,6 +8,7 @@
 
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/regular_file.hpp"
+#include "gpen/runtime/bounded_json.hpp"
 
 namespace gpen {
 namespace {
@@ -60,10 +61,9 @@ TuneLog read_tune_log(const std::string& path, const Spec& spec, const TuneLogHe
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception&) {
+    // A log line is a flat object; the file may come from anyone.
+    const nlohmann::json j = parse_bounded_json(line, 1);
+    if (j.is_discarded()) {
       // Only the last line may be cut short by a process killed mid-write.
       if (in.peek() == EOF && number > 1) {
         log.warnings.push_back(fmt::format("{}:{}: skipped: not a whole JSON line (the search was stopped while writing it?)", path, number));
