@@ -39,6 +39,9 @@ struct Landscape : Objective {
   }
 };
 
+// A synthetic space's check that refuses nothing.
+std::optional<std::string> all_valid(const GridPoint&) { return std::nullopt; }
+
 double best_of(const std::vector<Evaluation>& ev) {
   double b = 1e300;
   for (const auto& e : ev)
@@ -202,7 +205,7 @@ TEST_CASE("local search finds the optimum of a known landscape with a quarter of
 }
 
 TEST_CASE("a time limit stops the search between batches") {
-  const SearchSpace space({50, 50}, [](const GridPoint&) { return std::optional<std::string>(); });
+  const SearchSpace space({50, 50}, all_valid);
   struct Slow : Objective {
     void evaluate(const std::vector<std::size_t>& b, const std::vector<std::size_t>&, const EvaluationSink& done) override {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -220,7 +223,7 @@ TEST_CASE("a time limit stops the search between batches") {
 TEST_CASE("every strategy hands out batches of at most `batch` points, the local search's starts included") {
   // The space of a stencil at full size: a local search's budget is a
   // quarter of it; its random starts must still come 16 at a time.
-  const SearchSpace space({4, 7, 5, 5, 7, 3, 3}, [](const GridPoint&) { return std::optional<std::string>(); });
+  const SearchSpace space({4, 7, 5, 5, 7, 3, 3}, all_valid);
   for (SearchStrategy strategy : {SearchStrategy::Exhaustive, SearchStrategy::Random, SearchStrategy::Local}) {
     INFO(to_string(strategy));
     Landscape l(space, [](const GridPoint& p) { return 1.0 + p[1] + p[3]; });
@@ -261,7 +264,7 @@ TEST_CASE("an exhaustive search cut short has sampled every strategy alike") {
 }
 
 TEST_CASE("a search says why it stopped: deadline, interrupt, budget or done") {
-  const SearchSpace space({40, 40}, [](const GridPoint&) { return std::optional<std::string>(); });
+  const SearchSpace space({40, 40}, all_valid);
   // Evaluates until the deadline, then returns the batch cut short, as the
   // tuner's objective does when compiles are abandoned.
   struct Clocked : Objective {
@@ -307,7 +310,7 @@ TEST_CASE("a search says why it stopped: deadline, interrupt, budget or done") {
 }
 
 TEST_CASE("evaluations of an earlier search are not asked again and count in the budget") {
-  const SearchSpace space({10, 10}, [](const GridPoint&) { return std::optional<std::string>(); });
+  const SearchSpace space({10, 10}, all_valid);
   for (SearchStrategy strategy : {SearchStrategy::Exhaustive, SearchStrategy::Random, SearchStrategy::Local}) {
     INFO(to_string(strategy));
     Landscape l(space, [](const GridPoint& p) { return 1.0 + p[0] + p[1]; });
