@@ -179,9 +179,9 @@ if [ "${1:-tests}" = pairwise ]; then
   build-gpu/tests/gpen_gpu_tests -tc='tuning pairwise*' >"$out/gpu_pairwise_tune_tests.log" 2>&1; echo "gpu pairwise tuning test rc=$?"
   grep -E "test cases|assertions|ERROR" "$out/gpu_pairwise_tune_tests.log" | head -10
   $gpen tune specs/pairwise/softened_potential.json --size 1048576 --set unroll=8 --repeat 3 --strategy exhaustive \
-    --json "$out/tune_pairwise_exhaustive.json" --plot "$out/tune_pairwise_exhaustive.svg" 2>&1 | grep -v "^  \["
+    --json --plot "$out/tune_pairwise_exhaustive.svg" 2>&1 >"$out/tune_pairwise_exhaustive.json" | grep -v "^  \["
   $gpen tune specs/pairwise/softened_potential.json --size 1048576 --repeat 3 --strategy local --budget 20 --no-save \
-    --json "$out/tune_pairwise_local.json" --plot "$out/tune_pairwise_local.svg" 2>&1 | grep -v "^  \["
+    --json --plot "$out/tune_pairwise_local.svg" 2>&1 >"$out/tune_pairwise_local.json" | grep -v "^  \["
   echo "-- gpen run picks the tuned variant"
   $gpen run specs/pairwise/softened_potential.json --size 1048576 --verify --repeat 5 2>&1 | tail -4
 
@@ -284,7 +284,7 @@ if [ "${1:-tests}" = tests ]; then
 
   step "cold compile, then warm load in a new process"
   rm -rf /tmp/gpen-cache-cold
-  GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen compile specs/stencil/laplacian3d_o8.json --json | grep -E '"cache"|"ms"'
+  GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen compile specs/stencil/laplacian3d_o8.json --json | grep -E '"source"|"ms"'
   GPEN_CACHE_DIR=/tmp/gpen-cache-cold $gpen run specs/stencil/laplacian3d_o8.json --size 64 --repeat 1 2>&1 | grep kernel
 
   step "compute-sanitizer: memcheck and racecheck, every strategy, the march's register, ring and clamped entries"
@@ -345,7 +345,7 @@ fi
 
 # tune
 step "tuning benchmark: laplacian3d_o8 fp64 512^3, exhaustive vs local with 25% of the evaluations"
-$gpen tune bench/specs/laplacian3d_o8_tune.json --size 512 --strategy exhaustive --json "$out/tune_exhaustive.json" --plot "$out/tune_exhaustive.svg" 2>&1 | grep -v "^  \["
-$gpen tune bench/specs/laplacian3d_o8_tune.json --size 512 --strategy local --budget 68 --no-save --json "$out/tune_local.json" --plot "$out/tune_local.svg" 2>&1 | grep -v "^  \["
+$gpen tune bench/specs/laplacian3d_o8_tune.json --size 512 --strategy exhaustive --json --plot "$out/tune_exhaustive.svg" 2>&1 >"$out/tune_exhaustive.json" | grep -v "^  \["
+$gpen tune bench/specs/laplacian3d_o8_tune.json --size 512 --strategy local --budget 68 --no-save --json --plot "$out/tune_local.svg" 2>&1 >"$out/tune_local.json" | grep -v "^  \["
 step "run picks the tuned variant"
 $gpen run bench/specs/laplacian3d_o8_tune.json --size 512 --verify 2>&1 | head -4

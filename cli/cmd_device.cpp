@@ -7,9 +7,8 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/arch.hpp"
@@ -27,15 +26,43 @@ std::string arch_or_device(const std::string& arch) {
   return "sm_90";
 }
 
-nlohmann::json report_json(const RunReport& r, double copy_gbs) {
-  nlohmann::json j = {{"spec", r.spec},          {"variant", r.variant},      {"unit", r.unit},
-                      {"cache", r.cache},        {"cache_ms", r.cache_ms}, {"load_ms", r.load_ms}, {"median_ms", r.median_ms},  {"min_ms", r.min_ms},
-                      {"bytes", r.bytes},        {"teff_gbs", r.teff_gbs},    {"copy_gbs", copy_gbs},
-                      {"pct_copy", copy_gbs > 0 ? 100.0 * r.teff_gbs / copy_gbs : 0.0},
-                      {"usage", to_json(r.usage)}};
-  if (r.check) j["verify"] = {{"pass", r.check->pass}, {"rel_l2", r.check->rel_l2}, {"max_abs", r.check->max_abs},
-                               {"non_finite", r.check->non_finite}, {"ghost_changed", r.check->ghost_changed}};
+Json verify_json(const std::optional<Comparison>& c) {
+  if (!c) return nullptr;
+  Json j = {{"pass", c->pass}, {"rel_l2", c->rel_l2}, {"max_abs", c->max_abs}, {"tolerance", c->tolerance}, {"non_finite", c->non_finite},
+            {"ghost_changed", c->ghost_changed}};
+  if (c->bound_ratio >= 0) j["worst_of_bound"] = c->bound_ratio;
   return j;
+}
+
+// What `--json` says of a variant run by run and bench (docs/json.md): the
+// facts of any kind, then `rate` (the kind's measure of speed), then verify.
+template <typename Report>
+Json report_json(const Spec& s, const Report& r, const std::string& size, int repeat, const Json& rate) {
+  Json j = {{"spec", r.spec},
+            {"kind", s.kind},
+            {"dtype", to_string(s.dtype)},
+            {"variant", r.variant},
+            {"tunables", tunables_json(r.tunables)},
+            {"unit", r.unit},
+            {"cache", {{"source", r.cache}, {"ms", r.cache_ms}, {"load_ms", r.load_ms}}},
+            {"usage", to_json(r.usage)},
+            {"size", size},
+            {"repeat", repeat},
+            {"median_ms", r.median_ms},
+            {"min_ms", r.min_ms}};
+  j.update(rate);
+  j["verify"] = verify_json(r.check);
+  return j;
+}
+
+Json report_json(const Spec& s, const RunReport& r, const std::string& size, int repeat, double copy_gbs) {
+  return report_json(s, r, size, repeat,
+                     Json{{"bytes", r.bytes}, {"teff_gbs", r.teff_gbs}, {"pct_copy", copy_gbs > 0 ? 100.0 * r.teff_gbs / copy_gbs : 0.0}});
+}
+
+Json report_json(const Spec& s, const PairRunReport& r, const std::string& size, int repeat, double rsqrt_bound) {
+  return report_json(s, r, size, repeat,
+                     Json{{"pairs", r.pairs}, {"pairs_per_s", r.pairs_per_s}, {"pct_rsqrt", rsqrt_bound > 0 ? 100.0 * r.pairs_per_s / rsqrt_bound : 0.0}});
 }
 
 // The tuned variant for this spec, size class and GPU when the tuning
@@ -61,14 +88,14 @@ std::vector<std::string> strategies_of(const Spec& s) {
   return out;
 }
 
-nlohmann::json pair_report_json(const PairRunReport& r, const DeviceInfo& d) {
-  nlohmann::json j = {{"spec", r.spec},        {"variant", r.variant},         {"unit", r.unit},
-                      {"cache", r.cache},      {"cache_ms", r.cache_ms},       {"load_ms", r.load_ms},
-                      {"median_ms", r.median_ms}, {"min_ms", r.min_ms},        {"pairs", r.pairs},
-                      {"pairs_per_s", r.pairs_per_s}, {"rsqrt_bound_per_s", rsqrt_bound_per_s(d)}, {"usage", to_json(r.usage)}};
-  if (r.check) j["verify"] = {{"pass", r.check->pass}, {"worst_of_bound", r.check->bound_ratio}, {"rel_l2", r.check->rel_l2},
-                               {"max_abs", r.check->max_abs}, {"non_finite", r.check->non_finite}};
-  return j;
+// gpen.run/1: one run's report, with the bound it is measured against.
+Json run_document(const DeviceInfo& d, Json report, const char* bound_name, double bound) {
+  Json doc = json_document("run");
+  doc["gpu"] = d.name;
+  doc["arch"] = d.arch();
+  doc[bound_name] = bound;
+  doc.update(report);
+  return doc;
 }
 
 // `gpen run` of a pairwise spec: pairs per second beside the rsqrt bound.
@@ -77,9 +104,7 @@ int run_pairwise(const Context& ctx, const Spec& s, const TunableChoice& choice,
   const PairRunReport r = measure_pairwise(ctx, w, choice, 2, repeat, verify);
   const double bound = rsqrt_bound_per_s(ctx.info());
   if (json) {
-    auto j = pair_report_json(r, ctx.info());
-    j["gpu"] = ctx.info().name;
-    fmt::print("{}\n", j.dump(2));
+    JsonChannel::emit(run_document(ctx.info(), report_json(s, r, size, repeat, bound), "rsqrt_bound_per_s", bound));
   } else {
     fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), size, r.variant);
     fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", r.unit, r.cache, r.cache_ms,
@@ -95,7 +120,7 @@ int run_pairwise(const Context& ctx, const Spec& s, const TunableChoice& choice,
 // "XxY"), with the fixed overrides. `run` gets each one's overrides; a
 // combination the spec refuses is printed as skipped.
 void for_each_variant(const Spec& s, const std::vector<std::string>& strategies, const std::vector<std::string>& blocks,
-                      const std::vector<std::string>& fixed, const std::function<void(const std::vector<std::string>&)>& run) {
+                      const std::vector<std::string>& fixed, Json& skipped, const std::function<void(const std::vector<std::string>&)>& run) {
   for (const auto& st : strategies)
     for (const auto& b : blocks) {
       std::vector<std::string> set = fixed;
@@ -105,12 +130,17 @@ void for_each_variant(const Spec& s, const std::vector<std::string>& strategies,
         set.push_back("block_x=" + b.substr(0, x));
         if (x != std::string::npos) set.push_back("block_y=" + b.substr(x + 1));
       }
+      auto skip = [&](const std::string& why) {
+        const std::string variant = fmt::format("{}", fmt::join(set, " "));
+        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), variant, why);
+        skipped.push_back({{"spec", s.name}, {"dtype", to_string(s.dtype)}, {"variant", variant}, {"reason", why}});
+      };
       try {
         run(set);
       } catch (const SpecError& e) {
-        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.detail().message);
+        skip(e.detail().message);
       } catch (const UsageError& e) {  // a strategy or block shape this spec does not allow
-        fmt::print("{:<16} {:<7} {:<58} skipped: {}\n", s.name, to_string(s.dtype), fmt::format("{}", fmt::join(set, " ")), e.what());
+        skip(e.what());
       }
     }
 }
@@ -118,21 +148,18 @@ void for_each_variant(const Spec& s, const std::vector<std::string>& strategies,
 // `gpen bench` of a pairwise spec: pairs per second. False when a variant
 // fails verification.
 bool bench_pairwise(const Context& ctx, const Spec& s, const std::string& size, const std::vector<std::string>& strategies,
-                    const std::vector<std::string>& blocks, const std::vector<std::string>& fixed, int repeat, bool verify, nlohmann::json& all) {
+                    const std::vector<std::string>& blocks, const std::vector<std::string>& fixed, int repeat, bool verify, Json& all, Json& skipped) {
   PairWorkload w(ctx, s, parse_pair_size(s, size));
   const double bound = rsqrt_bound_per_s(ctx.info());
   bool ok = true;
-  for_each_variant(s, strategies, blocks, fixed, [&](const std::vector<std::string>& set) {
+  for_each_variant(s, strategies, blocks, fixed, skipped, [&](const std::vector<std::string>& set) {
     const PairRunReport r = measure_pairwise(ctx, w, s.choose(set), 2, repeat, verify);
     const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
     if (r.check && !r.check->pass) ok = false;
     fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.3e} pairs/s {:>5.1f}% of rsqrt {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant,
                r.median_ms, r.pairs_per_s, 100 * r.pairs_per_s / bound, r.usage.registers, v);
-    auto j = pair_report_json(r, ctx.info());
-    j["dtype"] = to_string(s.dtype);
-    j["size"] = size;
-    j["gpu"] = ctx.info().name;
-    all.push_back(j);
+    std::fflush(stdout);
+    all.push_back(report_json(s, r, size, repeat, bound));
   });
   return ok;
 }
@@ -155,10 +182,7 @@ CLI::Validator block_shape() {
       "XxY", "block shape");
 }
 
-int no_device(const std::string& why, const std::string& what) {
-  fmt::print(stderr, "gpen: cannot {}: {}\n", what, why);
-  return kExitNoDevice;
-}
+[[noreturn]] void no_device(const std::string& why, const std::string& what) { throw NoDeviceError("cannot " + what + ": " + why); }
 
 
 }  // namespace
@@ -172,8 +196,9 @@ void add_compile(CLI::App& app, Runner& run) {
       ->check(CLI::Validator([](std::string& a) { return arch_problem(a); }, "sm_NN[a|f]", "arch"));
   cmd->add_option("--size", o->size, "Problem size: with a GPU, take the variant tuned for it (gpen tune) if there is one");
   cmd->add_flag("--no-tuned", o->no_tuned, "Ignore the tuning database");
-  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_flag("--json", o->json, "Print the result as JSON (gpen.compile/1, docs/json.md); other output goes to stderr");
   cmd->callback([&run, o] {
+    if (o->json) JsonChannel::open();
     run = [o] {
       const Spec s = o->spec.load();
       TunableChoice choice = o->spec.choose(s);
@@ -187,8 +212,12 @@ void add_compile(CLI::App& app, Runner& run) {
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
       const auto& u = r.kernel.usage;
       if (o->json) {
-        fmt::print("{}\n", nlohmann::json{{"spec", s.name}, {"unit", g.name}, {"arch", arch}, {"cache", src}, {"ms", r.ms},
-                                          {"key", r.key}, {"usage", to_json(u)}, {"dynamic_shared_bytes", g.plan.dynamic_shared_bytes}}.dump(2));
+        Json doc = json_document("compile");
+        doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"arch", arch},
+                        {"variant", describe(s.tunables, g.choice)}, {"tunables", tunables_json(g.choice)}, {"unit", g.name},
+                        {"kernel", g.kernel_name}, {"cache", {{"source", to_string(r.source)}, {"ms", r.ms}, {"key", r.key}}},
+                        {"usage", to_json(u)}, {"dynamic_shared_bytes", g.plan.dynamic_shared_bytes}});
+        JsonChannel::emit(doc);
       } else {
         fmt::print("{} ({}) for {}: cache {} in {:.1f} ms\n", g.name, describe(s.tunables, g.choice), arch, src, r.ms);
         fmt::print("  registers {}, spill stores {} B, spill loads {} B, shared {} B, stack {} B\n", u.registers, u.spill_stores,
@@ -212,8 +241,9 @@ void add_run(CLI::App& app, Runner& run) {
   cmd->add_option("--repeat", o->repeat, "Timed launches (median reported)")->check(CLI::Range(1, kMaxRepeat));
   cmd->add_flag("--verify", o->verify, "Compare with the CPU reference in double precision");
   cmd->add_flag("--periodic", o->periodic, "Fill input ghost zones periodically on the GPU");
-  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_flag("--json", o->json, "Print the result as JSON (gpen.run/1, docs/json.md); other output goes to stderr");
   cmd->callback([&run, o] {
+    if (o->json) JsonChannel::open();
     run = [o] {
       const Spec s = o->spec.load();
       const TunableChoice choice = o->spec.choose(s);
@@ -221,7 +251,7 @@ void add_run(CLI::App& app, Runner& run) {
         parse_pair_size(s, o->size);
         o->spec.generate(s, choice);
         std::string why;
-        if (!driver_available(&why)) return no_device(why, "run " + s.name);
+        if (!driver_available(&why)) no_device(why, "run " + s.name);
         Context ctx(0);
         return run_pairwise(ctx, s, tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), o->size, o->repeat, o->verify, o->json);
       }
@@ -232,14 +262,12 @@ void add_run(CLI::App& app, Runner& run) {
       opt.periodic = o->periodic;
       o->spec.generate(s, choice);  // plan errors before any device work
       std::string why;
-      if (!driver_available(&why)) return no_device(why, "run " + s.name);
+      if (!driver_available(&why)) no_device(why, "run " + s.name);
       Context ctx(0);
       const RunReport r = run_spec(ctx, s, tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), opt);
       const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
       if (o->json) {
-        auto j = report_json(r, copy);
-        j["gpu"] = ctx.info().name;
-        fmt::print("{}\n", j.dump(2));
+        JsonChannel::emit(run_document(ctx.info(), report_json(s, r, o->size, o->repeat, copy), "copy_gbs", copy));
       } else {
         fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), o->size, r.variant);
         fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", r.unit, r.cache, r.cache_ms,
@@ -259,8 +287,12 @@ void add_cache(CLI::App& app, Runner& run) {
   cmd->add_subcommand("path", "Print the cache directory")->callback([&run] {
     run = [] { fmt::print("{}\n", KernelCache::default_dir()); return kExitOk; };
   });
-  cmd->add_subcommand("list", "List kernel entries (size, time since last use, spec, kernel) and tuning records")->callback([&run] {
-    run = [] {
+  auto* list = cmd->add_subcommand("list", "List kernel entries (size, time since last use, spec, kernel) and tuning records");
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "Print the list as JSON (gpen.cache-list/1, docs/json.md)");
+  list->callback([&run, list_json] {
+    if (*list_json) JsonChannel::open();
+    run = [list_json] {
       const auto entries = KernelCache(KernelCache::default_dir()).list();
       std::uint64_t bytes = 0;
       fmt::print("{:<18} {:>9} {:>8}  {:<6} {:<20} {}\n", "key", "bytes", "unused", "arch", "spec", "kernel");
@@ -279,6 +311,17 @@ void add_cache(CLI::App& app, Runner& run) {
                    key.substr(key.find('|') + 1));
       }
       fmt::print("{} tuning records in {}\n", records.size(), db.path());
+      if (*list_json) {
+        Json doc = json_document("cache-list"), kernels = Json::array(), tuned = Json::array();
+        for (const auto& e : entries)
+          kernels.push_back({{"key", e.key}, {"bytes", e.bytes}, {"unused_s", e.age_seconds}, {"arch", e.arch}, {"spec", e.spec},
+                             {"kernel", e.kernel}, {"usable", e.valid}, {"problem", e.problem}});
+        for (const auto& [key, r] : records)
+          tuned.push_back({{"key", key}, {"spec", r.spec}, {"size", r.size}, {"date", r.date}, {"strategy", r.strategy},
+                           {"tunables", tunables_json(r.choice)}, {"ms", r.ms}, {"evaluations", r.evaluations}});
+        doc.update(Json{{"dir", KernelCache::default_dir()}, {"bytes", bytes}, {"kernels", kernels}, {"tuning_db", db.path()}, {"tuning", tuned}});
+        JsonChannel::emit(doc);
+      }
       return kExitOk;
     };
   });
@@ -321,7 +364,7 @@ void add_cache(CLI::App& app, Runner& run) {
 
 void add_bench(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("bench", "Time spec variants beside a device-to-device copy measured in the same run");
-  struct Opts { std::vector<std::string> specs; std::string size = "512", dtype, json_out; std::vector<std::string> strategies, blocks, set; int repeat = 20; bool verify = false; };
+  struct Opts { std::vector<std::string> specs; std::string size = "512", dtype; std::vector<std::string> strategies, blocks, set; int repeat = 20; bool verify = false, json = false; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("specs", o->specs, "Spec files")->required()->check(CLI::ExistingFile);
   cmd->add_option("--size", o->size, "Interior size");
@@ -331,8 +374,9 @@ void add_bench(CLI::App& app, Runner& run) {
   cmd->add_option("--set", o->set, "Override a tunable for every variant: name=value (repeatable)");
   cmd->add_option("--repeat", o->repeat, "Timed launches per variant")->check(CLI::Range(1, kMaxRepeat));
   cmd->add_flag("--verify", o->verify, "Verify every variant against the CPU reference");
-  cmd->add_option("--json", o->json_out, "Also write the results to FILE as JSON")->check(output_file());
+  cmd->add_flag("--json", o->json, "Print the results as JSON (gpen.bench/1, docs/json.md); the table goes to stderr");
   cmd->callback([&run, o] {
+    if (o->json) JsonChannel::open();
     run = [o] {
       // Every spec loads, and takes the size and the --set, before any device work.
       for (const auto& path : o->specs) {
@@ -341,12 +385,12 @@ void add_bench(CLI::App& app, Runner& run) {
         s.choose(o->set);
       }
       std::string why;
-      if (!driver_available(&why)) return no_device(why, "benchmark");
+      if (!driver_available(&why)) no_device(why, "benchmark");
       Context ctx(0);
       const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
       fmt::print("{}: device-to-device copy {:.1f} GB/s (read + write)\n", ctx.info().name, copy);
       fmt::print("{:<16} {:<7} {:<58} {:>9} {:>9} {:>7} {:>5} {:>6}\n", "spec", "dtype", "variant", "ms", "GB/s", "%copy", "regs", "verify");
-      nlohmann::json all = nlohmann::json::array();
+      Json all = Json::array(), skipped = Json::array();
       int status = kExitOk;
       for (const auto& path : o->specs) {
         const Spec s = load_spec(path, o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype));
@@ -355,7 +399,7 @@ void add_bench(CLI::App& app, Runner& run) {
         std::vector<std::string> blocks = o->blocks;
         if (blocks.empty()) blocks.push_back("");
         if (s.is_pairwise()) {
-          if (!bench_pairwise(ctx, s, o->size, strategies, blocks, o->set, o->repeat, o->verify, all)) status = kExitInvalid;
+          if (!bench_pairwise(ctx, s, o->size, strategies, blocks, o->set, o->repeat, o->verify, all, skipped)) status = kExitInvalid;
           continue;
         }
         // One workload for all the variants of a spec: inputs are filled once.
@@ -363,20 +407,22 @@ void add_bench(CLI::App& app, Runner& run) {
         MeasureOptions opt;
         opt.repeat = o->repeat;
         opt.check = o->verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
-        for_each_variant(s, strategies, blocks, o->set, [&](const std::vector<std::string>& set) {
+        for_each_variant(s, strategies, blocks, o->set, skipped, [&](const std::vector<std::string>& set) {
           const RunReport r = measure_variant(ctx, work, s.choose(set), opt);
           const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
           if (r.check && !r.check->pass) status = kExitInvalid;
           fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant, r.median_ms,
                      r.teff_gbs, 100 * r.teff_gbs / copy, r.usage.registers, v);
-          auto j = report_json(r, copy);
-          j["dtype"] = to_string(s.dtype);
-          j["size"] = o->size;
-          j["gpu"] = ctx.info().name;
-          all.push_back(j);
+          std::fflush(stdout);  // a row at a time when piped, as survey
+          all.push_back(report_json(s, r, o->size, o->repeat, copy));
         });
       }
-      if (!o->json_out.empty()) write_file(o->json_out, nlohmann::json{{"gpu", ctx.info().name}, {"copy_gbs", copy}, {"runs", all}}.dump(2));
+      if (o->json) {
+        Json doc = json_document("bench");
+        doc.update(Json{{"gpu", ctx.info().name}, {"arch", ctx.info().arch()}, {"copy_gbs", copy},
+                        {"rsqrt_bound_per_s", rsqrt_bound_per_s(ctx.info())}, {"runs", all}, {"skipped", skipped}});
+        JsonChannel::emit(doc);
+      }
       return status;
     };
   });
@@ -384,11 +430,13 @@ void add_bench(CLI::App& app, Runner& run) {
 
 void add_survey(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("survey", "Check, generate and compile every spec under DIR (and strategy); with a GPU, also run and verify each");
-  struct Opts { std::string dir = "specs"; std::string size = "67x45x33"; };
+  struct Opts { std::string dir = "specs"; std::string size = "67x45x33"; bool json = false; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("dir", o->dir, "Directory of specs (searched recursively)")->check(CLI::ExistingDirectory);
   cmd->add_option("--size", o->size, "Size for the GPU runs NXxNYxNZ (2-D specs use the first two axes)");
+  cmd->add_flag("--json", o->json, "Print the rows as JSON (gpen.survey/1, docs/json.md); the table goes to stderr");
   cmd->callback([&run, o] {
+    if (o->json) JsonChannel::open();
     run = [o] {
       const auto full = parse_size(o->size, 3);
       std::vector<std::string> files;
@@ -402,12 +450,14 @@ void add_survey(CLI::App& app, Runner& run) {
       const std::string arch = gpu ? ctx->info().arch() : "sm_90";
       fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7}  {}\n", "spec", "strategy", "check", "compile", "regs", "ms", gpu ? "GPU run (" + ctx->info().name + ")" : "GPU run");
       int status = kExitOk;
+      Json rows = Json::array();
       for (const auto& f : files) {
         Spec s;
         try {
           s = load_spec(f);
         } catch (const SpecError& e) {
           fmt::print("{:<40} {:<9} {:>6}\n{}\n", f, "-", "FAIL", e.what());
+          rows.push_back({{"file", f}, {"check", false}, {"errors", spec_errors_json(e)}});
           status = kExitInvalid;
           continue;
         }
@@ -416,15 +466,22 @@ void add_survey(CLI::App& app, Runner& run) {
           std::string runcol;
           int regs = -1;
           double ms = 0;
+          Json row = {{"file", f}, {"spec", s.name}, {"kind", s.kind}, {"strategy", v}, {"check", true}, {"compiled", false},
+                      {"registers", nullptr}, {"compile_ms", nullptr}, {"launched", false}, {"verify", nullptr}, {"error", nullptr}};
           try {
             const GeneratedSource g = generate(s, choice);
             const auto r = process_cache().get(s, g, arch);
             regs = r.kernel.usage.registers;
             ms = r.ms;
+            row["compiled"] = true;
+            row["registers"] = regs;
+            row["compile_ms"] = ms;
             if (gpu && s.is_pairwise()) {
               PairWorkload w(*ctx, s, parse_pair_size(s, s.pairwise.grid ? "9" : "1000"));
               const PairRunReport rep = measure_pairwise(*ctx, w, choice, 1, 3, true);
               runcol = rep.check->summary();
+              row["launched"] = true;
+              row["verify"] = verify_json(rep.check);
               if (!rep.check->pass) status = kExitInvalid;
             } else if (gpu) {
               RunOptions opt;
@@ -432,19 +489,29 @@ void add_survey(CLI::App& app, Runner& run) {
               opt.repeat = 5;
               const RunReport rep = run_spec(*ctx, s, choice, opt);
               runcol = rep.check->summary();
+              row["launched"] = true;
+              row["verify"] = verify_json(rep.check);
               if (!rep.check->pass) status = kExitInvalid;
             } else {
               runcol = "not launched: " + why;
             }
           } catch (const std::exception& e) {
             runcol = std::string("FAIL: ") + e.what();
+            row["error"] = e.what();
             status = kExitInvalid;
           }
+          rows.push_back(row);
           fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, v.empty() ? s.kind : v, "ok", "ok", regs, ms, runcol);
           std::fflush(stdout);  // a row at a time when piped: the survey takes minutes on a GPU
         }
       }
       if (!gpu) fmt::print("\nNo GPU here ({}): every spec was checked, generated and compiled for {}, none was launched.\n", why, arch);
+      if (o->json) {
+        Json doc = json_document("survey");
+        doc.update(Json{{"gpu", gpu ? Json(ctx->info().name) : Json(nullptr)}, {"no_gpu_reason", gpu ? Json(nullptr) : Json(why)},
+                        {"arch", arch}, {"size", o->size}, {"rows", rows}});
+        JsonChannel::emit(doc);
+      }
       return status;
     };
   });

@@ -12,9 +12,9 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "search_svg.hpp"
@@ -97,15 +97,23 @@ void print_coverage(const Spec& s, const TuneResult& r, const std::vector<std::s
   }
 }
 
-nlohmann::json result_json(const Spec& s, const TuneResult& r, const std::string& size, const std::string& gpu, const std::string& strategy) {
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& v : r.evaluated)
-    all.push_back({{"variant", v.variant}, {"ms", v.ms ? nlohmann::json(*v.ms) : nlohmann::json(nullptr)}, {"teff_gbs", v.teff_gbs},
-                   {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers}, {"reason", v.reason}, {"resumed", v.resumed}});
-  return {{"spec", s.name}, {"dtype", to_string(s.dtype)}, {"size", size}, {"gpu", gpu}, {"strategy", strategy}, {"copy_gbs", r.copy_gbs},
-          {"rsqrt_bound_per_s", r.rsqrt_bound_per_s}, {"default", {{"variant", r.reference.variant}, {"ms", *r.reference.ms}}},
-          {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"budget", r.budget}, {"stop", to_string(r.stop)},
-          {"setup_s", r.setup_s}, {"total_s", r.total_s}, {"evaluations", all}};
+// gpen.tune/1 (docs/json.md).
+Json result_json(const Spec& s, const TuneResult& r, const std::string& size, const DeviceInfo& d, const std::string& strategy, double time_s) {
+  auto variant = [](const TunedVariant& v) {
+    return Json{{"variant", v.variant}, {"tunables", tunables_json(v.choice)}, {"ms", v.ms ? Json(*v.ms) : Json(nullptr)},
+                {"teff_gbs", v.teff_gbs}, {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers},
+                {"reason", v.reason}, {"resumed", v.resumed}};
+  };
+  Json all = Json::array();
+  for (const auto& v : r.evaluated) all.push_back(variant(v));
+  Json doc = json_document("tune");
+  doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"size", size}, {"gpu", d.name}, {"arch", d.arch()},
+                  {"strategy", strategy}, {"time_limit_s", time_s}, {"copy_gbs", r.copy_gbs}, {"rsqrt_bound_per_s", r.rsqrt_bound_per_s},
+                  {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"budget", r.budget}, {"stop", to_string(r.stop)},
+                  {"setup_s", r.setup_s}, {"total_s", r.total_s}, {"default", variant(r.reference)},
+                  {"best", r.best ? variant(r.evaluated[*r.best]) : Json(nullptr)}, {"saved", r.saved ? Json(r.key.str()) : Json(nullptr)},
+                  {"evaluations", all}});
+  return doc;
 }
 
 }  // namespace
@@ -114,11 +122,11 @@ void add_tune(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("tune", "Search a spec's tunables on the GPU, verify every variant, remember the best");
   struct Opts {
     SpecOptions spec;
-    std::string size = "256", strategy = "local", plot, json_out, log, resume;
+    std::string size = "256", strategy = "local", plot, log, resume;
     std::size_t budget = 0;
     double time_s = kDefaultTuneSeconds;
     int repeat = 10;
-    bool no_save = false;
+    bool no_save = false, json = false;
     std::uint64_t seed = 1;
   };
   auto o = std::make_shared<Opts>();
@@ -137,9 +145,10 @@ void add_tune(CLI::App& app, Runner& run) {
   cmd->add_option("--resume", o->resume, "Go on from the --log of an earlier search of this spec, size and GPU: what it measured is not measured again")
       ->check(CLI::ExistingFile);
   cmd->add_option("--plot", o->plot, "Write the picture of the search to FILE (SVG)")->check(output_file());
-  cmd->add_option("--json", o->json_out, "Write every evaluation to FILE as JSON")->check(output_file());
+  cmd->add_flag("--json", o->json, "Print the result and every evaluation as JSON (gpen.tune/1, docs/json.md); the rest goes to stderr");
   cmd->add_flag("--no-save", o->no_save, "Do not store the result in the tuning database");
   cmd->callback([&run, o] {
+    if (o->json) JsonChannel::open();
     run = [o] {
       const auto started = std::chrono::steady_clock::now();
       const Spec s = o->spec.load();
@@ -151,10 +160,7 @@ void add_tune(CLI::App& app, Runner& run) {
       else size = parse_size(o->size, s.dims);
       o->spec.choose(s);
       std::string why;
-      if (!driver_available(&why)) {
-        fmt::print(stderr, "gpen: cannot tune {}: {}\n", s.name, why);
-        return kExitNoDevice;
-      }
+      if (!driver_available(&why)) throw NoDeviceError("cannot tune " + s.name + ": " + why);
       Context ctx(0);
       const TuneLogHeader header{s.name, s.hash, o->size, ctx.info().name, ctx.info().arch()};
       TuneOptions to;
@@ -235,7 +241,7 @@ void add_tune(CLI::App& app, Runner& run) {
         write_file(o->plot, search_svg(r, fmt::format("gpen tune {} ({}, {}, {}) on {}", s.name, to_string(s.dtype), o->size, o->strategy, ctx.info().name)));
         fmt::print("picture of the search: {}\n", o->plot);
       }
-      if (!o->json_out.empty()) write_file(o->json_out, result_json(s, r, o->size, ctx.info().name, o->strategy).dump(2));
+      if (o->json) JsonChannel::emit(result_json(s, r, o->size, ctx.info(), o->strategy, o->time_s));
       int code = kExitOk;
       if (ok.empty()) {
         fmt::print(stderr, "gpen: {}\n", r.evaluated.empty() ? "no variant was measured: give the search more --time"

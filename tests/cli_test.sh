@@ -13,6 +13,15 @@ expect() {  # expect CODE PATTERN -- command...
     echo "FAIL: $* -> rc=$rc (want $code), output:"; echo "$out" | head -20; fail=1
   else echo "ok: $*"; fi
 }
+# --json: stdout is one document (docs/json.md) whose fields the Python
+# expression checks (d: the document); the text goes to stderr.
+expect_json() {  # expect_json CODE EXPR -- command...
+  local code=$1 expr=$2; shift 3
+  local out; out=$("$@" 2>/dev/null); local rc=$?
+  if [ $rc -ne $code ] || ! python3 -c "import json, sys; d = json.loads(sys.argv[1]); assert $expr, d" "$out" 2>/dev/null; then
+    echo "FAIL: $* -> rc=$rc (want $code), stdout:"; echo "$out" | head -30; fail=1
+  else echo "ok (json): $*"; fi
+}
 cat > $tmp/bad.json <<'JSON'
 {
   "name": "bad", "kind": "stencil", "dtype": "float64", "dims": 3,
@@ -65,7 +74,6 @@ expect 2 '^--repeat: Value 0 not in range 1 to 100000$' -- $gpen run $o8 --repea
 expect 2 '^--repeat: Value 0 not in range 1 to 100000$' -- $gpen bench $o8 --repeat 0
 expect 2 "^--blocks: '32x' is not a block shape: expected X or XxY" -- $gpen bench $o8 --blocks 32x
 expect 2 "^gpen: usage: --set blok_x=3: 'blok_x' names no tunable" -- $gpen bench $o8 --set blok_x=3
-expect 2 '^--json: cannot write /nonexistent/r.json: directory /nonexistent does not exist$' -- $gpen bench $o8 --json /nonexistent/r.json
 expect 2 '^--output: cannot write /nonexistent/x.cu: directory /nonexistent does not exist$' -- $gpen gen $o8 -o /nonexistent/x.cu
 expect 2 '^gpen: usage: --set block_x: not name=value \(tunables: strategy, block_x' -- $gpen gen $o8 --set block_x
 expect 2 "^gpen: usage: --set strategy=rollin: rollin is not an allowed value of strategy; allowed: direct, march, tile, rolling" -- $gpen gen $o8 --set strategy=rollin
@@ -89,6 +97,19 @@ expect 0 "^ok .*blocks_grid.json: pairwise 'radiation_grid'" -- $gpen check $tmp
 expect 0 'tunables:  strategy=blocks block_x=128 targets_per_thread=2 unroll=8 cell_block=8 streams=3' -- $gpen gen $tmp/blocks_grid.json
 expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o8.json --size 64
 expect 0 'none was launched' -- $gpen survey $specs
+# One schema per command, one vocabulary, errors as documents.
+expect_json 0 'd["schema"] == "gpen.check/1" and d["specs"][0]["ok"] and d["specs"][0]["kind"] == "stencil"' -- $gpen check $o8 --json
+expect_json 1 'd["schema"] == "gpen.check/1" and d["specs"][0]["error_count"] == 3 and d["specs"][0]["errors"][1]["pointer"] == "/fields/0/ghots" and d["specs"][0]["errors"][1]["line"] == 3' -- $gpen check $tmp/bad3.json --json
+expect_json 0 'd["schema"] == "gpen.compile/1" and d["cache"]["source"] == "disk" and d["tunables"]["strategy"] == "march" and d["tunables"]["block_x"] == 32 and d["usage"]["registers"] > 0' -- $gpen compile $o8 --json
+expect_json 0 'd["schema"] == "gpen.compile/1" and d["cache"]["source"] == "compiled" and d["tunables"]["strategy"] == "tile" and d["arch"] == "sm_80"' -- $gpen compile $o8 --json --set strategy=tile --arch sm_80
+expect_json 1 'd["schema"] == "gpen.error/1" and d["command"] == "compile" and d["kind"] == "spec" and d["exit_code"] == 1 and d["errors"][0]["column"] == 42' -- $gpen compile $tmp/bad.json --json
+expect_json 3 'd["schema"] == "gpen.error/1" and d["kind"] == "no_device" and d["command"] == "run"' -- $gpen run $o8 --json
+expect_json 2 'd["schema"] == "gpen.error/1" and d["kind"] == "usage" and d["message"].startswith("--size abc")' -- $gpen run $o8 --size abc --json
+expect_json 2 'd["schema"] == "gpen.error/1" and d["kind"] == "usage" and d["command"] == "bench"' -- $gpen bench $o8 --repeat 0 --json
+expect_json 3 'd["schema"] == "gpen.error/1" and d["command"] == "tune"' -- $gpen tune $o8 --json
+expect_json 0 'd["schema"] == "gpen.cache-list/1" and any(k["spec"] == "laplacian3d_o8" for k in d["kernels"])' -- $gpen cache list --json
+expect_json 0 'd["schema"] == "gpen.survey/1" and d["gpu"] is None and len(d["rows"]) > 40 and all(r["compiled"] and not r["launched"] for r in d["rows"])' -- $gpen survey $specs --json
+expect 0 '^ok .*laplacian3d_o8' -- $gpen check $o8 --json
 expect 0 'removed [0-9]+ entries' -- $gpen cache clear
 expect 0 "$tmp/cache" -- $gpen cache path
 cat > $tmp/bad_scan.json <<'JSON'

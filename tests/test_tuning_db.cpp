@@ -8,6 +8,9 @@
 #include <fstream>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "gpen/runtime/nvrtc_library.hpp"
 #include "gpen/runtime/tuning_db.hpp"
 #include "test_support.hpp"
 
@@ -207,4 +210,22 @@ TEST_CASE("list gives every well-formed record as stored; clear removes the file
   CHECK(db.clear() == 0);
   CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(db.path())));
   CHECK(gpen::test::read_file(target) == "{\"k\": {\"spec\": \"x\", \"choice\": {}}}");
+}
+
+// CTest runs each test case in a process of its own (doctest_discover_tests),
+// so NVRTC is not loaded when this one starts there; run together with the
+// others it may be, and then there is nothing to see.
+TEST_CASE("looking a tuning record up does not open NVRTC (gpen run's warm start)") {
+  if (nvrtc_loaded()) {
+    MESSAGE("NVRTC was opened by an earlier test of this process: run this test case alone to check");
+    return;
+  }
+  gpen::test::TempDir dir;
+  const TuningDb db(dir.path + "/tuning.json");
+  const Spec s = o8();
+  const TuningKey key = tuning_key(s, {512, 512, 512}, h100());
+  db.store(key, record_of(s));
+  CHECK(db.find(key, s));
+  CHECK(key.nvrtc == fmt::format("{}.{}", nvrtc_build_version().first, nvrtc_build_version().second));
+  CHECK(!nvrtc_loaded());
 }

@@ -69,6 +69,7 @@ VariantFacts variant_facts(const Kernel& kernel, const Spec& spec, const Tunable
   VariantFacts f;
   f.spec = spec.name;
   f.variant = describe(spec.tunables, choice);
+  f.tunables = kernel.source().choice;
   f.unit = kernel.source().name;
   f.cache = to_string(kernel.compiled().source);
   f.cache_ms = kernel.compiled().ms;

@@ -12,6 +12,7 @@
 #include "gpen/runtime/kernel_cache.hpp"
 #include "gpen/runtime/new_file.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/runtime/nvrtc_library.hpp"
 
 namespace gpen {
 namespace fs = std::filesystem;
@@ -28,8 +29,12 @@ std::string size_class(const std::array<long long, 3>& size, int dims) {
   return s;
 }
 
+// The NVRTC gpen was built with, not the one a compile would open: looking a
+// record up (gpen run, a warm start) must not load NVRTC, and the library
+// at that path is the one compiles use unless it was moved.
 TuningKey tuning_key(const Spec& spec, const std::array<long long, 3>& size, const DeviceInfo& d) {
-  return TuningKey{spec.hash, size_class(size, spec.dims), d.name, d.arch(), std::to_string(d.driver_version), nvrtc_version()};
+  const auto [major, minor] = nvrtc_build_version();
+  return TuningKey{spec.hash, size_class(size, spec.dims), d.name, d.arch(), std::to_string(d.driver_version), fmt::format("{}.{}", major, minor)};
 }
 
 std::string TuningDb::default_path() { return KernelCache::default_dir() + "/tuning.json"; }

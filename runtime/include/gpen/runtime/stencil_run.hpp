@@ -30,6 +30,7 @@ struct RunOptions {
 struct VariantFacts {
   std::string spec;
   std::string variant;  // "strategy=... block_x=..."
+  TunableChoice tunables;  // every tunable's value, defaults included
   std::string unit;     // generated file name
   std::string cache;    // "memory", "disk" or "compiled"
   double cache_ms = 0;
