@@ -9,6 +9,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh tunetime  # build, the tuner's time budget, log, resume, Ctrl-C, disk use
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh suite     # build, CPU ctest, the GPU suite (GPU_TEST_FILES: doctest -sf filter)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh warm      # build, warm start from spec to loaded module, every shipped spec (issue 23)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh json      # build, --json of run, bench and tune on the GPU, each document checked
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -16,8 +17,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise or warm)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm or json)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -90,6 +91,24 @@ if [ "${1:-tests}" = warm ]; then
     GPEN_CACHE_DIR=/tmp/gpen-cache-warm $gpen run specs/$spec.json --size 64 --repeat 1 --no-tuned 2>&1 | grep kernel
     for i in 1 2; do GPEN_CACHE_DIR=/tmp/gpen-cache-warm $gpen run specs/$spec.json --size 64 --repeat 1 --no-tuned 2>&1 | grep kernel; done
   done
+  exit 0
+fi
+
+if [ "${1:-tests}" = json ]; then
+  step "--json on the GPU: run (grid and pairwise), bench, tune; each document read back and checked (docs/json.md)"
+  # json_check FILE EXPR: FILE holds one JSON document d for which EXPR holds.
+  json_check() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert $2, d; print('ok', sys.argv[1], d['schema'])" "$1" 2>&1 | tail -3; }
+  $gpen run specs/stencil/laplacian3d_o8.json --size 67x45x33 --verify --json >"$out/run.json"; echo "run rc=$?"
+  json_check "$out/run.json" 'd["schema"] == "gpen.run/1" and d["verify"]["pass"] and d["copy_gbs"] > 0 and 0 < d["pct_copy"] and d["tunables"]["strategy"] == "march" and d["cache"]["source"] in ("compiled", "disk")'
+  $gpen run specs/pairwise/softened_potential.json --size 4099 --verify --json >"$out/run_pairwise.json"; echo "run pairwise rc=$?"
+  json_check "$out/run_pairwise.json" 'd["schema"] == "gpen.run/1" and d["kind"] == "pairwise" and d["pairs_per_s"] > 0 and d["rsqrt_bound_per_s"] > 0 and d["verify"]["worst_of_bound"] <= 1'
+  $gpen bench specs/stencil/laplacian3d_o8.json specs/scan/cumsum_x.json --size 128 --strategies direct,march --verify --json >"$out/bench.json"; echo "bench rc=$?"
+  json_check "$out/bench.json" 'd["schema"] == "gpen.bench/1" and len(d["runs"]) == 2 and all(r["verify"]["pass"] for r in d["runs"]) and len(d["skipped"]) == 2 and d["skipped"][0]["spec"] == "cumsum_x"'
+  $gpen tune specs/stencil/laplacian3d_o2.json --size 128 --time 20 --json --no-save >"$out/tune.json" 2>"$out/tune_stderr.txt"; echo "tune rc=$? (stderr: $(wc -l < "$out/tune_stderr.txt") lines)"
+  json_check "$out/tune.json" 'd["schema"] == "gpen.tune/1" and d["stop"] == "time" and d["best"]["ms"] > 0 and len(d["evaluations"]) > 0 and d["total_s"] < 25'
+  $gpen run specs/stencil/laplacian3d_o8.json --size 4000 --json >"$out/run_error.json"; echo "run --size 4000 rc=$?"
+  json_check "$out/run_error.json" 'd["schema"] == "gpen.error/1" and d["command"] == "run" and d["exit_code"] == 1'
+  cat "$out/run_error.json"
   exit 0
 fi
 
