@@ -42,17 +42,15 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
     // past the end leaves its groups idle. So `along` is the largest divisor
     // of block_y whose stretches pad the axis by no more than an eighth of
     // it (or than one group alone would); the other groups sit side by side
-    // across the columns. A 64-long axis with 16 x 16 steps a stretch ran
-    // at 57% of copy, against 97% for one group (bench/RESULTS.md).
+    // across the columns. A full stack on a 64-long axis ran far below one
+    // group (bench/RESULTS.md, "tenth session").
     //
     // Chained, the axis is cut into layers of values_per_thread steps, one
     // block a layer of its columns, every group side by side
     // (scan_column_layers.cuh), if the carries stay in the L2: they must
     // leave it room for the data streaming through, so at most an eighth of
-    // it. Otherwise the blocks walk the axis as unchained. Along z of
-    // float64 (1 GiB, 32 x 16 threads, 8 steps a layer), carries of 4 MiB:
-    // 98.1% of copy chained, 94.7% walking; 8 MiB: 94.2% against 95.0%;
-    // 16-256 MiB: 77-82% against 94-96% (bench/RESULTS.md).
+    // it. Otherwise the blocks walk the axis as unchained: with larger
+    // carries, chaining fell below walking (bench/RESULTS.md, "thirteenth session").
     if (chained && all_carry_bytes(g, vector_x) <= l2_bytes / 8) g.layers = ceil_div(g.length, values_per_thread);
     const bool layered = g.layers > 1;
     auto padding = [&](long long d) { return ceil_div(g.length, d * values_per_thread) * d * values_per_thread - g.length; };
@@ -65,10 +63,10 @@ ScanGeometry ScanPlan::geometry(int dims, int axis, const std::array<long long, 
     g.tiles = g.plane_tiles * g.layers * g.outer;
     // The blocks that run at once take consecutive tiles. In order, they read
     // one window of each plane, and planes that lie a multiple of the memory's
-    // interleave apart send every window to the same few DRAM channels: along
-    // z of 512 x 480 x 512 float64 (planes 1.875 MiB apart) 79% of copy. So
-    // runs of 2 KiB of adjacent columns (which DRAM reads best together) go
-    // out spread over `stripes` parts of the plane: 94% (bench/RESULTS.md).
+    // interleave apart send every window to the same few DRAM channels (z of
+    // 512 x 480 x 512 float64, planes 1.875 MiB apart). So runs of 2 KiB of
+    // adjacent columns (which DRAM reads best together) go out spread over
+    // `stripes` parts of the plane (bench/RESULTS.md, "twelfth session").
     // spread = the first count >= runs / stripes coprime with runs, so that
     // j -> j * spread mod runs visits every run once.
     g.run_tiles = std::max(1LL, 2048 / (tile_columns * dtype_bytes));

@@ -40,16 +40,16 @@ std::vector<Builtin> stencil_builtins(int dims) {
   else b.push_back({"points_per_thread", false, {1LL}, 1LL, 1, 1, {}});
   // Register blocking of the march strategy: points a thread owns along x
   // (moved as one vector) and rows along y.
-  // Defaults: the best 8th-order Laplacian variants on an H100 (bench/RESULTS.md).
+  // Defaults: the best 8th-order Laplacian variants on an H100 (bench/RESULTS.md, "second session").
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, 2LL, 1, 4, {}, "march", 1LL});
   if (three) b.push_back({"rows_y", false, {1LL, 2LL, 4LL}, 2LL, 1, 8, {}, "march", 1LL});
   else b.push_back({"rows_y", false, {1LL}, 1LL, 1, 1, {}, "march", 1LL});
   // 1: the march loop along z fully unrolled (points_per_thread steps).
   b.push_back({"unroll_z", false, {0LL, 1LL}, 0LL, 0, 1, {}, "march", 0LL});
   // 1: outputs stored evict-first (st.global.cs), leaving the L2 to the
-  // inputs' neighbours: +1.1 to +1.7 points of copy for the 8th-order
-  // Laplacian in float64 at 512^3, no change in float32 (bench/RESULTS.md).
-  // 0 may suit a time loop whose next kernel reads the output from the L2.
+  // inputs' neighbours: a gain in float64, none in float32 (bench/RESULTS.md,
+  // "sixth session"). 0 may suit a time loop whose next kernel reads the
+  // output from the L2.
   b.push_back({"stream_stores", false, {0LL, 1LL}, 1LL, 0, 1, {}, "march", 0LL});
   // D > 0: the x-y planes a block reads copied by cp.async D steps ahead
   // into a ring of shared-memory slots, x and y neighbours and the planes
@@ -69,15 +69,14 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   const bool rows = spec.scan.axis == 0;
   const long long vec = spec.dtype == Dtype::Float32 ? 4 : 2;
   std::vector<Builtin> b;
-  // Defaults: the fastest variants on an H100 (bench/RESULTS.md): short rows
-  // 128x2 threads, 4 values each; one long row 256 threads, 32 float32 or
-  // 16 float64 values each, striped (fewer, larger segments to look back
-  // over);
-  // columns 32 x 32 threads, 16 values each, 8-byte accesses: a block holds
-  // 512 steps of 32 columns at once, one block an SM. 512^3 float64 along y
-  // 99.5% of copy (the old 128 x 1, one 16-byte value: 94%), rows of 520
-  // values 98.0% (86%), along z 94.5-94.9% (cumsum_z.json chains layers of
-  // 8 steps in 32 x 16 threads: 98%); float32 along y 97.5%.
+  // Defaults: the fastest variants on an H100. Short rows 128x2 threads,
+  // 4 values each; one long row 256 threads, 32 float32 or 16 float64
+  // values each, striped (fewer, larger segments to look back over)
+  // (bench/RESULTS.md, "third session" and "seventh session"). Columns
+  // 32 x 32 threads, 16 values each, 8-byte accesses: a block holds 512
+  // steps of 32 columns at once, one block an SM ("tenth session";
+  // cumsum_z.json chains layers of 8 steps in 32 x 16 threads instead,
+  // "thirteenth session").
   const bool one_row = rows && spec.dims == 1;
   b.push_back({"block_x", false, {32LL, 64LL, 128LL, 256LL, 512LL}, one_row ? 256LL : rows ? 128LL : 32LL, 32, 1024, {}});
   // Rows: rows a block. Columns: groups of threads stacked along the axis
@@ -86,10 +85,10 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
   else if (!rows) b.push_back({"block_y", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, 32LL, 1, 1024, {}});
   else b.push_back({"block_y", false, {1LL}, 1LL, 1, 1, {}});
   // One row: 128 bytes a thread (32 float32 values; 32 float64 values take
-  // 162 registers and lose 9 points of copy to 16).
+  // too many registers and lose to 16: bench/RESULTS.md, "seventh session").
   const long long row_values = spec.dtype == Dtype::Float32 ? 32 : 16;
   b.push_back({"values_per_thread", false, {1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, one_row ? row_values : rows ? 4LL : 16LL, 1, 64, {}});
-  // Columns: 8 bytes an access (float32 x 4 along y: 91.8% against 97.5%).
+  // Columns: 8 bytes an access (float32 x 4 loses along y: bench/RESULTS.md, "tenth session").
   const long long column_vec = spec.dtype == Dtype::Float32 ? 2 : 1;
   b.push_back({"vector_x", false, {1LL, 2LL, 4LL}, rows ? vec : column_vec, 1, 4, {}});
   // A tunable of one layout only; the other has just `off`.
@@ -101,37 +100,31 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
     layout_only(rows, name, std::move(values), default_value, 0, hi, 0);
   };
   // Rows split into tiles: how many tiles ahead a block prefetches into the
-  // L2. Measured on one row of 2^28 float32 values (bench/RESULTS.md), 256
-  // threads x 32 values striped: 128 and 256 alike (+10 points of copy), 512
-  // and more lose; columns: none.
+  // L2 (one long row: 128 and 256 alike, 512 and more lose; bench/RESULTS.md,
+  // "sixth session" and "seventh session"); columns: none.
   rows_only("prefetch_tiles", {0LL, 128LL, 256LL, 512LL, 1024LL}, one_row ? 256 : 0, 1 << 20);
   // Rows: 1 stripes a warp's accesses across its lanes, each access one
-  // contiguous run of lines; 0 gives each thread one run of values. Measured
-  // on an H100 (bench/RESULTS.md): 2^28 float32 values without the
-  // look-back 80% of copy in runs, 100% striped (with it, before the
-  // delay: 65% -> 90%); 512-value float64 rows 99.8% in runs, 98.2% striped.
+  // contiguous run of lines; 0 gives each thread one run of values. Striped
+  // wins on one long row, runs on short rows (bench/RESULTS.md, "seventh session").
   rows_only("striped", {0LL, 1LL}, one_row ? 1 : 0, 1);
   // Rows split into tiles: nanoseconds a block sleeps between publishing its
-  // aggregate and its look-back, as CUB does. One row of 2^28 float32
-  // values: 0, 1000, 2000, 4000, 8000 ns -> 90.2, 91.5, 93.5, 95.6, 73.9% of
-  // copy; float64 (16 values a thread): 81.9, 85.6, 91.4, 78.8% at 0, 1000,
-  // 2000, 4000 (bench/RESULTS.md).
+  // aggregate and its look-back, as CUB does. One long row is fastest at
+  // 4000 ns in float32, 2000 in float64 (bench/RESULTS.md, "seventh session").
   const long long row_delay = spec.dtype == Dtype::Float32 ? 4000 : 2000;
   rows_only("lookback_delay", {0LL, 500LL, 1000LL, 2000LL, 4000LL, 8000LL}, one_row ? row_delay : 0, 100000);
   // Columns: the stripes of a plane that consecutive blocks are spread over
   // (runs of 2 KiB of columns, scan_columns.cuh), so that the blocks in
   // flight read every part of a plane at once rather than one window of it;
-  // 1 keeps the tiles in order. Along z of 512 x 480 x 512 float64 in order:
-  // 79% of copy; over 16 stripes: 94%. 512^3 unchanged (bench/RESULTS.md).
+  // 1 keeps the tiles in order. Spreading lifts z of 512 x 480 x 512 float64
+  // and leaves 512^3 as it was (bench/RESULTS.md, "twelfth session").
   layout_only(!rows, "stripes", {1LL, 4LL, 16LL, 64LL}, 16, 1, 1 << 20, 1);
   // Columns: 1 cuts the axis into layers of values_per_thread steps, a block
   // a layer of its columns, the running values handed from layer to layer
   // through the L2 (scan_column_layers.cuh), so that the blocks in flight
   // read a few whole planes, where the carries fit in the L2 (else the unit
-  // walks, ScanPlan::geometry). 0: each block walks the whole axis. Along z
-  // of 512^3 float64, 32 x 16 x 8 values: 98.1% of copy chained, 94.7%
-  // walking; along y walking is ahead (99.2% against 95.3%), hence 0 here and
-  // 1 in cumsum_z.json (bench/RESULTS.md).
+  // walks, ScanPlan::geometry). 0: each block walks the whole axis. Chained
+  // wins along z and loses along y, hence 0 here and 1 in cumsum_z.json
+  // (bench/RESULTS.md, "thirteenth session").
   layout_only(!rows, "chained", {0LL, 1LL}, 0, 0, 1, 0);
   return b;
 }
@@ -142,7 +135,7 @@ std::vector<Builtin> scan_builtins(const Spec& spec) {
 std::vector<Builtin> sbp_builtins(const Spec& spec) {
   const bool one_axis = spec.sbp.axes.size() == 1;
   const bool along_x = one_axis && spec.sbp.axes[0] == 0;
-  // Defaults: the fastest variants of D2 order 4 on an H100 (bench/RESULTS.md):
+  // Defaults: the fastest variants of D2 order 4 on an H100 (bench/RESULTS.md, "fourth session"):
   // along y or z, 32x32 pencils for 32x4 threads; along x, long 256-point
   // pencils for 64 threads, except in 3-D, where a thread a point (128x1) wins.
   const bool direct = !one_axis || (along_x && spec.dims == 3);
@@ -176,13 +169,12 @@ std::vector<Builtin> pairwise_builtins(const Spec& spec) {
   b.back().values_note = d.grouped ? "the kernel of \"pairs\": \"grouped\" walks its interaction lists (grouped)"
                          : d.grid  ? "grouped needs \"pairs\": \"grouped\""
                                    : "block on block (blocks) needs \"domain\": \"grid\", and grouped needs \"pairs\": \"grouped\"";
-  // Defaults: block 256, 2 targets a thread, unroll 8: 3.06e12 pairs/s for the
-  // softened potential at N = 2^20 on an H100 (bench/RESULTS.md), 5% below the
-  // best variant (512 x 8), whose 4096-target blocks leave SMs idle below N = 2^19.
-  // On grids 128: within 4% of 256 for the tile on 64^3, the fastest for block
-  // on block, whose float64 kernel spills at 256 threads.
-  // Grouped: 64 threads, a target each (1.27e12 pairs/s on groups of 1-160
-  // targets, twice 256 x 2, whose threads mostly sit idle in a small group).
+  // Defaults (bench/RESULTS.md, "fifth session"): block 256, 2 targets a
+  // thread, unroll 8: close to the best variant for the softened potential at
+  // N = 2^20 (512 x 8), whose 4096-target blocks leave SMs idle below N = 2^19.
+  // On grids 128: close to 256 for the tile on 64^3, the fastest for block on
+  // block, whose float64 kernel spills at 256 threads. Grouped: 64 threads, a
+  // target each: 256 x 2's threads mostly sit idle in a small group.
   const long long block = d.grouped ? 64 : d.grid ? 128 : 256;
   b.push_back({"block_x", false, {64LL, 128LL, 256LL, 512LL}, block, 32, 1024, {}});
   b.push_back({"targets_per_thread", false, {1LL, 2LL, 4LL, 8LL}, d.grouped ? 1LL : 2LL, 1, 16, {}});

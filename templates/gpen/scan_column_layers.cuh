@@ -4,8 +4,8 @@
 // layer after layer, each across every plane, so that the blocks in flight
 // read one or two layers (along z, 8 to 16 whole planes), which DRAM serves
 // at copy speed, where blocks walking the whole axis read a strip of every
-// plane at once: along z of 512^3 float64 98% of copy against 94-95%
-// (bench/RESULTS.md).
+// plane at once and fall short of it (bench/RESULTS.md, "eleventh session"
+// and "thirteenth session").
 //
 // The running values pass from layer to layer through a carry a column
 // group in global memory: the thread of layer l waits until layer l - 1 has
@@ -13,8 +13,8 @@
 // publishes its own. Each block loads its steps before it waits, and the
 // block of the layer before was started a layer of blocks earlier, so the
 // wait rarely costs anything. Carries are kept in the L2 (evict_last): as
-// ordinary lines, the streaming data pushed them out to DRAM and cost 3-4
-// points of copy (bench/RESULTS.md).
+// ordinary lines, the streaming data pushed them out to DRAM
+// (bench/RESULTS.md, "thirteenth session").
 #pragma once
 
 #include "gpen/scan_column_steps.cuh"
@@ -110,10 +110,10 @@ __device__ void scan_column_layers(const ScanArgs<typename B::real>& a) {
   const long long layers = a.layers;  // the host's ceil(length / V), > 1
   // Layer after layer, each across every plane: a block's predecessor in its
   // columns is a whole layer of blocks earlier. (Plane after plane, the
-  // blocks of a narrow plane wait on each other: along y of 512^3, with one
-  // block a layer of a plane, 41% of copy.) A block waits only on blocks of
-  // lower index, which the GPU dispatches first, as the rows look-back
-  // assumes too (scan_rows.cuh).
+  // blocks of a narrow plane wait on each other, as along y of 512^3 with
+  // one block a layer of a plane: bench/RESULTS.md, "thirteenth session".)
+  // A block waits only on blocks of lower index, which the GPU dispatches
+  // first, as the rows look-back assumes too (scan_rows.cuh).
   const long long b = blockIdx.x, layer = b / (blocks * a.outer), plane = b / blocks % a.outer;
   const long long group = (plane_tile(a, b % blocks, blocks) * R + threadIdx.y) * T + threadIdx.x;
   const long long c0 = group * W;

@@ -8,8 +8,8 @@
 // r V .. r V + V - 1 of each stretch, and the groups' folds meet in shared
 // memory. A block then covers a tall part of its columns at once, so that
 // the blocks in flight cover a few whole planes rather than the same rows
-// of many planes: cumsum along y of 512^3 float64 went from 94% to 99% of
-// copy, and rows of 520 values from 86% to 97% (bench/RESULTS.md).
+// of many planes, and DRAM serves them at nearly copy speed (bench/RESULTS.md,
+// "ninth session" and "tenth session").
 //
 // kChained cuts the axis into layers instead (scan_column_layers.cuh) where
 // the host finds room for their carries in the L2.

@@ -3,11 +3,10 @@
 // How a warp's 32 * kValuesPerThread values map onto its lanes (kStriped):
 //   false (runs): each thread one run of kValuesPerThread values. An access
 //     of a warp then touches every line of the warp's span, using part of
-//     each: fine for short rows (a 512-value row of float64: 100% of copy),
-//     not for long ones (80% without the look-back, bench/RESULTS.md);
+//     each: fine for short rows, not for long ones;
 //   true (striped): access i of lane l holds values kVectorX * (l + 32 i) ...
 //     of the span, so that each access of a warp is one contiguous run of
-//     whole lines (a long row without the look-back: 100%).
+//     whole lines (bench/RESULTS.md, "seventh session").
 // Either way a thread holds kGroups groups of consecutive values; it scans
 // each group, the warp combines the groups' totals with shuffles, and the
 // warps of a row combine theirs through shared memory. A row longer than a
@@ -38,7 +37,7 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
   // A tile waits only on tiles of lower index, which the GPU dispatches
   // first (as CUB's single-pass scan also assumes). An arrival counter would
   // not need that, but its atomic costs a round trip before the first load of
-  // every tile: half the bandwidth of a row of two segments (bench/RESULTS.md).
+  // every tile (bench/RESULTS.md, "third session").
   const long long tile = blockIdx.x;
   const long long seg = tile % a.segments, row = (tile / a.segments) * R + ty;
   const bool live = row < a.outer;
@@ -53,7 +52,7 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
     // The values of the tile kPrefetchTiles ahead go to the L2 now, so that
     // its block, started when a resident one retires, finds them there: DRAM
     // stays busy while the resident blocks wait on their look-back
-    // (2^28 float32 values, 256 x 32 striped: 75.3% -> 89.8% of copy, bench/RESULTS.md).
+    // (bench/RESULTS.md, "sixth session" and "seventh session").
     if (a.segments > 1) {
       const long long ahead = tile + B::kPrefetchTiles;
       const long long aseg = ahead % a.segments, arow = (ahead / a.segments) * R + ty;
@@ -135,8 +134,7 @@ __device__ void scan_rows(const ScanArgs<typename B::real>& a) {
 #if __CUDA_ARCH__ >= 700
         // Its predecessors are publishing too: looking a little later finds
         // more prefixes and spends fewer L2 round trips on windows of
-        // aggregates (CUB waits likewise). One row of 2^28 float32 values:
-        // 90.2% of copy without, 95.6% at 4000 ns, 73.9% at 8000 (bench/RESULTS.md).
+        // aggregates (CUB waits likewise; bench/RESULTS.md, "seventh session").
         if constexpr (B::kLookbackDelay > 0) __nanosleep(B::kLookbackDelay);
 #endif
         prefix = look_back<B>(a, first, t, lane);

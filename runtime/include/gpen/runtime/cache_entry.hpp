@@ -40,8 +40,8 @@
 //
 // Earlier formats, read as other versions (a miss, then replaced):
 //   2: "GPENBIN2" and "sha256 <64 hex>" of the whole file less that line.
-//      Verifying SHA-256 at 0.3 GB/s was most of a warm start (2 ms of an
-//      entry of 600 KB); XXH64 finds the same damage at 10 GB/s.
+//      Verifying SHA-256 was most of a warm start; XXH64 finds the same
+//      damage far faster (bench/RESULTS.md, "fifteenth session").
 //   1: "GPENBIN1", a header whose sha256 covered the payload only, and no
 //      bound on sizes.
 #pragma once

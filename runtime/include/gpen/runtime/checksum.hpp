@@ -1,7 +1,7 @@
 // XXH64, the 64-bit xxHash: a checksum fast enough to verify a kernel cache
-// entry of a few hundred KB within a warm start (about 10 GB/s, where the
-// SHA-256 it replaced ran at 0.3 GB/s and was most of a hit's time). It
-// finds damage, not forgery (cache_entry.hpp says why none is needed).
+// entry of a few hundred KB within a warm start, where the SHA-256 it
+// replaced was most of a hit's time (bench/RESULTS.md, "fifteenth session").
+// It finds damage, not forgery (cache_entry.hpp says why none is needed).
 #pragma once
 
 #include <cstdint>
