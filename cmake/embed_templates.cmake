@@ -13,7 +13,8 @@ foreach(rel IN LISTS FILES)
   string(LENGTH "${rel}" n)
   string(LENGTH "${text}" m)
   string(APPEND all "${n}:${rel}${m}:${text}")
-  if(rel MATCHES "\\.cuh$")
+  # The headers, as template_headers() (generator/src/templates.cpp) takes them.
+  if(rel MATCHES "\\.(cuh|h)$")
     string(APPEND headers "${n}:${rel}${m}:${text}")
   endif()
   # A raw string literal with a delimiter no template contains.

@@ -13,7 +13,7 @@ for d in "${dirs[@]}"; do cuda_flags+=("-I$d"); done
 fail=0 n=0
 while IFS= read -r src; do
   n=$((n + 1))
-  deps=$("$cxx" -std=c++17 -M -MG -I"$root/generator/include" -I"$root/runtime/include" "${cuda_flags[@]}" \
+  deps=$("$cxx" -std=c++17 -M -MG -I"$root/generator/include" -I"$root/templates" -I"$root/runtime/include" "${cuda_flags[@]}" \
          -DGPEN_VERSION='"test"' "$src" 2>&1) || { echo "FAIL: cannot preprocess $src:"; echo "$deps" | head -5; fail=1; continue; }
   bad=$(tr ' \\' '\n\n' <<<"$deps" | grep -E '(^|/)(cuda\.h|nvrtc\.h|cuda_runtime[a-z_]*\.h)$|/gpen/runtime/|^gpen/runtime/' | sort -u)
   if [ -n "$bad" ]; then echo "FAIL: ${src#$root/} includes: $bad"; fail=1; fi

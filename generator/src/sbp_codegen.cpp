@@ -86,7 +86,6 @@ std::string bindings(const Spec& spec, const SbpPlan& plan) {
 
 std::string asserts(const SbpPlan& plan) {
   std::string s = "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");\n";
-  s += "static_assert(sizeof(gpen::SbpArgs<Bindings::real>) == 64, \"kernel arguments as the host writes them\");\n";
   s += fmt::format("static_assert(Bindings::kLeftRows >= Bindings::kRadius && Bindings::kRightRows >= Bindings::kRadius, \"{}\");",
                    "no interior row reaches past the boundary");
   if (plan.strategy == SbpStrategy::Pencil)

@@ -54,8 +54,7 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
 }
 
 std::string asserts(const ScanPlan& plan) {
-  std::string s = "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");\n";
-  s += "static_assert(sizeof(gpen::ScanArgs<Bindings::real>) == 80, \"kernel arguments as the host writes them\");";
+  std::string s = "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");";
   if (plan.layout == ScanLayout::Rows) s += "\nstatic_assert(Bindings::kBlockX % 32 == 0, \"rows of a block are whole warps\");";
   return s;
 }

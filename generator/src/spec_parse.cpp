@@ -20,6 +20,7 @@
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/pairwise_args.h"
 
 namespace gpen {
 
@@ -688,10 +689,12 @@ class SpecParser {
           const std::string c = std::string("i") + axis_name(ax);
           d.values.push_back({c + (source ? "_j" : "_i"), source, -1, ax, c});
         }
-    if (s_.inputs().size() > 32 || s_.output_fields().size() > 16 || s_.params.size() > 16)
+    if (s_.inputs().size() > std::size_t{kPairMaxInputs} || s_.output_fields().size() > std::size_t{kPairMaxOutputs} ||
+        s_.params.size() > std::size_t{kPairMaxParams})
       diag_.unit([&] {
         src_->fail("/fields", fmt::format("{} inputs, {} outputs and {} params", s_.inputs().size(), s_.output_fields().size(), s_.params.size()),
-                   "at most 32 inputs, 16 outputs and 16 params (the kernel's argument block)");
+                   fmt::format("at most {} inputs, {} outputs and {} params (the kernel's argument block)", kPairMaxInputs, kPairMaxOutputs,
+                               kPairMaxParams));
       });
     pair_scope_ = pairwise_scope(s_);
   }

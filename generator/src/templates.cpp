@@ -28,11 +28,19 @@ std::string template_text(const std::string& path) {
   throw std::runtime_error("gpen: no template named '" + path + "'");
 }
 
+namespace {
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+}  // namespace
+
+// The headers: the .cuh files and the argument blocks (.h) the host shares;
+// cmake/embed_templates.cmake fingerprints the same set at build time.
 std::vector<std::pair<std::string, std::string>> template_headers() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& t : embedded_templates()) {
     const std::string p = t.path;
-    if (p.size() > 4 && p.compare(p.size() - 4, 4, ".cuh") == 0) out.emplace_back(p, template_text(p));
+    if (ends_with(p, ".cuh") || ends_with(p, ".h")) out.emplace_back(p, template_text(p));
   }
   return out;
 }

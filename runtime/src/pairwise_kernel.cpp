@@ -4,31 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "gpen/pairwise_args.h"
+
 namespace gpen {
 
-// Host images of gpen::PairArgs and gpen::PairFoldArgs
-// (templates/gpen/pairwise.cuh); the generated unit asserts their sizes.
-struct PairArgsImage {
-  CUdeviceptr in[32];
-  CUdeviceptr out[16];
-  long long n_targets, n_sources;
-  long long grid[3];
-  CUdeviceptr target_groups, range_offsets, source_ranges;
-  long long groups;
-  long long pencil[2];
-  CUdeviceptr partial;
-  double params[16];
-};
-static_assert(sizeof(PairArgsImage) == 608, "as templates/gpen/pairwise.cuh lays it out");
-
 namespace {
-
-struct PairFoldArgsImage {
-  CUdeviceptr partial, running;
-  CUdeviceptr out[16];
-  long long count, cells, running_stride, accumulate;
-};
-static_assert(sizeof(PairFoldArgsImage) == 176, "as templates/gpen/pairwise.cuh lays it out");
 
 unsigned grid_x(long long blocks, const Spec& spec, const char* what) {
   if (blocks > 0x7fffffffLL) throw BindingError(fmt::format("spec '{}': {} blocks of {} exceed the grid limit", spec.name, blocks, what));
@@ -119,11 +99,11 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
     throw BindingError(fmt::format("spec '{}': {}", spec_.name,
                                    groups ? "group lists given, but its pairs are \"all\"" : "its pairs are \"grouped\": the launch needs group lists"));
   if (groups) check_group_lists(groups->lists(), sizes.targets, sizes.sources);
-  PairArgsImage a{};
+  PairArgs a{};
   const auto ins = spec_.inputs();
   const auto outs = spec_.output_fields();
-  for (std::size_t i = 0; i < ins.size(); ++i) a.in[i] = fields.at(ins[i]->name)->get();
-  for (std::size_t i = 0; i < outs.size(); ++i) a.out[i] = fields.at(outs[i]->name)->get();
+  for (std::size_t i = 0; i < ins.size(); ++i) a.in[i] = device_pointer(fields.at(ins[i]->name)->get());
+  for (std::size_t i = 0; i < outs.size(); ++i) a.out[i] = device_pointer(fields.at(outs[i]->name)->get());
   a.n_targets = sizes.targets;
   a.n_sources = sizes.sources;
   for (int ax = 0; ax < 3; ++ax) a.grid[ax] = sizes.grid[ax];
@@ -135,9 +115,9 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
   long long blocks = (sizes.targets + p.targets_per_block() - 1) / p.targets_per_block();
   if (groups) {
-    a.target_groups = groups->target_groups();
-    a.range_offsets = groups->range_offsets();
-    a.source_ranges = groups->source_ranges();
+    a.target_groups = device_pointer<const int>(groups->target_groups());
+    a.range_offsets = device_pointer<const int>(groups->range_offsets());
+    a.source_ranges = device_pointer<const int>(groups->source_ranges());
     a.groups = groups->lists().groups();
     blocks = a.groups;
   }
@@ -150,7 +130,7 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), 1, 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
 }
 
-void PairwiseKernel::launch_blocks(PairArgsImage& a, const PairSizes& sizes, CUstream stream) const {
+void PairwiseKernel::launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const {
   const PairwisePlan& p = plan();
   const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
   long long k[3];
@@ -175,12 +155,12 @@ void PairwiseKernel::launch_blocks(PairArgsImage& a, const PairSizes& sizes, CUs
     CUstream st = streams_[s].get();
     a.pencil[0] = pencil % k[1];
     a.pencil[1] = pencil / k[1];
-    a.partial = partial_.get() + s * partial_bytes;
+    a.partial = device_pointer(partial_.get() + s * partial_bytes);
     void* kp[] = {&a};
     GPEN_CU(cuLaunchKernel(function(), grid_x(sinks, spec_, "sink cells"), static_cast<unsigned>(k[0]), 1, p.block, 1, 1, 0, st, kp, nullptr), doing);
-    PairFoldArgsImage f{};
+    PairFoldArgs f{};
     f.partial = a.partial;
-    f.running = running_.get() + s * cells * real;
+    f.running = device_pointer(running_.get() + s * cells * real);
     f.count = k[0];
     f.cells = cells;
     f.running_stride = static_cast<long long>(streams) * cells;
@@ -192,10 +172,10 @@ void PairwiseKernel::launch_blocks(PairArgsImage& a, const PairSizes& sizes, CUs
     done_[s].record(streams_[s].get());
     done_[s].make_wait(stream);
   }
-  PairFoldArgsImage f{};
-  f.partial = running_.get();
-  f.running = 0;
-  for (int i = 0; i < 16; ++i) f.out[i] = a.out[i];
+  PairFoldArgs f{};
+  f.partial = device_pointer(running_.get());
+  f.running = nullptr;
+  for (int i = 0; i < kPairMaxOutputs; ++i) f.out[i] = a.out[i];
   f.count = static_cast<long long>(streams);
   f.cells = cells;
   f.accumulate = 0;

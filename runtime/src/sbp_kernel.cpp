@@ -4,19 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "gpen/sbp_args.h"
+
 namespace gpen {
-namespace {
-
-// Host image of gpen::SbpArgs<real> (templates/gpen/sbp.cuh); the generated
-// unit asserts its size.
-struct SbpArgsImage {
-  CUdeviceptr in, out;
-  long long n[3];
-  double scale[3];
-};
-static_assert(sizeof(SbpArgsImage) == 64, "as templates/gpen/sbp.cuh lays it out");
-
-}  // namespace
 
 void check_sbp_lengths(const Spec& spec, const std::array<long long, 3>& shape) {
   const long long need = spec.sbp.min_length();
@@ -54,9 +44,9 @@ void SbpKernel::launch(const FieldBindings& fields, const ParamValues& params, C
   } catch (const std::invalid_argument& e) {
     throw BindingError(fmt::format("spec '{}' ({}): {}", spec_.name, source_.name, e.what()));
   }
-  SbpArgsImage a{};
-  a.in = fields.at(spec_.inputs()[0]->name)->get();
-  a.out = fields.at(spec_.output_fields()[0]->name)->get();
+  SbpArgs<void> a{};
+  a.in = device_pointer(fields.at(spec_.inputs()[0]->name)->get());
+  a.out = device_pointer(fields.at(spec_.output_fields()[0]->name)->get());
   for (int i = 0; i < 3; ++i) a.n[i] = shape[i];
   const auto scale = sbp_scales(spec_, params);
   for (int i = 0; i < 3; ++i) a.scale[i] = scale[i];

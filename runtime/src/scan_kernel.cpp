@@ -4,20 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "gpen/scan_args.h"
+
 namespace gpen {
 namespace {
-
-// Host image of gpen::ScanArgs<real> (templates/gpen/scan_common.cuh); the
-// generated unit asserts its size.
-struct ScanArgsImage {
-  CUdeviceptr in, out;
-  long long length, inner, outer, segments;
-  CUdeviceptr status;
-  unsigned epoch, along;
-  unsigned run_tiles, spread;
-  unsigned layers;
-};
-static_assert(sizeof(ScanArgsImage) == 80, "as templates/gpen/scan_common.cuh lays it out");
 
 constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state in 32 bits
 
@@ -55,9 +45,9 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   const ScanGeometry g = p.geometry(spec_.dims, spec_.scan.axis, shape, l2_bytes_);
   if (g.tiles > 0x7fffffffLL)
     throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger block_x or values_per_thread", spec_.name, g.tiles));
-  ScanArgsImage a{};
-  a.in = fields.at(spec_.inputs()[0]->name)->get();
-  a.out = fields.at(spec_.output_fields()[0]->name)->get();
+  ScanArgs<void> a{};
+  a.in = device_pointer(fields.at(spec_.inputs()[0]->name)->get());
+  a.out = device_pointer(fields.at(spec_.output_fields()[0]->name)->get());
   a.length = g.length;
   a.inner = g.inner;
   a.outer = g.outer;
@@ -73,7 +63,7 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   const std::size_t status = g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(p.carry_bytes(g));
   if (status > 0) {
     a.epoch = reserve(status, stream);
-    a.status = status_.get();
+    a.status = device_pointer<unsigned long long>(status_.get());
   }
   const LaunchDims d = p.launch(g);
   void* kernel_params[] = {&a};

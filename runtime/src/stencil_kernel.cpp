@@ -3,45 +3,54 @@
 #include "gpen/generator/tunables.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "gpen/stencil_args.h"
+
 namespace gpen {
 
 namespace {
 
-// Host image of gpen::StencilArgs<B> (templates/gpen/stencil_common.cuh):
-// pointers to inputs, pointers to outputs, three ints, the params.
+// stencil_args_layout() is C++'s layout of StencilArgsOf, here for any
+// counts of fields and params: checked for a spread of counts and both reals.
+template <class real, int NumIn, int NumOut, int NumParams>
+constexpr bool layout_is_the_structs() {
+  using A = StencilArgsOf<real, NumIn, NumOut, NumParams>;
+  constexpr StencilArgsLayout l = stencil_args_layout(NumIn, NumOut, NumParams, sizeof(real));
+  return offsetof(A, in) == l.in && offsetof(A, out) == l.out && offsetof(A, n) == l.extent && offsetof(A, params) == l.params &&
+         sizeof(A) == l.size;
+}
+template <class real>
+constexpr bool layout_is_the_structs() {
+  return layout_is_the_structs<real, 0, 1, 0>() && layout_is_the_structs<real, 1, 1, 0>() && layout_is_the_structs<real, 1, 1, 1>() &&
+         layout_is_the_structs<real, 2, 1, 3>() && layout_is_the_structs<real, 4, 3, 2>() && layout_is_the_structs<real, 5, 2, 7>() &&
+         layout_is_the_structs<real, 7, 5, 4>() && layout_is_the_structs<real, 16, 8, 16>();
+}
+static_assert(layout_is_the_structs<float>() && layout_is_the_structs<double>(), "stencil_args_layout() is StencilArgsOf's layout");
+
+// The bytes of StencilArgs<B> for this spec: pointers to its inputs and
+// outputs, the kernel's extent, the params in the spec's real.
 std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fields, const ParamValues& params,
                                      const std::array<long long, 3>& kernel_extent) {
   const std::size_t real = size_of(spec.dtype);
   const auto ins = spec.inputs();
   const auto outs = spec.output_fields();
-  const std::size_t n_in = std::max<std::size_t>(1, ins.size());
-  std::size_t off = 8 * (n_in + outs.size());
-  const std::size_t extent_off = off;
-  off += 12;
-  off = (off + real - 1) / real * real;
-  const std::size_t params_off = off;
-  off += real * std::max<std::size_t>(1, spec.params.size());
-  std::vector<unsigned char> bytes((off + 7) / 8 * 8, 0);
-  auto put_ptr = [&](std::size_t at, CUdeviceptr p) { std::memcpy(bytes.data() + at, &p, 8); };
-  for (std::size_t i = 0; i < ins.size(); ++i) put_ptr(8 * i, fields.at(ins[i]->name)->get());
-  for (std::size_t i = 0; i < outs.size(); ++i) put_ptr(8 * (n_in + i), fields.at(outs[i]->name)->get());
-  for (int ax = 0; ax < 3; ++ax) {
-    const int v = static_cast<int>(kernel_extent[ax]);
-    std::memcpy(bytes.data() + extent_off + 4 * ax, &v, 4);
-  }
+  const StencilArgsLayout l = stencil_args_layout(static_cast<int>(ins.size()), static_cast<int>(outs.size()),
+                                                  static_cast<int>(spec.params.size()), static_cast<int>(real));
+  std::vector<unsigned char> bytes(l.size, 0);
+  auto put = [&](std::size_t at, const auto& v) { std::memcpy(bytes.data() + at, &v, sizeof v); };
+  for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
+  for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
+  put(l.extent, Extent{static_cast<int>(kernel_extent[0]), static_cast<int>(kernel_extent[1]), static_cast<int>(kernel_extent[2])});
   for (std::size_t i = 0; i < spec.params.size(); ++i) {
     auto it = params.find(spec.params[i].name);
     const double v = it != params.end() ? it->second : spec.params[i].value;
-    if (real == 8) std::memcpy(bytes.data() + params_off + 8 * i, &v, 8);
-    else {
-      const float f = static_cast<float>(v);
-      std::memcpy(bytes.data() + params_off + 4 * i, &f, 4);
-    }
+    if (real == 8) put(l.params + 8 * i, v);
+    else put(l.params + 4 * i, static_cast<float>(v));
   }
   return bytes;
 }

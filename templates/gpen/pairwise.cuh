@@ -17,36 +17,9 @@
 #pragma once
 
 #include "gpen/math.cuh"
+#include "gpen/pairwise_args.h"
 
 namespace gpen {
-
-// Kernel arguments; the host writes the same 608 bytes
-// (runtime/src/pairwise_kernel.cpp).
-struct PairArgs {
-  const void* in[32];  // the spec's inputs, in order
-  void* out[16];       // its outputs, in order
-  long long n_targets, n_sources;
-  long long grid[3];   // grids: cells along x, y, z (1 for axes the grid lacks)
-  // grouped: group g's targets are [target_groups[g], target_groups[g+1]);
-  // its source ranges are source_ranges[2r], [2r+1] for r in
-  // [range_offsets[g], range_offsets[g+1]).
-  const int* target_groups;
-  const int* range_offsets;
-  const int* source_ranges;
-  long long groups;
-  long long pencil[2];  // blocks: the source pencil's block coordinates along y, z
-  void* partial;        // blocks: [output][source block of the pencil][cell]
-  double params[16];
-};
-
-// The fold of partial results: dest = combine(dest?, partial[0..count-1]).
-struct PairFoldArgs {
-  const void* partial;   // [output][count][cells]
-  void* running;         // [output * running_stride + cell], or null: into out
-  void* out[16];
-  long long count, cells, running_stride;
-  long long accumulate;  // 1: fold into what `running` holds
-};
 
 // 1/sqrt(x) in float32 as one MUFU.RSQ. rsqrtf compiled without -ftz
 // wraps it in a scale-up and scale-down for subnormal x: three more

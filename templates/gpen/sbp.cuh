@@ -16,16 +16,9 @@
 //   interior(u), left(row, u), right(row, u)
 #pragma once
 
-namespace gpen {
+#include "gpen/sbp_args.h"
 
-// Kernel arguments; the host writes the same 64 bytes (runtime/src/sbp_kernel.cpp).
-template <class real>
-struct SbpArgs {
-  const real* in;
-  real* out;
-  long long n[3];    // points along x, y, z (1 for axes the array lacks)
-  double scale[3];   // 1 / h^derivative per axis; 0 where the operator is not applied
-};
+namespace gpen {
 
 __device__ __forceinline__ long long sbp_stride(const long long* n, int axis) {
   return axis == 0 ? 1 : axis == 1 ? n[0] : n[0] * n[1];

@@ -19,23 +19,12 @@
 #pragma once
 
 #include "gpen/math.cuh"
+#include "gpen/stencil_args.h"
 
 namespace gpen {
 
-struct Extent {
-  int nx, ny, nz;  // interior points per kernel axis
-};
-
-// Kernel arguments: a structure of pointers, one per field, each at the
-// first element of its padded array (ghosts included).
 template <class B>
-struct StencilArgs {
-  using real = typename B::real;
-  const real* in[B::kNumIn > 0 ? B::kNumIn : 1];
-  real* out[B::kNumOut];
-  Extent n;
-  real params[B::kNumParams > 0 ? B::kNumParams : 1];
-};
+using StencilArgs = StencilArgsOf<typename B::real, B::kNumIn, B::kNumOut, B::kNumParams>;
 
 template <int I>
 struct Index {

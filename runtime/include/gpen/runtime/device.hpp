@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,13 @@ class Module {
   CUmodule m_ = nullptr;
   CUfunction f_ = nullptr;
 };
+
+// A device address as the pointer a kernel's argument block holds
+// (templates/gpen/*_args.h): never dereferenced on the host.
+template <class T = void>
+T* device_pointer(CUdeviceptr p) {
+  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(p));
+}
 
 // Device memory of `bytes` bytes.
 class DeviceMemory {

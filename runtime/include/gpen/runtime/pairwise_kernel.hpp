@@ -9,7 +9,7 @@
 
 namespace gpen {
 
-struct PairArgsImage;  // the kernel's argument block, as pairwise_kernel.cpp lays it out
+struct PairArgs;  // the kernel's argument block (templates/gpen/pairwise_args.h)
 
 // The interaction lists of a grouped spec: group g's targets are
 // [target_groups[g], target_groups[g+1]); its sources are the ranges
@@ -64,7 +64,7 @@ class PairwiseKernel : public Kernel {
 
  private:
   // Block on block: the launches over source pencils, their folds and the last fold.
-  void launch_blocks(PairArgsImage& a, const PairSizes& sizes, CUstream stream) const;
+  void launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const;
 
   CUfunction fold_ = nullptr;
   // Block on block: per stream, partial results of a pencil and a running
