@@ -35,8 +35,8 @@ constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;
 // float: one 8-byte word, (epoch << 2 | state) << 32 | value bits. double:
 // a 16-byte pair {tag, value bits}, as CUB's tile status holds 8-byte values;
 // an aligned 16-byte access is one transaction. (Value and flag in two words
-// ordered by fences: 69.3% of copy on one row of 2^28 float64 values; one
-// access: 91.4%, bench/RESULTS.md.)
+// ordered by fences were much slower on one long float64 row:
+// bench/RESULTS.md, "seventh session".)
 template <class real>
 __device__ __forceinline__ void store_status(unsigned long long* p, unsigned long long tag, real v) {
   if constexpr (sizeof(real) == 4) {
@@ -138,7 +138,7 @@ __device__ typename B::real look_back(const ScanArgs<typename B::real>& a, long 
 // Cache policy of the data (not the status): a scan reads and writes each
 // value once, so streaming (evict-first) accesses are an option.
 #ifndef GPEN_SCAN_STREAMING
-#define GPEN_SCAN_STREAMING 1  // measured: +2-4 points of copy on y and z, +16 on one long row (bench/RESULTS.md)
+#define GPEN_SCAN_STREAMING 1  // streaming won on y, z and one long row (bench/RESULTS.md, "third session")
 #endif
 
 // Asks the L2 for the line at p ahead of its use; loads nothing into registers.
