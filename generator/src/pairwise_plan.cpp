@@ -20,11 +20,9 @@ std::size_t packed_source_bytes(const Spec& spec) {
 
 PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   PairwisePlan p;
-  const std::string st = tunable_string(choice, "strategy");
+  const std::string st = tunable_string(choice, kStrategyTunable);
   p.strategy = st == "grouped" ? PairStrategy::Grouped : st == "blocks" ? PairStrategy::Blocks : PairStrategy::Tile;
-  p.block = static_cast<int>(tunable_int(choice, "block_x"));
-  p.targets_per_thread = static_cast<int>(tunable_int(choice, "targets_per_thread"));
-  p.unroll = static_cast<int>(tunable_int(choice, "unroll"));
+  fill_plan(pairwise_tunable_rows(), choice, p);
   auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
   };
@@ -32,10 +30,6 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   if (p.block % p.unroll) fail("unroll", fmt::format("unroll = {} for tiles of {} sources", p.unroll, p.block), "a divisor of block_x");
   // Block on block's tunables are refused with the others rather than ignored.
   check_strategy_tunables(spec, choice);
-  if (p.strategy == PairStrategy::Blocks) {
-    p.cell_block = static_cast<int>(tunable_int(choice, "cell_block"));
-    p.streams = static_cast<int>(tunable_int(choice, "streams"));
-  }
   p.source_bytes = packed_source_bytes(spec);
   p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block);
   if (p.shared_bytes > kMaxStaticShared)

@@ -35,9 +35,8 @@ LaunchDims SbpPlan::launch(const std::array<long long, 3>& size) const {
 
 SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
   SbpPlan p;
-  p.strategy = tunable_string(choice, "strategy") == "pencil" ? SbpStrategy::Pencil : SbpStrategy::Direct;
-  p.block_x = static_cast<int>(tunable_int(choice, "block_x"));
-  p.block_y = static_cast<int>(tunable_int(choice, "block_y"));
+  p.strategy = tunable_string(choice, kStrategyTunable) == "pencil" ? SbpStrategy::Pencil : SbpStrategy::Direct;
+  fill_plan(sbp_tunable_rows(), choice, p);
   auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
   };
@@ -47,8 +46,6 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
     if (spec.sbp.axes.size() != 1)
       fail("strategy", fmt::format("strategy pencil for an operator along {} axes", spec.sbp.axes.size()),
            "strategy direct: a pencil follows one axis");
-    p.along = static_cast<int>(tunable_int(choice, "pencil_along"));
-    p.across = static_cast<int>(tunable_int(choice, "pencil_across"));
     p.axis = spec.sbp.axes[0];
     p.across_axis = p.axis == 0 ? 1 : 0;
     p.third_axis = 3 - p.axis - p.across_axis;

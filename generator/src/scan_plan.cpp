@@ -99,15 +99,7 @@ LaunchDims ScanPlan::launch(const ScanGeometry& g) const {
 ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   ScanPlan p;
   p.layout = spec.scan.axis == 0 ? ScanLayout::Rows : ScanLayout::Columns;
-  p.block_x = static_cast<int>(tunable_int(choice, "block_x"));
-  p.block_y = static_cast<int>(tunable_int(choice, "block_y"));
-  p.values_per_thread = static_cast<int>(tunable_int(choice, "values_per_thread"));
-  p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
-  p.prefetch_tiles = static_cast<int>(tunable_int(choice, "prefetch_tiles"));
-  p.striped = tunable_int(choice, "striped") != 0;
-  p.lookback_delay = static_cast<int>(tunable_int(choice, "lookback_delay"));
-  p.stripes = static_cast<int>(tunable_int(choice, "stripes"));
-  p.chained = tunable_int(choice, "chained") != 0;
+  fill_plan(scan_tunable_rows(), choice, p);
   p.dtype_bytes = static_cast<int>(size_of(spec.dtype));
   auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
     spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);

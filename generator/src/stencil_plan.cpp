@@ -37,20 +37,12 @@ LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
 
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   StencilPlan p;
-  const std::string& s = tunable_string(choice, "strategy");
+  const std::string& s = tunable_string(choice, kStrategyTunable);
   p.strategy = s == "direct" ? StencilStrategy::Direct
                : s == "march" ? StencilStrategy::March
                : s == "tile"  ? StencilStrategy::Tile
                               : StencilStrategy::Rolling;
-  p.block_x = static_cast<int>(tunable_int(choice, "block_x"));
-  p.block_y = static_cast<int>(tunable_int(choice, "block_y"));
-  p.points_per_thread = static_cast<int>(tunable_int(choice, "points_per_thread"));
-  p.vector_x = static_cast<int>(tunable_int(choice, "vector_x"));
-  p.rows_y = static_cast<int>(tunable_int(choice, "rows_y"));
-  p.unroll_z = tunable_int(choice, "unroll_z") != 0;
-  p.stream_stores = tunable_int(choice, "stream_stores") != 0;
-  p.ring_ahead = static_cast<int>(tunable_int(choice, "ring_ahead"));
-  p.min_blocks = static_cast<int>(tunable_int(choice, "min_blocks"));
+  fill_plan(stencil_tunable_rows(), choice, p);
   p.dims = spec.dims;
   // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
   p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};

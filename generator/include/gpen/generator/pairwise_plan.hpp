@@ -18,6 +18,7 @@
 #include <string>
 
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/tunable_table.hpp"
 
 namespace gpen {
 
@@ -38,6 +39,10 @@ struct PairwisePlan {
 
   int targets_per_block() const { return block * targets_per_thread; }
 };
+
+// The family's tunables, one row each (tunable_table.hpp); the plan is
+// filled from them.
+const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice);

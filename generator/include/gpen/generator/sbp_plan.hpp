@@ -15,6 +15,7 @@
 #include <string>
 
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/tunable_table.hpp"
 #include "gpen/generator/stencil_plan.hpp"
 
 namespace gpen {
@@ -36,6 +37,10 @@ struct SbpPlan {
   // Throws std::invalid_argument when the size needs more blocks than a grid allows.
   LaunchDims launch(const std::array<long long, 3>& size) const;
 };
+
+// The family's tunables, one row each (tunable_table.hpp); the plan is
+// filled from them.
+const std::vector<TunableRow<SbpPlan>>& sbp_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice);

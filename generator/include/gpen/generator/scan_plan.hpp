@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/tunable_table.hpp"
 #include "gpen/generator/stencil_plan.hpp"
 
 namespace gpen {
@@ -59,6 +60,10 @@ struct ScanPlan {
   long long carry_bytes(const ScanGeometry& g) const;
   LaunchDims launch(const ScanGeometry& g) const;
 };
+
+// The family's tunables, one row each (tunable_table.hpp); the plan is
+// filled from them.
+const std::vector<TunableRow<ScanPlan>>& scan_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice);

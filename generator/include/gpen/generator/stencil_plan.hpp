@@ -10,6 +10,7 @@
 
 #include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/tunable_table.hpp"
 
 namespace gpen {
 
@@ -48,6 +49,10 @@ struct StencilPlan {
   std::array<long long, 3> kernel_extent(const std::array<long long, 3>& user) const;
   LaunchDims launch(const std::array<long long, 3>& user) const;
 };
+
+// The family's tunables, one row each (tunable_table.hpp); the plan is
+// filled from them.
+const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);

@@ -1,0 +1,78 @@
+// A family's tunables as a table: one row per tunable says what it is once
+// (name, one-line doc, the constant it becomes in the generated unit, the
+// strategy it belongs to, the member of the family's plan that holds it).
+// The plan is filled from the table (fill_plan), so no plan names a tunable
+// by string; what a spec may choose (values, default, range) depends on the
+// spec's shape and is offered per row by the family's offer function
+// (generator/src/<kind>_tunables.cpp).
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gpen/generator/error.hpp"
+#include "gpen/generator/spec.hpp"
+
+namespace gpen {
+
+// The one tunable that picks a kernel's shape; the plan reads it itself (an
+// enum of the family's), the other rows fill members.
+inline constexpr const char* kStrategyTunable = "strategy";
+
+template <class Plan>
+struct TunableRow {
+  const char* name;
+  const char* doc;       // one line: what it changes
+  const char* binding;   // its constant in the generated Bindings, e.g. "kBlockX"; "" when only the host uses it
+  const char* strategy;  // the strategy that has it; "" for every strategy
+  std::variant<std::monostate, int Plan::*, bool Plan::*> member;  // monostate: the strategy
+};
+
+// Sets every member of `plan` that a row of `rows` names from `choice`,
+// skipping rows of another strategy than the chosen one.
+template <class Plan>
+void fill_plan(const std::vector<TunableRow<Plan>>& rows, const TunableChoice& choice, Plan& plan) {
+  const auto strategy = choice.find(kStrategyTunable);
+  for (const auto& r : rows) {
+    if (*r.strategy && (strategy == choice.end() || to_string(strategy->second) != r.strategy)) continue;
+    if (std::holds_alternative<std::monostate>(r.member)) continue;
+    const auto v = choice.find(r.name);
+    GPEN_INTERNAL_CHECK(v != choice.end() && std::holds_alternative<long long>(v->second), std::string("no integer tunable ") + r.name + " in the choice");
+    const long long x = std::get<long long>(v->second);
+    if (const auto* m = std::get_if<int Plan::*>(&r.member)) plan.*(*m) = static_cast<int>(x);
+    else plan.*std::get<bool Plan::*>(r.member) = x != 0;
+  }
+}
+
+// The row whose member is `m`; the strategy's row. An internal error when
+// the table has none.
+template <class Plan, class M>
+const TunableRow<Plan>& row_of(const std::vector<TunableRow<Plan>>& rows, M Plan::*m) {
+  for (const auto& r : rows)
+    if (const auto* x = std::get_if<M Plan::*>(&r.member); x && *x == m) return r;
+  throw InternalError("a tunable missing from its family's table", __FILE__, __LINE__);
+}
+template <class Plan>
+const TunableRow<Plan>& strategy_row(const std::vector<TunableRow<Plan>>& rows) {
+  for (const auto& r : rows)
+    if (std::holds_alternative<std::monostate>(r.member)) return r;
+  throw InternalError("no strategy in its family's table", __FILE__, __LINE__);
+}
+
+// What every family's table says, without its plan type: for the check of
+// specs/spec.schema.json and specs/README.md, and for documentation.
+struct TunableInfo {
+  std::string name, doc, binding, strategy;
+};
+template <class Plan>
+std::vector<TunableInfo> table_info(const std::vector<TunableRow<Plan>>& rows) {
+  std::vector<TunableInfo> out;
+  for (const auto& r : rows) out.push_back({r.name, r.doc, r.binding, r.strategy});
+  return out;
+}
+
+// Each kind's table, in declaration order: "stencil", "scan", "sbp", "pairwise".
+std::vector<std::pair<std::string, std::vector<TunableInfo>>> tunable_tables();
+
+}  // namespace gpen

@@ -1,0 +1,110 @@
+// Each family's table of tunables (tunable_table.hpp) is what the spec
+// schema, specs/README.md, the spec reader and the generated units say: a
+// tunable added to a table and not documented, or documented and gone,
+// fails here.
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/tunable_table.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+namespace {
+
+std::vector<std::string> names_of(const std::vector<TunableInfo>& table) {
+  std::vector<std::string> out;
+  for (const auto& t : table) out.push_back(t.name);
+  return out;
+}
+
+// The text of specs/README.md from the heading `from` to the next heading
+// of the same level or above.
+std::string readme_section(const std::string& readme, const std::string& from) {
+  const auto a = readme.find("\n" + from + "\n");
+  REQUIRE_MESSAGE(a != std::string::npos, "specs/README.md has no heading " << from);
+  const std::string level = from.substr(0, from.find(' ') + 1);  // "## "
+  auto b = a + 1 + from.size();
+  for (;;) {
+    b = readme.find("\n#", b);
+    if (b == std::string::npos) break;
+    const auto hashes = readme.find_first_not_of('#', b + 1) - (b + 1);
+    if (hashes <= level.size() - 1) break;
+    ++b;
+  }
+  return readme.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+}  // namespace
+
+TEST_CASE("every family's tunables are in the schema, per kind, and nothing else is") {
+  const auto schema = nlohmann::json::parse(gpen::test::read_file(gpen::test::source_dir() + "/specs/spec.schema.json"));
+  std::set<std::string> all_rows, all_schema;
+  for (const auto& [name, value] : schema["properties"]["tunables"]["properties"].items()) all_schema.insert(name);
+  for (const auto& [kind, table] : tunable_tables()) {
+    CAPTURE(kind);
+    const auto names = names_of(table);
+    all_rows.insert(names.begin(), names.end());
+    bool found = false;
+    for (const auto& branch : schema["allOf"]) {
+      const auto& k = branch["if"]["properties"]["kind"];
+      if (k.value("const", k.contains("enum") ? k["enum"][0].get<std::string>() : std::string()) != kind) continue;
+      found = true;
+      CHECK(branch["then"]["properties"]["tunables"]["propertyNames"]["enum"].get<std::vector<std::string>>() == names);
+    }
+    CHECK_MESSAGE(found, "the schema has no branch for kind " << kind);
+  }
+  CHECK(all_rows == all_schema);
+}
+
+TEST_CASE("every tunable has a one-line doc and is in its kind's section of specs/README.md") {
+  const std::string readme = gpen::test::read_file(gpen::test::source_dir() + "/specs/README.md");
+  const std::map<std::string, std::string> section = {{"stencil", "## Tunables of kind \"stencil\""},
+                                                      {"scan", "## Kind \"scan\""},
+                                                      {"sbp", "## Kind \"sbp\""},
+                                                      {"pairwise", "### Tunables of kind \"pairwise\""}};
+  for (const auto& [kind, table] : tunable_tables()) {
+    REQUIRE(section.count(kind));
+    const std::string text = readme_section(readme, section.at(kind));
+    for (const auto& t : table) {
+      CAPTURE(kind);
+      CAPTURE(t.name);
+      CHECK(!t.doc.empty());
+      CHECK(t.doc.find('\n') == std::string::npos);
+      CHECK_MESSAGE(text.find("`" + t.name + "`") != std::string::npos, "specs/README.md, " << section.at(kind) << ", does not name " << t.name);
+    }
+  }
+}
+
+TEST_CASE("a tunable's binding is a constant of the generated unit, with the value chosen") {
+  // One spec a kind, with the strategy whose tunables are the most.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"stencil/laplacian3d_o8.json", {"strategy=march", "ring_ahead=1", "vector_x=4"}},
+      {"scan/cumsum_x.json", {"values_per_thread=8"}},
+      {"sbp/d2_o4.json", {"strategy=pencil", "pencil_along=64"}},
+      {"pairwise/radiation_grid.json", {"strategy=blocks", "cell_block=16"}}};
+  const auto tables = tunable_tables();
+  for (const auto& [file, set] : cases) {
+    CAPTURE(file);
+    const Spec s = load_spec(gpen::test::source_dir() + "/specs/" + file);
+    const TunableChoice c = s.choose(set);
+    const GeneratedSource g = generate(s, c);
+    const auto table = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.first == s.kind; });
+    REQUIRE(table != tables.end());
+    int bound = 0;
+    for (const auto& t : table->second) {
+      if (t.binding.empty() || (!t.strategy.empty() && to_string(c.at("strategy")) != t.strategy)) continue;
+      CAPTURE(t.name);
+      const long long v = std::get<long long>(c.at(t.name));
+      const std::string as_int = t.binding + " = " + std::to_string(v);
+      const std::string as_bool = t.binding + " = " + (v ? "true" : "false");
+      CHECK_MESSAGE((g.source.find(as_int) != std::string::npos || g.source.find(as_bool) != std::string::npos),
+                    "the unit has neither " << as_int << " nor " << as_bool);
+      ++bound;
+    }
+    CHECK(bound >= 3);
+  }
+}
