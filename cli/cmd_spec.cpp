@@ -8,45 +8,11 @@
 #include "json_output.hpp"
 #include "spec_options.hpp"
 #include "gpen/generator/codegen.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen::cli {
-
-namespace {
-
-// What `check` says of a valid spec, after "ok  FILE: ".
-std::string summary_of(const Spec& s) {
-  if (s.is_scan())
-    return fmt::format("scan '{}', {}, {}-D; {} = {}{} scan of {} along {}, op '{}', identity {}", s.name, to_string(s.dtype), s.dims,
-                       s.output_fields()[0]->name, s.scan.reverse ? "reverse " : "", s.scan.exclusive ? "exclusive" : "inclusive",
-                       s.inputs()[0]->name, axis_name(s.scan.axis), to_source_text(*s.scan.op_ast), s.scan.identity_text);
-  if (s.is_sbp()) {
-    std::vector<std::string> axes;
-    for (int a : s.sbp.axes) axes.push_back(axis_name(a));
-    return fmt::format("sbp '{}', {}, {}-D; {} = D{} {} along {}; interior order {}, boundary order {}, {} closure rows a side, lines of >= {} points",
-                       s.name, to_string(s.dtype), s.dims, s.output_fields()[0]->name, s.sbp.derivative, s.inputs()[0]->name,
-                       fmt::join(axes, " + "), s.sbp.order, s.sbp.boundary_order, s.sbp.rows(), s.sbp.min_length());
-  }
-  if (s.is_pairwise()) {
-    const PairwiseDecl& d = s.pairwise;
-    std::vector<std::string> outs;
-    for (std::size_t o = 0; o < s.outputs.size(); ++o)
-      outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(d.reduce[o]), to_source_text(*s.outputs[o].ast)));
-    return fmt::format("pairwise '{}', {}, {}; {}{}; {}", s.name, to_string(s.dtype),
-                       d.grid ? fmt::format("{}-D grid cells", s.dims) : d.same_set ? "N particles" : "N targets, M sources",
-                       d.same_set ? (d.skip_self ? "self skipped" : "self included") : "separate sets", d.grouped ? ", grouped" : "",
-                       fmt::join(outs, "; "));
-  }
-  const Footprint fp = s.footprint();
-  std::string reach;
-  for (const auto* in : s.inputs())
-    reach += fmt::format(" {}[{}]", in->name, fmt::join(std::vector<int>(fp[in->slot].begin(), fp[in->slot].begin() + s.dims), ","));
-  return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}", s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(),
-                     s.output_fields().size(), reach);
-}
-
-}  // namespace
 
 void add_check(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("check", "Validate specs: structure, names, expressions, ghost widths, and that the default variant generates");
@@ -68,7 +34,7 @@ void add_check(CLI::App& app, Runner& run) {
           // do not go together (a chained scan with 16-byte column groups)
           // fail here rather than at the first `gpen gen` or `run`.
           generate(s, s.choose());
-          const std::string summary = summary_of(s);
+          const std::string summary = family_of(s).describe(s);
           fmt::print("ok  {}: {}\n", f, summary);
           for (const auto& w : s.warnings) fmt::print(stderr, "{}: warning: {}\n", f, w);
           entry.update(Json{{"ok", true}, {"name", s.name}, {"kind", s.kind}, {"summary", summary}, {"warnings", s.warnings}});

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpen/generator/codegen.hpp"
-#include "gpen/generator/tunable_table.hpp"
+#include "gpen/generator/family.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -44,9 +44,10 @@ TEST_CASE("every family's tunables are in the schema, per kind, and nothing else
   const auto schema = nlohmann::json::parse(gpen::test::read_file(gpen::test::source_dir() + "/specs/spec.schema.json"));
   std::set<std::string> all_rows, all_schema;
   for (const auto& [name, value] : schema["properties"]["tunables"]["properties"].items()) all_schema.insert(name);
-  for (const auto& [kind, table] : tunable_tables()) {
+  for (const Family* f : families()) {
+    const std::string kind = f->kind();
     CAPTURE(kind);
-    const auto names = names_of(table);
+    const auto names = names_of(f->tunables());
     all_rows.insert(names.begin(), names.end());
     bool found = false;
     for (const auto& branch : schema["allOf"]) {
@@ -66,10 +67,11 @@ TEST_CASE("every tunable has a one-line doc and is in its kind's section of spec
                                                       {"scan", "## Kind \"scan\""},
                                                       {"sbp", "## Kind \"sbp\""},
                                                       {"pairwise", "### Tunables of kind \"pairwise\""}};
-  for (const auto& [kind, table] : tunable_tables()) {
+  for (const Family* f : families()) {
+    const std::string kind = f->kind();
     REQUIRE(section.count(kind));
     const std::string text = readme_section(readme, section.at(kind));
-    for (const auto& t : table) {
+    for (const auto& t : f->tunables()) {
       CAPTURE(kind);
       CAPTURE(t.name);
       CHECK(!t.doc.empty());
@@ -86,16 +88,13 @@ TEST_CASE("a tunable's binding is a constant of the generated unit, with the val
       {"scan/cumsum_x.json", {"values_per_thread=8"}},
       {"sbp/d2_o4.json", {"strategy=pencil", "pencil_along=64"}},
       {"pairwise/radiation_grid.json", {"strategy=blocks", "cell_block=16"}}};
-  const auto tables = tunable_tables();
   for (const auto& [file, set] : cases) {
     CAPTURE(file);
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/" + file);
     const TunableChoice c = s.choose(set);
     const GeneratedSource g = generate(s, c);
-    const auto table = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.first == s.kind; });
-    REQUIRE(table != tables.end());
     int bound = 0;
-    for (const auto& t : table->second) {
+    for (const auto& t : family_of(s).tunables()) {
       if (t.binding.empty() || (!t.strategy.empty() && to_string(c.at("strategy")) != t.strategy)) continue;
       CAPTURE(t.name);
       const long long v = std::get<long long>(c.at(t.name));

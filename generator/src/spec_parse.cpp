@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/diagnostics.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/generator/fornberg.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/generator/lower.hpp"
@@ -197,7 +198,7 @@ class SpecParser {
     const json& root = r_.at("");
     s_.kind = "stencil";
     const bool has_kind = root.is_object() && root.contains("kind");
-    if (has_kind ? !diag_.unit([&] { s_.kind = r_.choice("/kind", {"stencil", "scan", "sbp", "pairwise"}); }) : misspelt_kind(root)) {
+    if (has_kind ? !diag_.unit([&] { s_.kind = r_.choice("/kind", family_kinds()); }) : misspelt_kind(root)) {
       // The rest depends on the kind: only the keys any kind has, and what
       // every kind has, are checked.
       r_.object("", {}, {"$schema", "name", "kind", "description", "dtype", "dims", "fields", "params", "operators", "lets", "outputs",

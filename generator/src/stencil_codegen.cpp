@@ -1,8 +1,6 @@
 // Writes the bindings of a stencil spec into templates/stencil_unit.cu.in.
 // The algorithm stays in templates/gpen/stencil_<strategy>.cuh; only the
 // expression, the constants and the tile sizes are generated here.
-#include <atomic>
-
 #include <fmt/format.h>
 
 #include "gpen/generator/codegen.hpp"
@@ -140,33 +138,6 @@ std::string print_stencil_unit(const Spec& spec, const GeneratedSource& g) {
                       {"asserts", asserts(spec, g.plan)},
                       {"threads", std::to_string(g.plan.threads())},
                       {"entries", entries(g.plan)}});
-}
-
-namespace {
-std::atomic<std::size_t> printed{0};
-}  // namespace
-
-GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) {
-  if (spec.is_scan()) return plan_scan_unit(spec, choice);
-  if (spec.is_sbp()) return plan_sbp_unit(spec, choice);
-  if (spec.is_pairwise()) return plan_pairwise_unit(spec, choice);
-  return plan_stencil_unit(spec, choice);
-}
-
-void print_unit(const Spec& spec, GeneratedSource& unit) {
-  ++printed;
-  if (spec.is_scan()) unit.source = print_scan_unit(spec, unit);
-  else if (spec.is_sbp()) unit.source = print_sbp_unit(spec, unit);
-  else if (spec.is_pairwise()) unit.source = print_pairwise_unit(spec, unit);
-  else unit.source = print_stencil_unit(spec, unit);
-}
-
-std::size_t units_printed() { return printed.load(); }
-
-GeneratedSource generate(const Spec& spec, const TunableChoice& choice) {
-  GeneratedSource g = plan_unit(spec, choice);
-  print_unit(spec, g);
-  return g;
 }
 
 namespace {

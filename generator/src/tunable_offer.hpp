@@ -1,7 +1,6 @@
-// What a spec of a given shape may choose for each tunable of its family:
-// the offers that parse_tunables() (tunables.cpp) narrows by the spec's
-// "tunables" object. Each family's offer function (<kind>_tunables.cpp)
-// makes one per row of its table, in the table's order.
+// Helpers of the families' offer functions (<kind>_tunables.cpp), which
+// make one TunableOffer (tunable_table.hpp) per row of the family's table,
+// in the table's order.
 #pragma once
 
 #include <string>
@@ -11,18 +10,6 @@
 #include "gpen/generator/tunable_table.hpp"
 
 namespace gpen {
-
-struct TunableOffer {
-  std::string name;
-  bool is_string = false;
-  std::vector<TunableValue> values;  // offered when the spec says nothing
-  TunableValue default_value;
-  long long lo = 0, hi = 0;          // the range a spec may choose ints from
-  std::vector<std::string> strings;  // the set a spec may choose strings from
-  std::string only_with_strategy;    // see TunableDecl
-  TunableValue plain = 0LL;
-  std::string values_note;           // why `strings` holds more than this spec may take
-};
 
 // An integer tunable: its row, the values offered, the default, the range a
 // spec may choose from, and its plain value under another strategy.

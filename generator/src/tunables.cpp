@@ -7,11 +7,7 @@
 
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
-#include "gpen/generator/pairwise_plan.hpp"
-#include "gpen/generator/sbp_plan.hpp"
-#include "gpen/generator/scan_plan.hpp"
-#include "gpen/generator/stencil_plan.hpp"
-#include "tunable_offer.hpp"
+#include "gpen/generator/family.hpp"
 
 namespace gpen {
 namespace {
@@ -40,10 +36,7 @@ TunableValue read_value(const TunableOffer& b, const nlohmann::json& j, const st
 }  // namespace
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
-  const auto builtins = spec.is_scan()       ? scan_offers(spec)
-                        : spec.is_sbp()      ? sbp_offers(spec)
-                        : spec.is_pairwise() ? pairwise_offers(spec)
-                                             : stencil_offers(spec);
+  const auto builtins = family_of(spec).offers(spec);
   std::vector<TunableDecl> out;
   std::vector<std::string> names;
   for (const auto& b : builtins) {
@@ -157,13 +150,6 @@ void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
                         fmt::format("one of: {}", fmt::join(vals, ", ")));
     }
   }
-}
-
-std::vector<std::pair<std::string, std::vector<TunableInfo>>> tunable_tables() {
-  return {{"stencil", table_info(stencil_tunable_rows())},
-          {"scan", table_info(scan_tunable_rows())},
-          {"sbp", table_info(sbp_tunable_rows())},
-          {"pairwise", table_info(pairwise_tunable_rows())}};
 }
 
 long long tunable_int(const TunableChoice& c, const std::string& name) { return std::get<long long>(c.at(name)); }

@@ -8,13 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "gpen/generator/pairwise_plan.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/generator/tunables.hpp"
 
 #include "gpen/generator/constraints.hpp"
-#include "gpen/generator/sbp_plan.hpp"
-#include "gpen/generator/scan_plan.hpp"
-#include "gpen/generator/stencil_plan.hpp"
 
 namespace gpen {
 namespace {
@@ -48,24 +45,9 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     TunableChoice c;
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
     try {
-      int threads = 0;
-      std::size_t shared = 0, dynamic_shared = 0;
-      if (spec.is_scan()) {
-        threads = plan_scan(spec, c).threads();
-      } else if (spec.is_pairwise()) {
-        const PairwisePlan plan = plan_pairwise(spec, c);
-        threads = plan.block;
-        shared = plan.shared_bytes;
-      } else if (spec.is_sbp()) {
-        const SbpPlan plan = plan_sbp(spec, c);
-        threads = plan.threads();
-        shared = plan.shared_bytes;
-      } else {
-        const StencilPlan plan = plan_stencil(spec, c);
-        threads = plan.threads();
-        shared = plan.shared_bytes;
-        dynamic_shared = plan.dynamic_shared_bytes;
-      }
+      const UnitResources r = family_of(spec).resources(spec, c);
+      const int threads = r.threads;
+      const std::size_t shared = r.shared_bytes, dynamic_shared = r.dynamic_shared_bytes;
       if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
       if (threads > limits.max_threads_per_block)
         return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);

@@ -60,6 +60,20 @@ const TunableRow<Plan>& strategy_row(const std::vector<TunableRow<Plan>>& rows) 
   throw InternalError("no strategy in its family's table", __FILE__, __LINE__);
 }
 
+// What a spec of a given shape may choose for one tunable of its family
+// (Family::offers): parse_tunables() narrows it by the spec's "tunables".
+struct TunableOffer {
+  std::string name;
+  bool is_string = false;
+  std::vector<TunableValue> values;  // offered when the spec says nothing
+  TunableValue default_value;
+  long long lo = 0, hi = 0;          // the range a spec may choose ints from
+  std::vector<std::string> strings;  // the set a spec may choose strings from
+  std::string only_with_strategy;    // see TunableDecl
+  TunableValue plain = 0LL;
+  std::string values_note;           // why `strings` holds more than this spec may take
+};
+
 // What every family's table says, without its plan type: for the check of
 // specs/spec.schema.json and specs/README.md, and for documentation.
 struct TunableInfo {
@@ -72,7 +86,5 @@ std::vector<TunableInfo> table_info(const std::vector<TunableRow<Plan>>& rows) {
   return out;
 }
 
-// Each kind's table, in declaration order: "stencil", "scan", "sbp", "pairwise".
-std::vector<std::pair<std::string, std::vector<TunableInfo>>> tunable_tables();
 
 }  // namespace gpen

@@ -1,0 +1,53 @@
+// A kernel family (stencil, scan, sbp, pairwise) as the generator sees it:
+// what it offers a spec to tune, how it plans and prints a unit, what it
+// asks of a GPU and how `gpen check` describes it. The registry
+// (family_registry.cpp) is the one list of them; nothing outside the
+// families tests a spec's kind.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/spec.hpp"
+#include "gpen/generator/tunable_table.hpp"
+
+namespace gpen {
+
+// What one variant's kernel asks of a GPU: checked against the device's
+// limits before a variant is compiled (the tuner's search space).
+struct UnitResources {
+  int threads = 0;                        // a block
+  std::size_t shared_bytes = 0;           // static shared memory a block
+  std::size_t dynamic_shared_bytes = 0;   // dynamic shared memory a block, opted in at load
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual const char* kind() const = 0;
+  // Its tunables, one row each.
+  virtual std::vector<TunableInfo> tunables() const = 0;
+  // What a spec of this shape may choose for each tunable, in the table's order.
+  virtual std::vector<TunableOffer> offers(const Spec& spec) const = 0;
+  // The unit of a choice, planned (throws SpecError for a choice the plan
+  // refuses) without its source; then its source.
+  virtual GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) const = 0;
+  virtual std::string print_unit(const Spec& spec, const GeneratedSource& unit) const = 0;
+  virtual UnitResources resources(const Spec& spec, const TunableChoice& choice) const = 0;
+  // One line for `gpen check`: what the spec computes, e.g. "scan
+  // 'cumsum_x', float64, 3-D; s = inclusive scan of u along x, ...".
+  virtual std::string describe(const Spec& spec) const = 0;
+};
+
+// Every family, in the order of their kinds in the spec format.
+const std::vector<const Family*>& families();
+// Their kinds, in that order: what a spec's "kind" may be.
+std::vector<std::string> family_kinds();
+// The family of `kind`; null when none has it.
+const Family* find_family(const std::string& kind);
+// The family of a spec read by load_spec (its kind was checked there).
+const Family& family_of(const Spec& spec);
+
+}  // namespace gpen
