@@ -23,17 +23,15 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   const std::string st = tunable_string(choice, kStrategyTunable);
   p.strategy = st == "grouped" ? PairStrategy::Grouped : st == "blocks" ? PairStrategy::Blocks : PairStrategy::Tile;
   fill_plan(pairwise_tunable_rows(), choice, p);
-  auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
-    spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
-  };
-  if (p.block % 32) fail("block_x", fmt::format("block_x = {} threads", p.block), "a multiple of 32: whole warps share each source tile");
-  if (p.block % p.unroll) fail("unroll", fmt::format("unroll = {} for tiles of {} sources", p.unroll, p.block), "a divisor of block_x");
+  auto fail = [&](auto member, const std::string& msg, const std::string& expected) { refuse_tunable(spec, pairwise_tunable_rows(), member, msg, expected); };
+  if (p.block % 32) fail(&PairwisePlan::block, fmt::format("block_x = {} threads", p.block), "a multiple of 32: whole warps share each source tile");
+  if (p.block % p.unroll) fail(&PairwisePlan::unroll, fmt::format("unroll = {} for tiles of {} sources", p.unroll, p.block), "a divisor of block_x");
   // Block on block's tunables are refused with the others rather than ignored.
   check_strategy_tunables(spec, choice);
   p.source_bytes = packed_source_bytes(spec);
   p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block);
   if (p.shared_bytes > kMaxStaticShared)
-    fail("block_x", fmt::format("a source tile of {} x {} bytes", p.block, p.source_bytes), "at most 48 KiB of shared memory a block: a smaller block_x");
+    fail(&PairwisePlan::block, fmt::format("a source tile of {} x {} bytes", p.block, p.source_bytes), "at most 48 KiB of shared memory a block: a smaller block_x");
   p.kernel_name = fmt::format("gpen_{}_pairwise_{}", spec.name, st);
   if (p.strategy == PairStrategy::Blocks) p.fold_kernel_name = fmt::format("gpen_{}_pairwise_fold", spec.name);
   return p;

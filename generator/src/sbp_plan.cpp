@@ -37,14 +37,12 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
   SbpPlan p;
   p.strategy = tunable_string(choice, kStrategyTunable) == "pencil" ? SbpStrategy::Pencil : SbpStrategy::Direct;
   fill_plan(sbp_tunable_rows(), choice, p);
-  auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
-    spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
-  };
-  if (p.threads() > 1024) fail("block_x", fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
+  auto fail = [&](auto member, const std::string& msg, const std::string& expected) { refuse_tunable(spec, sbp_tunable_rows(), member, msg, expected); };
+  if (p.threads() > 1024) fail(&SbpPlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
   check_strategy_tunables(spec, choice);  // pencil sides with the direct strategy would be ignored
   if (p.strategy == SbpStrategy::Pencil) {
     if (spec.sbp.axes.size() != 1)
-      fail("strategy", fmt::format("strategy pencil for an operator along {} axes", spec.sbp.axes.size()),
+      refuse_strategy(spec, sbp_tunable_rows(), fmt::format("strategy pencil for an operator along {} axes", spec.sbp.axes.size()),
            "strategy direct: a pencil follows one axis");
     p.axis = spec.sbp.axes[0];
     p.across_axis = p.axis == 0 ? 1 : 0;
@@ -52,13 +50,13 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
     // Threads along x run along the contiguous axis, whichever it is.
     const int threads_along = p.axis == 0 ? p.block_x : p.block_y, threads_across = p.axis == 0 ? p.block_y : p.block_x;
     if (p.along % threads_along || p.across % threads_across)
-      fail("pencil_along",
+      fail(&SbpPlan::along,
            fmt::format("a pencil of {} points along {} by {} across for {} threads along by {} across (block {}x{})", p.along,
                        axis_name(p.axis), p.across, threads_along, threads_across, p.block_x, p.block_y),
            "pencil_along a multiple of the threads along the operator's axis, pencil_across of those across it");
     p.shared_bytes = static_cast<std::size_t>(p.along + 2 * spec.sbp.radius()) * p.across * size_of(spec.dtype);
     if (p.shared_bytes > kMaxStaticShared)
-      fail("pencil_along", fmt::format("a pencil of {} bytes with its halo", p.shared_bytes), "at most 48 KiB of shared memory a block");
+      fail(&SbpPlan::along, fmt::format("a pencil of {} bytes with its halo", p.shared_bytes), "at most 48 KiB of shared memory a block");
   }
   p.kernel_name = fmt::format("gpen_{}_sbp_{}", spec.name, to_string(p.strategy));
   return p;

@@ -101,21 +101,19 @@ ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   p.layout = spec.scan.axis == 0 ? ScanLayout::Rows : ScanLayout::Columns;
   fill_plan(scan_tunable_rows(), choice, p);
   p.dtype_bytes = static_cast<int>(size_of(spec.dtype));
-  auto fail = [&](const char* tunable, const std::string& msg, const std::string& expected) {
-    spec.source->fail(spec.find_tunable(tunable)->pointer, msg, expected);
-  };
-  if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) fail("vector_x", fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
+  auto fail = [&](auto member, const std::string& msg, const std::string& expected) { refuse_tunable(spec, scan_tunable_rows(), member, msg, expected); };
+  if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) fail(&ScanPlan::vector_x, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
   if (p.vector_x * size_of(spec.dtype) > 16)
-    fail("vector_x", fmt::format("vector_x = {} of {} is {} bytes an access", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
+    fail(&ScanPlan::vector_x, fmt::format("vector_x = {} of {} is {} bytes an access", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
          "at most 16 bytes an access (vector_x <= 2 for float64)");
   if (p.chained && p.vector_x * size_of(spec.dtype) > 8)
-    fail("vector_x", fmt::format("vector_x = {} of {} is {} bytes a column group, chained", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
+    fail(&ScanPlan::vector_x, fmt::format("vector_x = {} of {} is {} bytes a column group, chained", p.vector_x, to_string(spec.dtype), p.vector_x * size_of(spec.dtype)),
          "at most 8 bytes when chained, the values a carry holds (vector_x = 1 for float64, <= 2 for float32)");
-  if (p.threads() > 1024) fail("block_x", fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
+  if (p.threads() > 1024) fail(&ScanPlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
   if (p.layout == ScanLayout::Rows) {
-    if (p.block_x % 32) fail("block_x", fmt::format("block_x = {} along a row", p.block_x), "a multiple of 32: each row of a block is whole warps");
+    if (p.block_x % 32) fail(&ScanPlan::block_x, fmt::format("block_x = {} along a row", p.block_x), "a multiple of 32: each row of a block is whole warps");
     if (p.values_per_thread % p.vector_x)
-      fail("vector_x", fmt::format("vector_x = {} does not divide values_per_thread = {}", p.vector_x, p.values_per_thread),
+      fail(&ScanPlan::vector_x, fmt::format("vector_x = {} does not divide values_per_thread = {}", p.vector_x, p.values_per_thread),
            "a vector width that divides values_per_thread");
   }
   p.kernel_name = fmt::format("gpen_{}_scan_{}", spec.name, to_string(p.layout));

@@ -67,19 +67,19 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   }
 
   if (p.threads() > 1024) {
-    spec.source->fail(spec.find_tunable("block_y")->pointer,
+    refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_y,
                       fmt::format("block_x * block_y = {} threads, more than a block may have", p.threads()),
                       "block_x * block_y <= 1024");
   }
   if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) {
-    spec.source->fail(spec.find_tunable("vector_x")->pointer, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
+    refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::vector_x, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
   }
   check_strategy_tunables(spec, choice);
   if (p.strategy == StencilStrategy::Tile || p.strategy == StencilStrategy::Rolling) {
     for (const auto& r : p.radius)
       if (r[0] > 0 || r[1] > 0) p.shared_bytes += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y + 2 * r[1]) * size_of(spec.dtype);
     if (p.shared_bytes > kMaxStaticShared) {
-      spec.source->fail(spec.find_tunable("block_x")->pointer,
+      refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
                         fmt::format("the {} strategy's tiles need {} bytes of shared memory with block {}x{}", s, p.shared_bytes, p.block_x, p.block_y),
                         fmt::format("at most {} bytes: smaller block_x or block_y", kMaxStaticShared));
     }
@@ -94,7 +94,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
     }
     p.dynamic_shared_bytes = values * p.ring_slots() * size_of(spec.dtype);
     if (p.dynamic_shared_bytes > kMaxDynamicShared) {
-      spec.source->fail(spec.find_tunable("ring_ahead")->pointer,
+      refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::ring_ahead,
                         fmt::format("the march's ring of {} planes needs {} bytes of shared memory with block {}x{} and {}x{} points a thread",
                                     p.ring_slots(), p.dynamic_shared_bytes, p.block_x, p.block_y, p.vector_x, p.rows_y),
                         fmt::format("at most {} bytes: a smaller ring_ahead, block or vector_x * rows_y", kMaxDynamicShared));

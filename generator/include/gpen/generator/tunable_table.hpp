@@ -60,6 +60,18 @@ const TunableRow<Plan>& strategy_row(const std::vector<TunableRow<Plan>>& rows) 
   throw InternalError("no strategy in its family's table", __FILE__, __LINE__);
 }
 
+// Throws SpecError at the spec's declaration of the tunable that `m` holds
+// (or of the strategy): a choice its plan refuses.
+template <class Plan, class M>
+[[noreturn]] void refuse_tunable(const Spec& spec, const std::vector<TunableRow<Plan>>& rows, M Plan::*m, const std::string& msg,
+                                 const std::string& expected) {
+  spec.source->fail(spec.find_tunable(row_of(rows, m).name)->pointer, msg, expected);
+}
+template <class Plan>
+[[noreturn]] void refuse_strategy(const Spec& spec, const std::vector<TunableRow<Plan>>& rows, const std::string& msg, const std::string& expected) {
+  spec.source->fail(spec.find_tunable(strategy_row(rows).name)->pointer, msg, expected);
+}
+
 // What a spec of a given shape may choose for one tunable of its family
 // (Family::offers): parse_tunables() narrows it by the spec's "tunables".
 struct TunableOffer {
