@@ -10,6 +10,8 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh suite     # build, CPU ctest, the GPU suite (GPU_TEST_FILES: doctest -sf filter)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh warm      # build, warm start from spec to loaded module, every shipped spec (issue 23)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh json      # build, --json of run, bench and tune on the GPU, each document checked
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh families  # build, survey verified on the GPU, sanitizers on a variant of each family
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -17,8 +19,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm or json)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json | families | defaults) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm, json, families or defaults)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -91,6 +93,44 @@ if [ "${1:-tests}" = warm ]; then
     GPEN_CACHE_DIR=/tmp/gpen-cache-warm $gpen run specs/$spec.json --size 64 --repeat 1 --no-tuned 2>&1 | grep kernel
     for i in 1 2; do GPEN_CACHE_DIR=/tmp/gpen-cache-warm $gpen run specs/$spec.json --size 64 --repeat 1 --no-tuned 2>&1 | grep kernel; done
   done
+  exit 0
+fi
+
+if [ "${1:-tests}" = families ]; then
+  step "survey: every shipped spec and strategy, run and verified on the GPU"
+  $gpen survey specs --json >"$out/survey.json" 2>"$out/survey.txt"; echo "survey rc=$?"
+  python3 -c "import json, sys; rows = json.load(open(sys.argv[1]))['rows']; bad = [r for r in rows if not (r.get('verify') or {}).get('pass')]
+print(len(rows), 'rows,', len(bad), 'not verified'); [print(r) for r in bad[:5]]" "$out/survey.json"
+  step "compute-sanitizer memcheck and racecheck: variants of each family at sizes off the tile"
+  for tool in memcheck racecheck; do
+    sanitize $tool "laplacian3d_o8 march 37x21x19" specs/stencil/laplacian3d_o8.json --size 37x21x19 --repeat 1 --verify --no-tuned
+    sanitize $tool "continuity3d rolling 37x21x19" specs/stencil/continuity3d.json --size 37x21x19 --set strategy=rolling --repeat 1 --verify --no-tuned
+    sanitize $tool "cumsum_x 1000x37x5" specs/scan/cumsum_x.json --size 1000x37x5 --repeat 1 --verify --no-tuned
+    sanitize $tool "cumsum_z 67x45x133" specs/scan/cumsum_z.json --size 67x45x133 --repeat 1 --verify --no-tuned
+    sanitize $tool "sbp d2_o4 pencil 1001" specs/sbp/d2_o4.json --size 1001 --set strategy=pencil --repeat 1 --verify --no-tuned
+    sanitize $tool "sbp laplacian3d_o4 37x21x19" specs/sbp/laplacian3d_o4.json --size 37x21x19 --repeat 1 --verify --no-tuned
+    sanitize $tool "softened_potential 4099" specs/pairwise/softened_potential.json --size 4099 --repeat 1 --verify --no-tuned
+    sanitize $tool "radiation_grid blocks 9" specs/pairwise/radiation_grid.json --size 9 --set strategy=blocks --repeat 1 --verify --no-tuned
+    sanitize $tool "grouped_potential 1000" specs/pairwise/grouped_potential.json --size 1000 --repeat 1 --verify --no-tuned
+  done >"$out/sanitizer.txt"
+  sanitizer_report "$out/sanitizer.txt"
+  exit 0
+fi
+
+if [ "${1:-tests}" = defaults ]; then
+  # GPEN_OLD_TREE: the source of an earlier gpen (git archive), built here
+  # and timed beside this one, spec by spec.
+  old=()
+  if [ -n "${GPEN_OLD_TREE:-}" ]; then
+    step "build $GPEN_OLD_TREE"
+    { cmake -S "$GPEN_OLD_TREE" -B /tmp/build-old -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/build-old --target gpen; } >"$out/build_old.log" 2>&1 \
+      || { tail -30 "$out/build_old.log"; exit 1; }
+    old=(before=/tmp/build-old/cli/gpen)
+  fi
+  step "every shipped spec's default variant (gpen run --no-tuned --repeat 20), a copy measured in each process"
+  python3 bench/defaults.py specs "${old[@]}" after=$gpen >"$out/defaults.md" 2>"$out/defaults.log"; echo "defaults rc=$?"
+  tail -3 "$out/defaults.log"
+  cat "$out/defaults.md"
   exit 0
 fi
 
