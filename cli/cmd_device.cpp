@@ -13,6 +13,7 @@
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
+#include "gpen/runtime/problem.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tuning_db.hpp"
 
@@ -35,34 +36,26 @@ Json verify_json(const std::optional<Comparison>& c) {
 }
 
 // What `--json` says of a variant run by run and bench (docs/json.md): the
-// facts of any kind, then `rate` (the kind's measure of speed), then verify.
-template <typename Report>
-Json report_json(const Spec& s, const Report& r, const std::string& size, int repeat, const Json& rate) {
-  Json j = {{"spec", r.spec},
-            {"kind", s.kind},
-            {"dtype", to_string(s.dtype)},
-            {"variant", r.variant},
-            {"tunables", tunables_json(r.tunables)},
-            {"unit", r.unit},
-            {"cache", {{"source", r.cache}, {"ms", r.cache_ms}, {"load_ms", r.load_ms}}},
-            {"usage", to_json(r.usage)},
-            {"size", size},
-            {"repeat", repeat},
-            {"median_ms", r.median_ms},
-            {"min_ms", r.min_ms}};
-  j.update(rate);
-  j["verify"] = verify_json(r.check);
-  return j;
-}
-
-Json report_json(const Spec& s, const RunReport& r, const std::string& size, int repeat, double copy_gbs) {
-  return report_json(s, r, size, repeat,
-                     Json{{"bytes", r.bytes}, {"teff_gbs", r.teff_gbs}, {"pct_copy", copy_gbs > 0 ? 100.0 * r.teff_gbs / copy_gbs : 0.0}});
-}
-
-Json report_json(const Spec& s, const PairRunReport& r, const std::string& size, int repeat, double rsqrt_bound) {
-  return report_json(s, r, size, repeat,
-                     Json{{"pairs", r.pairs}, {"pairs_per_s", r.pairs_per_s}, {"pct_rsqrt", rsqrt_bound > 0 ? 100.0 * r.pairs_per_s / rsqrt_bound : 0.0}});
+// facts, the time, the work and rate in the problem's names, the check.
+Json report_json(const Problem& p, const Measurement& m, int repeat) {
+  const Spec& s = p.spec();
+  const RateScale& k = p.scale();
+  return Json{{"spec", m.spec},
+              {"kind", s.kind},
+              {"dtype", to_string(s.dtype)},
+              {"variant", m.variant},
+              {"tunables", tunables_json(m.tunables)},
+              {"unit", m.unit},
+              {"cache", {{"source", m.cache}, {"ms", m.cache_ms}, {"load_ms", m.load_ms}}},
+              {"usage", to_json(m.usage)},
+              {"size", p.size()},
+              {"repeat", repeat},
+              {"median_ms", m.median_ms},
+              {"min_ms", m.min_ms},
+              {k.work, m.work},
+              {k.rate, k.in_unit(m.rate)},
+              {k.percent, k.percent_of(m.rate)},
+              {"verify", verify_json(m.check)}};
 }
 
 // The tuned variant for this spec, size class and GPU when the tuning
@@ -71,7 +64,7 @@ Json report_json(const Spec& s, const PairRunReport& r, const std::string& size,
 TunableChoice tuned_or_chosen(const SpecOptions& so, const Spec& s, const std::string& size, const DeviceInfo& d, bool use_db) {
   if (!use_db || !so.set.empty()) return so.choose(s);
   const TuningDb db;
-  const TuningKey key = s.is_pairwise() ? pair_tuning_key(s, parse_pair_size(s, size), d) : tuning_key(s, parse_size(size, s.dims), d);
+  const TuningKey key = problem_tuning_key(s, size, d);
   if (auto r = db.find(key, s)) {
     fmt::print(stderr, "gpen: using the variant tuned on {} ({} search, {} evaluations; {})\n", r->date, r->strategy, r->evaluations, db.path());
     return r->choice;
@@ -89,31 +82,13 @@ std::vector<std::string> strategies_of(const Spec& s) {
 }
 
 // gpen.run/1: one run's report, with the bound it is measured against.
-Json run_document(const DeviceInfo& d, Json report, const char* bound_name, double bound) {
+Json run_document(const DeviceInfo& d, const Problem& p, const Measurement& m, int repeat) {
   Json doc = json_document("run");
   doc["gpu"] = d.name;
   doc["arch"] = d.arch();
-  doc[bound_name] = bound;
-  doc.update(report);
+  doc[p.scale().bound] = p.scale().bound_value;
+  doc.update(report_json(p, m, repeat));
   return doc;
-}
-
-// `gpen run` of a pairwise spec: pairs per second beside the rsqrt bound.
-int run_pairwise(const Context& ctx, const Spec& s, const TunableChoice& choice, const std::string& size, int repeat, bool verify, bool json) {
-  PairWorkload w(ctx, s, parse_pair_size(s, size));
-  const PairRunReport r = measure_pairwise(ctx, w, choice, 2, repeat, verify);
-  const double bound = rsqrt_bound_per_s(ctx.info());
-  if (json) {
-    JsonChannel::emit(run_document(ctx.info(), report_json(s, r, size, repeat, bound), "rsqrt_bound_per_s", bound));
-  } else {
-    fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), size, r.variant);
-    fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", r.unit, r.cache, r.cache_ms,
-               r.load_ms, r.usage.registers, r.usage.spill_stores);
-    fmt::print("  time {:.4f} ms (median of {}), {:.4g} pairs, {:.3e} pairs/s = {:.1f}% of the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)\n",
-               r.median_ms, repeat, r.pairs, r.pairs_per_s, 100 * r.pairs_per_s / bound, bound, ctx.info().sm_count, ctx.info().clock_khz / 1000);
-    if (r.check) fmt::print("  verify: {}\n", r.check->summary());
-  }
-  return r.check && !r.check->pass ? kExitInvalid : kExitOk;
 }
 
 // `gpen bench`'s variants of a spec: every strategy x block shape ("X" or
@@ -143,31 +118,6 @@ void for_each_variant(const Spec& s, const std::vector<std::string>& strategies,
         skip(e.what());
       }
     }
-}
-
-// `gpen bench` of a pairwise spec: pairs per second. False when a variant
-// fails verification.
-bool bench_pairwise(const Context& ctx, const Spec& s, const std::string& size, const std::vector<std::string>& strategies,
-                    const std::vector<std::string>& blocks, const std::vector<std::string>& fixed, int repeat, bool verify, Json& all, Json& skipped) {
-  PairWorkload w(ctx, s, parse_pair_size(s, size));
-  const double bound = rsqrt_bound_per_s(ctx.info());
-  bool ok = true;
-  for_each_variant(s, strategies, blocks, fixed, skipped, [&](const std::vector<std::string>& set) {
-    const PairRunReport r = measure_pairwise(ctx, w, s.choose(set), 2, repeat, verify);
-    const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
-    if (r.check && !r.check->pass) ok = false;
-    fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.3e} pairs/s {:>5.1f}% of rsqrt {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant,
-               r.median_ms, r.pairs_per_s, 100 * r.pairs_per_s / bound, r.usage.registers, v);
-    std::fflush(stdout);
-    all.push_back(report_json(s, r, size, repeat, bound));
-  });
-  return ok;
-}
-
-// The --size as `gpen run` reads it for the spec's kind; throws UsageError.
-void check_size(const Spec& s, const std::string& size) {
-  if (s.is_pairwise()) parse_pair_size(s, size);
-  else parse_size(size, s.dims);
 }
 
 // `gpen bench --blocks`: "X" or "XxY", numbers of threads.
@@ -202,7 +152,7 @@ void add_compile(CLI::App& app, Runner& run) {
     run = [o] {
       const Spec s = o->spec.load();
       TunableChoice choice = o->spec.choose(s);
-      if (!o->size.empty()) check_size(s, o->size);
+      if (!o->size.empty()) check_problem_size(s, o->size);
       std::string why;
       if (!o->size.empty() && driver_available(&why))
         choice = tuned_or_chosen(o->spec, s, o->size, Context(0).info(), !o->no_tuned);
@@ -247,36 +197,25 @@ void add_run(CLI::App& app, Runner& run) {
     run = [o] {
       const Spec s = o->spec.load();
       const TunableChoice choice = o->spec.choose(s);
-      if (s.is_pairwise()) {
-        parse_pair_size(s, o->size);
-        o->spec.generate(s, choice);
-        std::string why;
-        if (!driver_available(&why)) no_device(why, "run " + s.name);
-        Context ctx(0);
-        return run_pairwise(ctx, s, tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), o->size, o->repeat, o->verify, o->json);
-      }
-      RunOptions opt;
-      opt.size = parse_size(o->size, s.dims);
-      opt.repeat = o->repeat;
-      opt.verify = o->verify;
-      opt.periodic = o->periodic;
+      check_problem_size(s, o->size);
       o->spec.generate(s, choice);  // plan errors before any device work
       std::string why;
       if (!driver_available(&why)) no_device(why, "run " + s.name);
       Context ctx(0);
-      const RunReport r = run_spec(ctx, s, tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), opt);
-      const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
+      ProblemOptions po;
+      po.periodic = o->periodic;
+      const auto problem = make_problem(ctx, s, o->size, po);
+      const Measurement m = problem->measure(tuned_or_chosen(o->spec, s, o->size, ctx.info(), !o->no_tuned), o->repeat, o->verify);
       if (o->json) {
-        JsonChannel::emit(run_document(ctx.info(), report_json(s, r, o->size, o->repeat, copy), "copy_gbs", copy));
+        JsonChannel::emit(run_document(ctx.info(), *problem, m, o->repeat));
       } else {
-        fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), o->size, r.variant);
-        fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", r.unit, r.cache, r.cache_ms,
-                   r.load_ms, r.usage.registers, r.usage.spill_stores);
-        fmt::print("  time {:.4f} ms (median of {}), T_eff {:.1f} GB/s = {:.1f}% of copy ({:.1f} GB/s, same run)\n", r.median_ms, o->repeat,
-                   r.teff_gbs, 100 * r.teff_gbs / copy, copy);
-        if (r.check) fmt::print("  verify: {}\n", r.check->summary());
+        fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), o->size, m.variant);
+        fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", m.unit, m.cache, m.cache_ms,
+                   m.load_ms, m.usage.registers, m.usage.spill_stores);
+        fmt::print("  time {:.4f} ms (median of {}), {}\n", m.median_ms, o->repeat, problem->rate_text(m));
+        if (m.check) fmt::print("  verify: {}\n", m.check->summary());
       }
-      return r.check && !r.check->pass ? kExitInvalid : kExitOk;
+      return m.check && !m.check->pass ? kExitInvalid : kExitOk;
     };
   });
 }
@@ -381,7 +320,7 @@ void add_bench(CLI::App& app, Runner& run) {
       // Every spec loads, and takes the size and the --set, before any device work.
       for (const auto& path : o->specs) {
         const Spec s = load_spec(path, o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype));
-        check_size(s, o->size);
+        check_problem_size(s, o->size);
         s.choose(o->set);
       }
       std::string why;
@@ -398,23 +337,18 @@ void add_bench(CLI::App& app, Runner& run) {
         if (strategies.empty()) strategies = strategies_of(s);
         std::vector<std::string> blocks = o->blocks;
         if (blocks.empty()) blocks.push_back("");
-        if (s.is_pairwise()) {
-          if (!bench_pairwise(ctx, s, o->size, strategies, blocks, o->set, o->repeat, o->verify, all, skipped)) status = kExitInvalid;
-          continue;
-        }
-        // One workload for all the variants of a spec: inputs are filled once.
-        Workload work(ctx, s, parse_size(o->size, s.dims));
-        MeasureOptions opt;
-        opt.repeat = o->repeat;
-        opt.check = o->verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
+        // One problem for all the variants of a spec: inputs are filled once.
+        ProblemOptions po;
+        po.copy_gbs = copy;
+        const auto problem = make_problem(ctx, s, o->size, po);
         for_each_variant(s, strategies, blocks, o->set, skipped, [&](const std::vector<std::string>& set) {
-          const RunReport r = measure_variant(ctx, work, s.choose(set), opt);
-          const std::string v = r.check ? (r.check->pass ? "pass" : "FAIL") : "-";
-          if (r.check && !r.check->pass) status = kExitInvalid;
-          fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {:>9.1f} {:>6.1f}% {:>5} {:>6}\n", s.name, to_string(s.dtype), r.variant, r.median_ms,
-                     r.teff_gbs, 100 * r.teff_gbs / copy, r.usage.registers, v);
+          const Measurement m = problem->measure(s.choose(set), o->repeat, o->verify);
+          const std::string v = m.check ? (m.check->pass ? "pass" : "FAIL") : "-";
+          if (m.check && !m.check->pass) status = kExitInvalid;
+          fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {} {:>5} {:>6}\n", s.name, to_string(s.dtype), m.variant, m.median_ms, problem->rate_columns(m),
+                     m.usage.registers, v);
           std::fflush(stdout);  // a row at a time when piped, as survey
-          all.push_back(report_json(s, r, o->size, o->repeat, copy));
+          all.push_back(report_json(*problem, m, o->repeat));
         });
       }
       if (o->json) {
@@ -447,6 +381,7 @@ void add_survey(CLI::App& app, Runner& run) {
       const bool gpu = driver_available(&why);
       std::optional<Context> ctx;
       if (gpu) ctx.emplace(0);
+      const double copy = gpu ? measure_copy_gbs(*ctx, std::size_t(1) << 30) : 0;
       const std::string arch = gpu ? ctx->info().arch() : "sm_90";
       fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7}  {}\n", "spec", "strategy", "check", "compile", "regs", "ms", gpu ? "GPU run (" + ctx->info().name + ")" : "GPU run");
       int status = kExitOk;
@@ -476,23 +411,15 @@ void add_survey(CLI::App& app, Runner& run) {
             row["compiled"] = true;
             row["registers"] = regs;
             row["compile_ms"] = ms;
-            if (gpu && s.is_pairwise()) {
-              PairWorkload w(*ctx, s, parse_pair_size(s, s.pairwise.grid ? "9" : "1000"));
-              const PairRunReport rep = measure_pairwise(*ctx, w, choice, 1, 3, true);
-              runcol = rep.check->summary();
+            if (gpu) {
+              ProblemOptions po;
+              po.copy_gbs = copy;  // the survey quotes no rate: one copy for all
+              const auto problem = make_problem(*ctx, s, small_problem_size(s, full), po);
+              const Measurement m = problem->measure(choice, 3, true);
+              runcol = m.check->summary();
               row["launched"] = true;
-              row["verify"] = verify_json(rep.check);
-              if (!rep.check->pass) status = kExitInvalid;
-            } else if (gpu) {
-              RunOptions opt;
-              opt.size = {full[0], s.dims > 1 ? full[1] : 1, s.dims > 2 ? full[2] : 1};
-              opt.repeat = 5;
-              const RunReport rep = run_spec(*ctx, s, choice, opt);
-              runcol = rep.check->summary();
-              row["launched"] = true;
-              row["verify"] = verify_json(rep.check);
-              if (!rep.check->pass) status = kExitInvalid;
-            } else {
+              row["verify"] = verify_json(m.check);
+              if (!m.check->pass) status = kExitInvalid;            } else {
               runcol = "not launched: " + why;
             }
           } catch (const std::exception& e) {

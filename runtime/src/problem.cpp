@@ -1,0 +1,117 @@
+#include "gpen/runtime/problem.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/runtime/pairwise_run.hpp"
+
+namespace gpen {
+namespace {
+
+// Stencil, scan and SBP specs: bytes of one read of every input and one
+// write of every output, against a device-to-device copy.
+class GridProblem final : public Problem {
+ public:
+  GridProblem(const Context& ctx, const Spec& spec, std::string size, const ProblemOptions& o)
+      : ctx_(ctx), size_(std::move(size)), work_(ctx, spec, parse_size(size_, spec.dims), workload_options(o)) {
+    const double copy = o.copy_gbs ? *o.copy_gbs : measure_copy_gbs(ctx, std::size_t(1) << 30);
+    scale_ = {"bytes", "teff_gbs", 1e9, "copy_gbs", "pct_copy", copy, fmt::format("copy ({:.1f} GB/s, same run)", copy)};
+  }
+  const Spec& spec() const override { return work_.spec(); }
+  const std::string& size() const override { return size_; }
+  TuningKey tuning_key(const DeviceInfo& d) const override { return gpen::tuning_key(spec(), work_.size(), d); }
+  const RateScale& scale() const override { return scale_; }
+  Measurement measure(const TunableChoice& choice, int repeat, bool verify) override {
+    MeasureOptions mo;
+    mo.repeat = repeat;
+    mo.check = verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
+    const RunReport r = measure_variant(ctx_, work_, choice, mo);
+    Measurement m;
+    static_cast<VariantFacts&>(m) = r;
+    m.median_ms = r.median_ms;
+    m.min_ms = r.min_ms;
+    m.work = r.bytes;
+    m.rate = r.teff_gbs * 1e9;
+    m.check = r.check;
+    return m;
+  }
+  std::string rate_text(const Measurement& m) const override {
+    return fmt::format("T_eff {:.1f} GB/s = {:.1f}% of {}", scale_.in_unit(m.rate), scale_.percent_of(m.rate), scale_.bound_text);
+  }
+  std::string rate_columns(const Measurement& m) const override {
+    return fmt::format("{:>9.1f} {:>6.1f}%", scale_.in_unit(m.rate), scale_.percent_of(m.rate));
+  }
+
+ private:
+  static WorkloadOptions workload_options(const ProblemOptions& o) {
+    WorkloadOptions w;
+    w.params = o.params;
+    w.periodic = o.periodic;
+    return w;
+  }
+  const Context& ctx_;
+  std::string size_;
+  Workload work_;
+  RateScale scale_;
+};
+
+// Pairwise specs: pairs evaluated, against the GPU's rsqrt throughput.
+class PairProblem final : public Problem {
+ public:
+  PairProblem(const Context& ctx, const Spec& spec, std::string size, const ProblemOptions& o)
+      : ctx_(ctx), size_(std::move(size)), work_(ctx, spec, parse_pair_size(spec, size_), o.params) {
+    const DeviceInfo& d = ctx.info();
+    const double bound = rsqrt_bound_per_s(d);
+    scale_ = {"pairs", "pairs_per_s", 1, "rsqrt_bound_per_s", "pct_rsqrt", bound,
+              fmt::format("the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)", bound, d.sm_count, d.clock_khz / 1000)};
+  }
+  const Spec& spec() const override { return work_.spec(); }
+  const std::string& size() const override { return size_; }
+  TuningKey tuning_key(const DeviceInfo& d) const override { return pair_tuning_key(spec(), work_.sizes(), d); }
+  const RateScale& scale() const override { return scale_; }
+  Measurement measure(const TunableChoice& choice, int repeat, bool verify) override {
+    const PairRunReport r = measure_pairwise(ctx_, work_, choice, 2, repeat, verify);
+    Measurement m;
+    static_cast<VariantFacts&>(m) = r;
+    m.median_ms = r.median_ms;
+    m.min_ms = r.min_ms;
+    m.work = r.pairs;
+    m.rate = r.pairs_per_s;
+    m.check = r.check;
+    return m;
+  }
+  std::string rate_text(const Measurement& m) const override {
+    return fmt::format("{:.4g} pairs, {:.3e} pairs/s = {:.1f}% of {}", m.work, m.rate, scale_.percent_of(m.rate), scale_.bound_text);
+  }
+  std::string rate_columns(const Measurement& m) const override {
+    return fmt::format("{:>9.3e} pairs/s {:>5.1f}% of rsqrt", m.rate, scale_.percent_of(m.rate));
+  }
+
+ private:
+  const Context& ctx_;
+  std::string size_;
+  PairWorkload work_;
+  RateScale scale_;
+};
+
+}  // namespace
+
+void check_problem_size(const Spec& spec, const std::string& size) {
+  if (spec.is_pairwise()) parse_pair_size(spec, size);
+  else parse_size(size, spec.dims);
+}
+
+TuningKey problem_tuning_key(const Spec& spec, const std::string& size, const DeviceInfo& device) {
+  return spec.is_pairwise() ? pair_tuning_key(spec, parse_pair_size(spec, size), device) : tuning_key(spec, parse_size(size, spec.dims), device);
+}
+
+std::string small_problem_size(const Spec& spec, const std::array<long long, 3>& grid) {
+  if (spec.is_pairwise()) return spec.pairwise.grid ? "9" : "1000";
+  return size_text(grid, spec.dims);
+}
+
+std::unique_ptr<Problem> make_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
+  if (spec.is_pairwise()) return std::make_unique<PairProblem>(ctx, spec, size, options);
+  return std::make_unique<GridProblem>(ctx, spec, size, options);
+}
+
+}  // namespace gpen
