@@ -21,6 +21,7 @@
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
+#include "gpen/runtime/problem.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 #include "gpen/runtime/tune.hpp"
 #include "gpen/runtime/tune_log.hpp"
@@ -152,12 +153,8 @@ void add_tune(CLI::App& app, Runner& run) {
     run = [o] {
       const auto started = std::chrono::steady_clock::now();
       const Spec s = o->spec.load();
-      const bool pairs = s.is_pairwise();
       // A bad --size or --set is an error before any device work.
-      std::optional<PairSizes> pair_size;
-      std::array<long long, 3> size{1, 1, 1};
-      if (pairs) pair_size = parse_pair_size(s, o->size);
-      else size = parse_size(o->size, s.dims);
+      check_problem_size(s, o->size);
       o->spec.choose(s);
       std::string why;
       if (!driver_available(&why)) throw NoDeviceError("cannot tune " + s.name + ": " + why);
@@ -201,7 +198,10 @@ void add_tune(CLI::App& app, Runner& run) {
       fmt::print("tuning {} ({}) at {} on {}: {} search, {}\n", s.name, to_string(s.dtype), o->size, ctx.info().name, o->strategy,
                  o->time_s > 0 ? fmt::format("--time {} s (setup included)", o->time_s) : std::string("no time limit (--time 0)"));
       std::fflush(stdout);
-      const TuneResult r = pairs ? tune_pairwise(ctx, s, *pair_size, to) : tune(ctx, s, size, to);
+      bar.note("  measuring the copy bandwidth and preparing random inputs");
+      const auto problem = make_problem(ctx, s, o->size);
+      const bool pairs = problem->scale().kind == RateKind::Pairs;  // rated in pairs/s, not GB/s
+      const TuneResult r = tune(ctx, *problem, to);
       bar.finish();
 
       const double copy = r.copy_gbs;

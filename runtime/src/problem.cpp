@@ -14,16 +14,17 @@ class GridProblem final : public Problem {
   GridProblem(const Context& ctx, const Spec& spec, std::string size, const ProblemOptions& o)
       : ctx_(ctx), size_(std::move(size)), work_(ctx, spec, parse_size(size_, spec.dims), workload_options(o)) {
     const double copy = o.copy_gbs ? *o.copy_gbs : measure_copy_gbs(ctx, std::size_t(1) << 30);
-    scale_ = {"bytes", "teff_gbs", 1e9, "copy_gbs", "pct_copy", copy, fmt::format("copy ({:.1f} GB/s, same run)", copy)};
+    scale_ = {RateKind::Bandwidth, "bytes", "teff_gbs", 1e9, "copy_gbs", "pct_copy", copy, fmt::format("copy ({:.1f} GB/s, same run)", copy)};
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }
   TuningKey tuning_key(const DeviceInfo& d) const override { return gpen::tuning_key(spec(), work_.size(), d); }
   const RateScale& scale() const override { return scale_; }
-  Measurement measure(const TunableChoice& choice, int repeat, bool verify) override {
+  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup) override {
     MeasureOptions mo;
+    if (warmup >= 0) mo.warmup = warmup;
     mo.repeat = repeat;
-    mo.check = verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
+    mo.check = check == Check::Cpu ? MeasureOptions::Check::Cpu : check == Check::Reference ? MeasureOptions::Check::Reference : MeasureOptions::Check::None;
     const RunReport r = measure_variant(ctx_, work_, choice, mo);
     Measurement m;
     static_cast<VariantFacts&>(m) = r;
@@ -34,6 +35,7 @@ class GridProblem final : public Problem {
     m.check = r.check;
     return m;
   }
+  void keep_as_reference() override { work_.keep_as_reference(); }
   std::string rate_text(const Measurement& m) const override {
     return fmt::format("T_eff {:.1f} GB/s = {:.1f}% of {}", scale_.in_unit(m.rate), scale_.percent_of(m.rate), scale_.bound_text);
   }
@@ -61,15 +63,17 @@ class PairProblem final : public Problem {
       : ctx_(ctx), size_(std::move(size)), work_(ctx, spec, parse_pair_size(spec, size_), o.params) {
     const DeviceInfo& d = ctx.info();
     const double bound = rsqrt_bound_per_s(d);
-    scale_ = {"pairs", "pairs_per_s", 1, "rsqrt_bound_per_s", "pct_rsqrt", bound,
+    scale_ = {RateKind::Pairs, "pairs", "pairs_per_s", 1, "rsqrt_bound_per_s", "pct_rsqrt", bound,
               fmt::format("the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)", bound, d.sm_count, d.clock_khz / 1000)};
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }
   TuningKey tuning_key(const DeviceInfo& d) const override { return pair_tuning_key(spec(), work_.sizes(), d); }
   const RateScale& scale() const override { return scale_; }
-  Measurement measure(const TunableChoice& choice, int repeat, bool verify) override {
-    const PairRunReport r = measure_pairwise(ctx_, work_, choice, 2, repeat, verify);
+  // Check::Reference: the CPU reference at the sample of targets (every
+  // target for the NaN poison), then every target against the kept output.
+  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup) override {
+    const PairRunReport r = measure_pairwise(ctx_, work_, choice, warmup >= 0 ? warmup : 2, repeat, check != Check::None);
     Measurement m;
     static_cast<VariantFacts&>(m) = r;
     m.median_ms = r.median_ms;
@@ -77,8 +81,10 @@ class PairProblem final : public Problem {
     m.work = r.pairs;
     m.rate = r.pairs_per_s;
     m.check = r.check;
+    if (check == Check::Reference && m.check->pass) m.check = work_.compare_to_reference();
     return m;
   }
+  void keep_as_reference() override { work_.keep_as_reference(); }
   std::string rate_text(const Measurement& m) const override {
     return fmt::format("{:.4g} pairs, {:.3e} pairs/s = {:.1f}% of {}", m.work, m.rate, scale_.percent_of(m.rate), scale_.bound_text);
   }

@@ -1,5 +1,7 @@
 #include "gpen/runtime/tune.hpp"
 
+#include "gpen/runtime/problem.hpp"
+
 #include <condition_variable>
 #include <ctime>
 #include <deque>
@@ -110,45 +112,20 @@ TunedVariant guarded(const Spec& spec, const TunableChoice& c, Run run) {
   return v;
 }
 
-TunedVariant measure(const Context& ctx, Workload& w, const TunableChoice& c, MeasureOptions::Check check, const TuneOptions& o) {
-  return guarded(w.spec(), c, [&](TunedVariant& v) {
-    MeasureOptions mo;
-    mo.warmup = o.warmup;
-    mo.repeat = o.repeat;
-    mo.check = check;
-    const RunReport r = measure_variant(ctx, w, c, mo);
-    v.registers = r.usage.registers;
-    v.check = r.check;
-    if (r.check && !r.check->pass) {
-      v.reason = "wrong result: " + r.check->summary();
-    } else {
-      v.ms = r.median_ms;
-      v.teff_gbs = r.teff_gbs;
-    }
-  });
-}
-
-// A pairwise variant is checked twice: against the CPU reference at the
-// workload's sample of targets (every target for the NaN poison), and,
-// unless it is the default, at every target against the default's output.
-TunedVariant measure_pair(const Context& ctx, PairWorkload& w, const TunableChoice& c, bool is_default, const TuneOptions& o) {
-  return guarded(w.spec(), c, [&](TunedVariant& v) {
-    const PairRunReport r = measure_pairwise(ctx, w, c, o.warmup, o.repeat, true);
-    v.registers = r.usage.registers;
-    v.check = r.check;
-    if (!r.check->pass) {
-      v.reason = "wrong result: " + r.check->summary();
+// Grid kinds are checked against the default's output on the GPU, pairwise
+// specs against the CPU at a sample of targets too (Problem::Check).
+TunedVariant measure(Problem& problem, const TunableChoice& c, Problem::Check check, const TuneOptions& o) {
+  return guarded(problem.spec(), c, [&](TunedVariant& v) {
+    const Measurement m = problem.measure(c, o.repeat, check, o.warmup);
+    v.registers = m.usage.registers;
+    v.check = m.check;
+    if (m.check && !m.check->pass) {
+      v.reason = "wrong result: " + m.check->summary();
       return;
     }
-    if (!is_default) {
-      v.check = w.compare_to_reference();
-      if (!v.check->pass) {
-        v.reason = "differs from the default's output: " + v.check->summary();
-        return;
-      }
-    }
-    v.ms = r.median_ms;
-    v.pairs_per_s = r.pairs_per_s;
+    v.ms = m.median_ms;
+    const RateScale& k = problem.scale();
+    (k.kind == RateKind::Pairs ? v.pairs_per_s : v.teff_gbs) = k.in_unit(m.rate);
   });
 }
 
@@ -325,42 +302,39 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
 
 }  // namespace
 
-TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
-  if (spec.is_pairwise())
-    throw std::invalid_argument(fmt::format("spec '{}' is pairwise: tune it with tune_pairwise and its PairSizes", spec.name));
+TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
+  const Spec& spec = problem.spec();
   TuneResult res;
   const SearchSpace space = space_of(ctx, spec, o, res);
-  res.key = tuning_key(spec, size, ctx.info());
-  phase(o, "measuring the copy bandwidth");
-  res.copy_gbs = measure_copy_gbs(ctx, std::size_t(1) << 30);
-  phase(o, fmt::format("preparing random inputs ({}x{}x{})", size[0], size[1], size[2]));
-  Workload w(ctx, spec, size);
+  res.key = problem.tuning_key(ctx.info());
+  const RateScale& k = problem.scale();
+  (k.kind == RateKind::Pairs ? res.rsqrt_bound_per_s : res.copy_gbs) = k.bound_value;
   phase(o, "measuring the default variant and checking it against the CPU reference");
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.
-  res.reference = measure(ctx, w, spec.choose(o.fixed), MeasureOptions::Check::Cpu, o);
-  if (res.reference.ms) w.keep_as_reference();
-  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure(ctx, w, c, MeasureOptions::Check::Reference, o); },
-                  fmt::format("{}x{}x{}", size[0], size[1], size[2]), o, res);
+  res.reference = measure(problem, spec.choose(o.fixed), Problem::Check::Cpu, o);
+  if (res.reference.ms) problem.keep_as_reference();
+  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure(problem, c, Problem::Check::Reference, o); }, problem.size(),
+                  o, res);
   return res;
+}
+
+TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
+  if (spec.is_pairwise())
+    throw std::invalid_argument(fmt::format("spec '{}' is pairwise: tune it with tune_pairwise and its PairSizes", spec.name));
+  phase(o, fmt::format("measuring the copy bandwidth, preparing random inputs ({})", size_text(size, spec.dims)));
+  const auto problem = make_problem(ctx, spec, size_text(size, spec.dims));
+  return tune(ctx, *problem, o);
 }
 
 TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& o) {
   if (!spec.is_pairwise()) throw std::invalid_argument(fmt::format("spec '{}' is not pairwise: tune it with tune()", spec.name));
-  TuneResult res;
-  const SearchSpace space = space_of(ctx, spec, o, res);
-  res.key = pair_tuning_key(spec, sizes, ctx.info());
-  res.rsqrt_bound_per_s = rsqrt_bound_per_s(ctx.info());
-  phase(o, "preparing random inputs");
-  PairWorkload w(ctx, spec, sizes);
-  phase(o, "measuring the default variant and checking it against the CPU reference");
-  res.reference = measure_pair(ctx, w, spec.choose(o.fixed), true, o);
-  if (res.reference.ms) w.keep_as_reference();
-  const std::string size = spec.pairwise.grid ? fmt::format("{}x{}x{}", sizes.grid[0], sizes.grid[1], sizes.grid[2])
+  const std::string size = spec.pairwise.grid ? size_text(sizes.grid, spec.dims)
                            : spec.pairwise.same_set ? std::to_string(sizes.targets)
                                                     : fmt::format("{}x{}", sizes.targets, sizes.sources);
-  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure_pair(ctx, w, c, false, o); }, size, o, res);
-  return res;
+  phase(o, "preparing random inputs");
+  const auto problem = make_problem(ctx, spec, size);
+  return tune(ctx, *problem, o);
 }
 
 }  // namespace gpen

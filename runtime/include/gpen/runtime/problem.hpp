@@ -23,9 +23,14 @@ struct Measurement : VariantFacts {
   std::optional<Comparison> check;
 };
 
+// What a rate measures: bytes moved a second against a copy (grid kinds),
+// or pairs evaluated a second against the rsqrt throughput (pairwise).
+enum class RateKind { Bandwidth, Pairs };
+
 // The unit of a problem's work and the bound its rate is quoted against,
 // with the names `--json` gives them (docs/json.md).
 struct RateScale {
+  RateKind kind = RateKind::Bandwidth;
   std::string work;        // "bytes", "pairs"
   std::string rate;        // "teff_gbs", "pairs_per_s"
   double per_unit = 1;     // work a second in one unit of `rate` (1e9: GB/s)
@@ -51,10 +56,18 @@ class Problem {
   virtual const std::string& size() const = 0;
   virtual TuningKey tuning_key(const DeviceInfo& device) const = 0;
   virtual const RateScale& scale() const = 0;
+  // What a variant's output is compared with after its first launch:
+  // nothing, the CPU reference in double precision, or the output kept by
+  // keep_as_reference() (pairwise: the CPU reference at a sample of
+  // targets too).
+  enum class Check { None, Cpu, Reference };
   // Compiles through the cache, launches once on NaN-poisoned outputs,
-  // compares with the CPU reference (when `verify`), then times `repeat`
-  // launches after a few more.
-  virtual Measurement measure(const TunableChoice& choice, int repeat, bool verify) = 0;
+  // checks, then times `repeat` launches after `warmup` (-1: the kind's
+  // usual few).
+  virtual Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup = -1) = 0;
+  Measurement measure(const TunableChoice& choice, int repeat, bool verify) { return measure(choice, repeat, verify ? Check::Cpu : Check::None); }
+  // Keeps the outputs of the last measured variant as the reference of Check::Reference.
+  virtual void keep_as_reference() = 0;
   // For `gpen run`: "T_eff 2712.3 GB/s = 90.6% of copy (2993.2 GB/s, same run)".
   virtual std::string rate_text(const Measurement& m) const = 0;
   // For `gpen bench`'s table: the rate's columns after the time.

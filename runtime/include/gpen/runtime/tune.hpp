@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpen/runtime/host_array.hpp"
+#include "gpen/runtime/problem.hpp"
 #include "gpen/runtime/pairwise_kernel.hpp"
 #include "gpen/runtime/tune_search.hpp"
 #include "gpen/runtime/tuning_db.hpp"
@@ -83,6 +84,11 @@ struct TuneResult {
   bool saved = false;
 };
 
+// Tunes the spec of `problem` on it (any kind). The problem's setup (the
+// copy, the inputs) is the caller's and counts against TuneOptions::started.
+TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& options = {});
+
+// The same on a problem made here: a grid at `size`, or pairwise `sizes`.
 TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& options = {});
 
 // Pairwise specs: the objective is the time of a launch (pairs per second
