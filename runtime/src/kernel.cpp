@@ -6,10 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/tunables.hpp"
-#include "gpen/runtime/pairwise_kernel.hpp"
-#include "gpen/runtime/sbp_kernel.hpp"
-#include "gpen/runtime/scan_kernel.hpp"
-#include "gpen/runtime/stencil_kernel.hpp"
+#include "gpen/runtime/runtime_family.hpp"
 
 namespace gpen {
 
@@ -97,10 +94,7 @@ void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advi
 }
 
 std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache) {
-  if (spec.is_scan()) return std::make_unique<ScanKernel>(spec, choice, ctx, cache);
-  if (spec.is_sbp()) return std::make_unique<SbpKernel>(spec, choice, ctx, cache);
-  if (spec.is_pairwise()) return std::make_unique<PairwiseKernel>(spec, choice, ctx, cache);
-  return std::make_unique<StencilKernel>(spec, choice, ctx, cache);
+  return runtime_family_of(spec).make_kernel(spec, choice, ctx, cache);
 }
 
 }  // namespace gpen

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpen/runtime/pairwise_run.hpp"
+#include "gpen/runtime/runtime_family.hpp"
 
 namespace gpen {
 namespace {
@@ -101,23 +102,24 @@ class PairProblem final : public Problem {
 
 }  // namespace
 
-void check_problem_size(const Spec& spec, const std::string& size) {
-  if (spec.is_pairwise()) parse_pair_size(spec, size);
-  else parse_size(size, spec.dims);
-}
+void check_problem_size(const Spec& spec, const std::string& size) { runtime_family_of(spec).check_size(spec, size); }
 
 TuningKey problem_tuning_key(const Spec& spec, const std::string& size, const DeviceInfo& device) {
-  return spec.is_pairwise() ? pair_tuning_key(spec, parse_pair_size(spec, size), device) : tuning_key(spec, parse_size(size, spec.dims), device);
+  return runtime_family_of(spec).tuning_key(spec, size, device);
 }
 
-std::string small_problem_size(const Spec& spec, const std::array<long long, 3>& grid) {
-  if (spec.is_pairwise()) return spec.pairwise.grid ? "9" : "1000";
-  return size_text(grid, spec.dims);
-}
+std::string small_problem_size(const Spec& spec, const std::array<long long, 3>& grid) { return runtime_family_of(spec).small_size(spec, grid); }
 
 std::unique_ptr<Problem> make_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
-  if (spec.is_pairwise()) return std::make_unique<PairProblem>(ctx, spec, size, options);
+  return runtime_family_of(spec).make_problem(ctx, spec, size, options);
+}
+
+std::unique_ptr<Problem> make_grid_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
   return std::make_unique<GridProblem>(ctx, spec, size, options);
+}
+
+std::unique_ptr<Problem> make_pair_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
+  return std::make_unique<PairProblem>(ctx, spec, size, options);
 }
 
 }  // namespace gpen

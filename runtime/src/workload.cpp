@@ -1,7 +1,6 @@
 #include "gpen/runtime/workload.hpp"
 
-#include "gpen/runtime/sbp_reference.hpp"
-#include "gpen/runtime/scan_reference.hpp"
+#include "gpen/runtime/runtime_family.hpp"
 #include "gpen/runtime/stencil_kernel.hpp"
 
 #include <unistd.h>
@@ -157,34 +156,18 @@ Comparison Workload::verify_on_cpu() {
   MemoryNeed need{workload_memory(spec_, size_).what + ", verified on the CPU", 0, 0};
   for (const auto* f : outs) need.host = bytes_plus(need.host, bytes_times(padded_elements(spec_.dims, size_, f->ghost), 3 * sizeof(double)));
   if (const std::string problem = memory_problem(need, memory_have(ctx_)); !problem.empty()) throw std::runtime_error(problem);
+  const RuntimeFamily& family = runtime_family_of(spec_);
   if (cpu_reference_.empty()) {
-    std::vector<const HostArray*> ins;
-    std::vector<HostArray*> ptrs;
-    for (const auto& h : in_host_) ins.push_back(&h);
     for (const auto* f : outs) cpu_reference_.emplace_back(spec_.dims, size_, f->ghost);
-    for (auto& r : cpu_reference_) ptrs.push_back(&r);
-    std::vector<double> params;
-    for (const auto& p : spec_.params) params.push_back(opt_.params.count(p.name) ? opt_.params.at(p.name) : p.value);
-    if (spec_.is_scan()) {
-      cpu_scale_.emplace_back(spec_.dims, size_, 0);
-      reference_scan(spec_, in_host_[0], cpu_reference_[0], cpu_scale_[0]);
-    } else if (spec_.is_sbp()) {
-      reference_sbp(spec_, in_host_[0], opt_.params, cpu_reference_[0]);
-    } else {
-      reference_stencil(spec_, ins, params, ptrs);
-    }
+    family.reference(spec_, in_host_, opt_.params, cpu_reference_, cpu_scale_);
   }
   GPEN_CU(cuCtxSynchronize(), "waiting for the launch to verify");
   std::vector<Comparison> cs;
   for (std::size_t i = 0; i < outs.size(); ++i) {
     HostArray got(spec_.dims, size_, outs[i]->ghost), poison(spec_.dims, size_, outs[i]->ghost);
     got.data = sets_[0].out[i].download();
-    if (spec_.is_scan()) {
-      cs.push_back(compare_scan(spec_, got, cpu_reference_[i], cpu_scale_[i]));
-      continue;
-    }
     fill_nan(poison);
-    cs.push_back(compare(got, cpu_reference_[i], poison, tolerance_for(spec_.dtype)));
+    cs.push_back(family.compare(spec_, got, cpu_reference_[i], i < cpu_scale_.size() ? &cpu_scale_[i] : nullptr, poison));
   }
   return worst_of(cs);
 }

@@ -86,4 +86,9 @@ std::string small_problem_size(const Spec& spec, const std::array<long long, 3>&
 // bytes when the problem does not fit.
 std::unique_ptr<Problem> make_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options = {});
 
+// The two kinds of problem the families make (runtime_family.hpp): a grid
+// (a Workload: bytes against a copy) and pairs (a PairWorkload).
+std::unique_ptr<Problem> make_grid_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options);
+std::unique_ptr<Problem> make_pair_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options);
+
 }  // namespace gpen
