@@ -146,6 +146,9 @@ if [ "${1:-tests}" = json ]; then
   json_check "$out/bench.json" 'd["schema"] == "gpen.bench/1" and len(d["runs"]) == 2 and all(r["verify"]["pass"] for r in d["runs"]) and len(d["skipped"]) == 2 and d["skipped"][0]["spec"] == "cumsum_x"'
   $gpen tune specs/stencil/laplacian3d_o2.json --size 128 --time 20 --json --no-save >"$out/tune.json" 2>"$out/tune_stderr.txt"; echo "tune rc=$? (stderr: $(wc -l < "$out/tune_stderr.txt") lines)"
   json_check "$out/tune.json" 'd["schema"] == "gpen.tune/1" and d["stop"] == "time" and d["best"]["ms"] > 0 and len(d["evaluations"]) > 0 and d["total_s"] < 25'
+  $gpen tune specs/pairwise/softened_potential.json --size 65536 --time 20 --json --no-save >"$out/tune_pairwise.json" 2>"$out/tune_pairwise_stderr.txt"; echo "tune pairwise rc=$?"
+  json_check "$out/tune_pairwise.json" 'd["schema"] == "gpen.tune/1" and d["kind"] == "pairwise" and d["best"]["pairs_per_s"] > 0 and d["rsqrt_bound_per_s"] > 0 and d["total_s"] < 25'
+  grep -E "search:|best of" "$out/tune_pairwise_stderr.txt"
   $gpen run specs/stencil/laplacian3d_o8.json --size 4000 --json >"$out/run_error.json"; echo "run --size 4000 rc=$?"
   json_check "$out/run_error.json" 'd["schema"] == "gpen.error/1" and d["command"] == "run" and d["exit_code"] == 1'
   cat "$out/run_error.json"
