@@ -45,7 +45,7 @@ std::string potential_json() {
 
 std::vector<std::string> value_names(const Spec& s) {
   std::vector<std::string> v;
-  for (const auto& pv : s.pairwise.values) v.push_back(pv.name);
+  for (const auto& pv : s.pairwise().values) v.push_back(pv.name);
   return v;
 }
 
@@ -55,25 +55,25 @@ TEST_CASE("pair values: each field at both ends of a same-set pair, at one end o
   const Spec p = load_spec_string(potential_json());
   CHECK(p.is_pairwise());
   CHECK(value_names(p) == std::vector<std::string>{"x_i", "x_j", "m_i", "m_j"});
-  CHECK_FALSE(p.pairwise.skip_self);
-  CHECK(p.pairwise.reduce == std::vector<Reduce>{Reduce::Sum});
+  CHECK_FALSE(p.pairwise().skip_self);
+  CHECK(p.pairwise().reduce == std::vector<Reduce>{Reduce::Sum});
   std::vector<IrPtr> e{p.outputs[0].ir};
-  CHECK(p.pairwise.read_by(false, e) == std::vector<int>{0});     // x_i
-  CHECK(p.pairwise.read_by(true, e) == std::vector<int>{1, 3});   // x_j, m_j
+  CHECK(p.pairwise().read_by(false, e) == std::vector<int>{0});     // x_i
+  CHECK(p.pairwise().read_by(true, e) == std::vector<int>{1, 3});   // x_j, m_j
   const Spec mp = load_spec(pair_path("multipole_potential"));
-  CHECK_FALSE(mp.pairwise.same_set);
+  CHECK_FALSE(mp.pairwise().same_set);
   CHECK(value_names(mp).front() == "x_i");
   CHECK(value_names(mp).back() == "qzx_j");
-  CHECK(mp.pairwise.values.size() == 16);
+  CHECK(mp.pairwise().values.size() == 16);
   const Spec g = load_spec(pair_path("radiation_grid"));
-  CHECK(g.pairwise.grid);
-  CHECK(g.pairwise.skip_self);
+  CHECK(g.pairwise().grid);
+  CHECK(g.pairwise().skip_self);
   CHECK(value_names(g) == std::vector<std::string>{"e_i", "e_j", "ix_i", "ix_j", "iy_i", "iy_j", "iz_i", "iz_j"});
   // Only what the outputs read is loaded: the target reads its coordinates, not e.
-  CHECK(g.pairwise.read_by(false, {g.outputs[0].ir}).size() == 3);
+  CHECK(g.pairwise().read_by(false, {g.outputs[0].ir}).size() == 3);
   const Spec r = load_spec_string(with(potential_json(), "\"expr\": \"m_j / sqrt(dx*dx + eps2)\"}",
                                        "\"expr\": \"dx*dx\", \"reduce\": \"min\"}"));
-  CHECK(r.pairwise.reduce == std::vector<Reduce>{Reduce::Min});
+  CHECK(r.pairwise().reduce == std::vector<Reduce>{Reduce::Min});
 }
 
 TEST_CASE("pairwise errors name the JSON path, the line and column, and what was expected") {
@@ -209,7 +209,7 @@ TEST_CASE("the generated unit loads only what the outputs read, and prints lets 
 TEST_CASE("IrTape evaluates like evaluate(), and its magnitudes see through cancellation") {
   const Spec mp = load_spec(pair_path("multipole_potential"));
   const IrTape tape({mp.outputs[0].ir});
-  std::vector<double> v(mp.pairwise.values.size());
+  std::vector<double> v(mp.pairwise().values.size());
   for (int trial = 0; trial < 20; ++trial) {
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::sin(1.7 * k + 0.3 * trial) + (k < 3 ? 2.0 : 0.0);
     double got = 0, mag = 0;

@@ -100,12 +100,12 @@ TEST_CASE("each shipped operator is summation-by-parts: H D1 + (H D1)^T = B, H D
     const nlohmann::json op = nlohmann::json::parse(gpen::test::read_file(sbp_path(name)))["sbp"];
     // The shortest line has every interaction of the closures and the
     // interior (and keeps the exact elimination below within 64 bits).
-    const long long n = s.sbp.min_length();
+    const long long n = s.sbp().min_length();
     const RationalMatrix d = matrix_from_json(op, n);
-    CHECK(d == sbp_matrix(s.sbp, n));  // what the generator and the reference use
+    CHECK(d == sbp_matrix(s.sbp(), n));  // what the generator and the reference use
     std::vector<Rational> h(n, Rational(1));
     for (std::size_t i = 0; i < op["norm"].size(); ++i) h[i] = h[n - 1 - i] = rat(op["norm"][i]);
-    if (s.sbp.derivative == 1) {
+    if (s.sbp().derivative == 1) {
       for (long long i = 0; i < n; ++i)
         for (long long j = 0; j < n; ++j) {
           const Rational b = i == j && i == 0 ? Rational(-1) : i == j && i == n - 1 ? Rational(1) : Rational(0);
@@ -131,7 +131,7 @@ TEST_CASE("each shipped operator differentiates polynomials exactly up to its in
   for (const std::string name : kOperators) {
     CAPTURE(name);
     const Spec s = load_spec(sbp_path(name));
-    const SbpDecl& o = s.sbp;
+    const SbpDecl& o = s.sbp();
     const long long n = o.min_length() + 6;
     const RationalMatrix m = sbp_matrix(o, n);
     const int rows = o.rows();
@@ -157,7 +157,7 @@ TEST_CASE("observed convergence in the max norm matches the boundary order, and 
   for (const std::string name : kOperators) {
     CAPTURE(name);
     const Spec s = load_spec(sbp_path(name));
-    const SbpDecl& o = s.sbp;
+    const SbpDecl& o = s.sbp();
     double prev_all = 0, prev_inside = 0, order_all = 0, order_inside = 0;
     for (long long n : {24LL, 48LL, 96LL}) {
       const double h = 1.0 / static_cast<double>(n - 1);
@@ -222,15 +222,15 @@ std::string message(const SpecError& e) { return e.what(); }
 TEST_CASE("an SBP spec parses: axes, spacing, rows, the right closure mirrored") {
   const Spec s = load_spec_string(d2_json());
   CHECK(s.is_sbp());
-  CHECK(s.sbp.axes == std::vector<int>{1});
-  CHECK(s.sbp.spacing == std::vector<int>{0});
-  CHECK(s.sbp.radius() == 2);
-  CHECK(s.sbp.rows() == 4);
-  CHECK(s.sbp.left_width() == 6);
-  CHECK(s.sbp.min_length() == 10);
-  CHECK(s.sbp.right[2][2] == Rational(-110, 43));  // even derivative: same sign
+  CHECK(s.sbp().axes == std::vector<int>{1});
+  CHECK(s.sbp().spacing == std::vector<int>{0});
+  CHECK(s.sbp().radius() == 2);
+  CHECK(s.sbp().rows() == 4);
+  CHECK(s.sbp().left_width() == 6);
+  CHECK(s.sbp().min_length() == 10);
+  CHECK(s.sbp().right[2][2] == Rational(-110, 43));  // even derivative: same sign
   const Spec d1 = load_spec(sbp_path("d1_o4"));
-  CHECK(d1.sbp.right[0][0] == Rational(24, 17));  // odd derivative: flipped
+  CHECK(d1.sbp().right[0][0] == Rational(24, 17));  // odd derivative: flipped
   CHECK(s.find_tunable("pencil_along") != nullptr);
 }
 

@@ -41,11 +41,11 @@ std::string message(const SpecError& e) { return e.what(); }
 TEST_CASE("a scan spec parses: axis, operation, identity, direction") {
   const Spec s = load_spec_string(scan_json(R"J({"axis": "y", "op": "max(a, b)", "identity": "-inf", "exclusive": true, "reverse": true})J"));
   CHECK(s.is_scan());
-  CHECK(s.scan.axis == 1);
-  CHECK(s.scan.identity == -HUGE_VAL);
-  CHECK(s.scan.exclusive);
-  CHECK(s.scan.reverse);
-  CHECK(apply_scan_op(s.scan, 2.0, -3.0) == 2.0);
+  CHECK(s.scan().axis == 1);
+  CHECK(s.scan().identity == -HUGE_VAL);
+  CHECK(s.scan().exclusive);
+  CHECK(s.scan().reverse);
+  CHECK(apply_scan_op(s.scan(), 2.0, -3.0) == 2.0);
   CHECK(s.find_tunable("strategy") == nullptr);
   CHECK(s.find_tunable("values_per_thread") != nullptr);
 }
@@ -296,10 +296,10 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
       // Columns: one group of threads walking the axis besides the default,
       // and the axis in chained layers.
       std::vector<std::vector<std::string>> sets = {
-          {}, spec.scan.axis == 0 ? std::vector<std::string>{"values_per_thread=16", "vector_x=1"}
+          {}, spec.scan().axis == 0 ? std::vector<std::string>{"values_per_thread=16", "vector_x=1"}
                                   : std::vector<std::string>{"block_x=128", "block_y=1", "values_per_thread=1", "vector_x=2", "chained=0"}};
       // Rows: the other mapping of values onto lanes than the default's.
-      if (spec.scan.axis == 0) sets.push_back({spec.dims == 1 ? "striped=0" : "striped=1", "values_per_thread=8", "lookback_delay=500"});
+      if (spec.scan().axis == 0) sets.push_back({spec.dims == 1 ? "striped=0" : "striped=1", "values_per_thread=8", "lookback_delay=500"});
       else sets.push_back({"chained=1", "vector_x=1", "values_per_thread=16"});
       for (const auto& set : sets) {
         const GeneratedSource g = generate(spec, spec.choose(set));
@@ -387,8 +387,8 @@ TEST_CASE("a scan op that does not give the identity from the identity is refuse
   }
   SUBCASE("what gives the identity there is accepted") {
     const Spec lse = load_spec_string(scan_json(R"J({"axis": "x", "op": "logaddexp(a, b)", "identity": "-inf"})J", 1));
-    CHECK(apply_scan_op(lse.scan, -HUGE_VAL, -HUGE_VAL) == -HUGE_VAL);
-    CHECK(apply_scan_op(lse.scan, -HUGE_VAL, 0.5) == 0.5);
+    CHECK(apply_scan_op(lse.scan(), -HUGE_VAL, -HUGE_VAL) == -HUGE_VAL);
+    CHECK(apply_scan_op(lse.scan(), -HUGE_VAL, 0.5) == 0.5);
     // log(0) is -inf: the naive form overflows for large values, but keeps the identity.
     CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "log(exp(a) + exp(b))", "identity": "-inf"})J", 1)));
     CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "-logaddexp(-a, -b)", "identity": "inf"})J", 1)));
@@ -399,8 +399,8 @@ TEST_CASE("a scan op that does not give the identity from the identity is refuse
 
 TEST_CASE("the shipped log-cumsum-exp: its reference on lines with -inf, and its comparison") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/scan/logcumsumexp.json");
-  CHECK(s.scan.op_text == "logaddexp(a, b)");
-  CHECK(s.scan.identity == -HUGE_VAL);
+  CHECK(s.scan().op_text == "logaddexp(a, b)");
+  CHECK(s.scan().identity == -HUGE_VAL);
   const HostArray in = line({-HUGE_VAL, 0, -HUGE_VAL, 0, 1000, -HUGE_VAL});
   HostArray want(in.dims, in.shape, 0), scale(in.dims, in.shape, 0);
   reference_scan(s, in, want, scale);

@@ -14,7 +14,7 @@ namespace gpen {
 namespace {
 
 std::string domain(const Spec& spec) {
-  const PairwiseDecl& d = spec.pairwise;
+  const PairwiseDecl& d = spec.pairwise();
   std::string s = d.grid ? fmt::format("the cells of a {}-D grid (x fastest), targets and sources alike", spec.dims)
                   : d.same_set ? "N particles, each a target and a source"
                                : "N target particles, M source particles";
@@ -33,7 +33,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice) {
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), domain(spec));
   for (const auto& l : spec.lets) s += fmt::format("//   let        {} = {}\n", l.name, to_source_text(*l.ast));
   for (std::size_t o = 0; o < spec.outputs.size(); ++o)
-    s += fmt::format("//   output     {}_i = {} over j of {}\n", spec.fields[spec.outputs[o].field].name, to_string(spec.pairwise.reduce[o]),
+    s += fmt::format("//   output     {}_i = {} over j of {}\n", spec.fields[spec.outputs[o].field].name, to_string(spec.pairwise().reduce[o]),
                      to_source_text(*spec.outputs[o].ast));
   return s;
 }
@@ -41,7 +41,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice) {
 // A struct of the values one end of a pair reads; the source's padded to
 // whole 16-byte words (one shared-memory load each).
 std::string side_struct(const Spec& spec, const std::vector<int>& values, bool source) {
-  const PairwiseDecl& d = spec.pairwise;
+  const PairwiseDecl& d = spec.pairwise();
   std::vector<std::string> members;
   for (int v : values) members.push_back(d.values[v].member);
   std::string s = source ? "  // What a source reads, packed in 16-byte words of shared memory.\n  struct __align__(16) Source {\n"
@@ -56,7 +56,7 @@ std::string side_struct(const Spec& spec, const std::vector<int>& values, bool s
 }
 
 std::string load(const Spec& spec, const std::vector<int>& values, bool source) {
-  const PairwiseDecl& d = spec.pairwise;
+  const PairwiseDecl& d = spec.pairwise();
   const char* type = source ? "Source" : "Target";
   const char* var = source ? "s" : "t";
   const char* idx = source ? "j" : "i";
@@ -84,7 +84,7 @@ std::string combine_expr(Reduce r, Dtype dtype, const std::string& x, const std:
 }
 
 std::string bindings(const Spec& spec, const PairwisePlan& plan) {
-  const PairwiseDecl& d = spec.pairwise;
+  const PairwiseDecl& d = spec.pairwise();
   const auto exprs = output_exprs(spec);
   const auto target_values = d.read_by(false, exprs), source_values = d.read_by(true, exprs);
   const std::size_t outs = spec.outputs.size();

@@ -12,6 +12,7 @@ namespace {
 class PairwiseFamily final : public Family {
  public:
   const char* kind() const override { return "pairwise"; }
+  FamilyDecl declaration() const override { return PairwiseDecl{}; }
   std::vector<TunableInfo> tunables() const override { return table_info(pairwise_tunable_rows()); }
   std::vector<TunableOffer> offers(const Spec& spec) const override { return pairwise_offers(spec); }
   GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) const override { return plan_pairwise_unit(spec, choice); }
@@ -21,7 +22,7 @@ class PairwiseFamily final : public Family {
     return {p.block, p.shared_bytes, 0};
   }
   std::string describe(const Spec& s) const override {
-    const PairwiseDecl& d = s.pairwise;
+    const PairwiseDecl& d = s.pairwise();
     std::vector<std::string> outs;
     for (std::size_t o = 0; o < s.outputs.size(); ++o)
       outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(d.reduce[o]), to_source_text(*s.outputs[o].ast)));

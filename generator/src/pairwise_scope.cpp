@@ -34,9 +34,9 @@ Spec pairwise_scope(const Spec& spec) {
   s.kind = "pairwise";
   s.dtype = spec.dtype;
   s.dims = 1;
-  const auto& values = spec.pairwise.values;
+  const auto& values = spec.pairwise().values;
   for (std::size_t i = 0; i < values.size(); ++i)
-    s.fields.push_back({values[i].name, FieldDecl::Role::Input, 0, static_cast<int>(i), spec.pairwise.pointer});
+    s.fields.push_back({values[i].name, FieldDecl::Role::Input, 0, static_cast<int>(i), spec.pairwise().pointer});
   s.params = spec.params;
   return s;
 }
@@ -51,7 +51,7 @@ void visit_names(const Ast& a, const std::function<void(const Ast&)>& fn) {
 }  // namespace
 
 void check_pair_names(const Spec& spec, const Ast& ast, const JsonSource& src, const std::string& pointer) {
-  const PairwiseDecl& d = spec.pairwise;
+  const PairwiseDecl& d = spec.pairwise();
   auto fail = [&](const Ast& at, const std::string& msg, const std::string& expected) {
     src.fail_at(pointer, src.locate_in_string(pointer, at.offset), msg, expected);
   };

@@ -21,7 +21,7 @@ const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
 
 std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   const auto& t = pairwise_tunable_rows();
-  const PairwiseDecl& d = spec.pairwise;
+  const PairwiseDecl& d = spec.pairwise();
   std::vector<std::string> strategies;
   if (d.grouped) strategies.push_back("grouped");
   else strategies.push_back("tile");

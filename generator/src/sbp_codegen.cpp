@@ -12,7 +12,7 @@ namespace gpen {
 namespace {
 
 std::string banner(const Spec& spec, const TunableChoice& choice) {
-  const SbpDecl& d = spec.sbp;
+  const SbpDecl& d = spec.sbp();
   std::vector<std::string> axes;
   for (int a : d.axes) axes.push_back(axis_name(a));
   return fmt::format(
@@ -64,7 +64,7 @@ std::string closure(const char* name, const char* what, const std::vector<std::v
 }
 
 std::string bindings(const Spec& spec, const SbpPlan& plan) {
-  const SbpDecl& d = spec.sbp;
+  const SbpDecl& d = spec.sbp();
   bool on[3] = {false, false, false};
   for (int a : d.axes) on[a] = true;
   std::string s;

@@ -11,6 +11,7 @@ namespace {
 class SbpFamily final : public Family {
  public:
   const char* kind() const override { return "sbp"; }
+  FamilyDecl declaration() const override { return SbpDecl{}; }
   std::vector<TunableInfo> tunables() const override { return table_info(sbp_tunable_rows()); }
   std::vector<TunableOffer> offers(const Spec& spec) const override { return sbp_offers(spec); }
   GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) const override { return plan_sbp_unit(spec, choice); }
@@ -21,10 +22,10 @@ class SbpFamily final : public Family {
   }
   std::string describe(const Spec& s) const override {
     std::vector<std::string> axes;
-    for (int a : s.sbp.axes) axes.push_back(axis_name(a));
+    for (int a : s.sbp().axes) axes.push_back(axis_name(a));
     return fmt::format("sbp '{}', {}, {}-D; {} = D{} {} along {}; interior order {}, boundary order {}, {} closure rows a side, lines of >= {} points",
-                       s.name, to_string(s.dtype), s.dims, s.output_fields()[0]->name, s.sbp.derivative, s.inputs()[0]->name,
-                       fmt::join(axes, " + "), s.sbp.order, s.sbp.boundary_order, s.sbp.rows(), s.sbp.min_length());
+                       s.name, to_string(s.dtype), s.dims, s.output_fields()[0]->name, s.sbp().derivative, s.inputs()[0]->name,
+                       fmt::join(axes, " + "), s.sbp().order, s.sbp().boundary_order, s.sbp().rows(), s.sbp().min_length());
   }
 };
 

@@ -41,10 +41,10 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
   if (p.threads() > 1024) fail(&SbpPlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "at most 1024 threads a block");
   check_strategy_tunables(spec, choice);  // pencil sides with the direct strategy would be ignored
   if (p.strategy == SbpStrategy::Pencil) {
-    if (spec.sbp.axes.size() != 1)
-      refuse_strategy(spec, sbp_tunable_rows(), fmt::format("strategy pencil for an operator along {} axes", spec.sbp.axes.size()),
+    if (spec.sbp().axes.size() != 1)
+      refuse_strategy(spec, sbp_tunable_rows(), fmt::format("strategy pencil for an operator along {} axes", spec.sbp().axes.size()),
            "strategy direct: a pencil follows one axis");
-    p.axis = spec.sbp.axes[0];
+    p.axis = spec.sbp().axes[0];
     p.across_axis = p.axis == 0 ? 1 : 0;
     p.third_axis = 3 - p.axis - p.across_axis;
     // Threads along x run along the contiguous axis, whichever it is.
@@ -54,7 +54,7 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice) {
            fmt::format("a pencil of {} points along {} by {} across for {} threads along by {} across (block {}x{})", p.along,
                        axis_name(p.axis), p.across, threads_along, threads_across, p.block_x, p.block_y),
            "pencil_along a multiple of the threads along the operator's axis, pencil_across of those across it");
-    p.shared_bytes = static_cast<std::size_t>(p.along + 2 * spec.sbp.radius()) * p.across * size_of(spec.dtype);
+    p.shared_bytes = static_cast<std::size_t>(p.along + 2 * spec.sbp().radius()) * p.across * size_of(spec.dtype);
     if (p.shared_bytes > kMaxStaticShared)
       fail(&SbpPlan::along, fmt::format("a pencil of {} bytes with its halo", p.shared_bytes), "at most 48 KiB of shared memory a block");
   }

@@ -20,8 +20,8 @@ const std::vector<TunableRow<SbpPlan>>& sbp_tunable_rows() {
 
 std::vector<TunableOffer> sbp_offers(const Spec& spec) {
   const auto& t = sbp_tunable_rows();
-  const bool one_axis = spec.sbp.axes.size() == 1;
-  const bool along_x = one_axis && spec.sbp.axes[0] == 0;
+  const bool one_axis = spec.sbp().axes.size() == 1;
+  const bool along_x = one_axis && spec.sbp().axes[0] == 0;
   // Defaults: the fastest variants of D2 order 4 on an H100 (bench/RESULTS.md, "fourth session"):
   // along y or z, 32x32 pencils for 32x4 threads; along x, long 256-point
   // pencils for 64 threads, except in 3-D, where a thread a point (128x1) wins.

@@ -12,6 +12,7 @@ namespace {
 class ScanFamily final : public Family {
  public:
   const char* kind() const override { return "scan"; }
+  FamilyDecl declaration() const override { return ScanDecl{}; }
   std::vector<TunableInfo> tunables() const override { return table_info(scan_tunable_rows()); }
   std::vector<TunableOffer> offers(const Spec& spec) const override { return scan_offers(spec); }
   GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) const override { return plan_scan_unit(spec, choice); }
@@ -19,8 +20,8 @@ class ScanFamily final : public Family {
   UnitResources resources(const Spec& spec, const TunableChoice& choice) const override { return {plan_scan(spec, choice).threads(), 0, 0}; }
   std::string describe(const Spec& s) const override {
     return fmt::format("scan '{}', {}, {}-D; {} = {}{} scan of {} along {}, op '{}', identity {}", s.name, to_string(s.dtype), s.dims,
-                       s.output_fields()[0]->name, s.scan.reverse ? "reverse " : "", s.scan.exclusive ? "exclusive" : "inclusive",
-                       s.inputs()[0]->name, axis_name(s.scan.axis), to_source_text(*s.scan.op_ast), s.scan.identity_text);
+                       s.output_fields()[0]->name, s.scan().reverse ? "reverse " : "", s.scan().exclusive ? "exclusive" : "inclusive",
+                       s.inputs()[0]->name, axis_name(s.scan().axis), to_source_text(*s.scan().op_ast), s.scan().identity_text);
   }
 };
 

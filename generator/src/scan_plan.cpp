@@ -98,7 +98,7 @@ LaunchDims ScanPlan::launch(const ScanGeometry& g) const {
 
 ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice) {
   ScanPlan p;
-  p.layout = spec.scan.axis == 0 ? ScanLayout::Rows : ScanLayout::Columns;
+  p.layout = spec.scan().axis == 0 ? ScanLayout::Rows : ScanLayout::Columns;
   fill_plan(scan_tunable_rows(), choice, p);
   p.dtype_bytes = static_cast<int>(size_of(spec.dtype));
   auto fail = [&](auto member, const std::string& msg, const std::string& expected) { refuse_tunable(spec, scan_tunable_rows(), member, msg, expected); };

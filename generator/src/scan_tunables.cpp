@@ -26,7 +26,7 @@ const std::vector<TunableRow<ScanPlan>>& scan_tunable_rows() {
 
 std::vector<TunableOffer> scan_offers(const Spec& spec) {
   const auto& t = scan_tunable_rows();
-  const bool rows = spec.scan.axis == 0;
+  const bool rows = spec.scan().axis == 0;
   const long long vec = spec.dtype == Dtype::Float32 ? 4 : 2;
   std::vector<TunableOffer> b;
   // Defaults: the fastest variants on an H100. Short rows 128x2 threads,

@@ -206,6 +206,7 @@ class SpecParser {
       common();
       return;
     }
+    s_.decl = family_of(s_).declaration();
     Reader::Keys keys;
     if (s_.is_scan()) {
       keys = r_.object("", {"name", "kind", "dtype", "dims", "fields", "scan"}, {"$schema", "description", "tunables", "constraints"});
@@ -344,7 +345,7 @@ class SpecParser {
   void sbp() {
     if (fields_whole_) diag_.unit([&] { one_input_one_output("sbp", "an SBP operator closes at the boundary with its own rows"); });
     if (r_.has("/params")) params();
-    SbpDecl& d = s_.sbp;
+    SbpDecl& d = s_.sbp();
     d.pointer = "/sbp";
     tunables_known_ = false;
     if (!r_.has("/sbp")) return;
@@ -402,7 +403,7 @@ class SpecParser {
 
   // /sbp/spacing: one param for every axis, or one per axis.
   void spacing(const std::string& ptr) {
-    SbpDecl& d = s_.sbp;
+    SbpDecl& d = s_.sbp();
     auto param = [&](const std::string& p) {
       const std::string name = r_.string(p);
       std::vector<std::string> names;
@@ -449,7 +450,7 @@ class SpecParser {
   // One input, one output, no ghost zones: a scan reads no neighbours.
   void scan() {
     if (fields_whole_) diag_.unit([&] { one_input_one_output("scan", "a scan reads no neighbours"); });
-    ScanDecl& d = s_.scan;
+    ScanDecl& d = s_.scan();
     d.pointer = "/scan";
     tunables_known_ = false;
     if (!r_.has("/scan") || !diag_.unit([&] { r_.object("/scan", {"axis", "op", "identity"}, {"exclusive", "reverse", "description"}); })) return;
@@ -611,7 +612,7 @@ class SpecParser {
     std::vector<OutputDecl> sorted;
     for (std::size_t i : order) {
       sorted.push_back(s_.outputs[i]);
-      if (s_.is_pairwise()) s_.pairwise.reduce.push_back(reduce_[i]);
+      if (s_.is_pairwise()) s_.pairwise().reduce.push_back(reduce_[i]);
     }
     s_.outputs = std::move(sorted);
   }
@@ -647,7 +648,7 @@ class SpecParser {
 
   // The "pairwise" object and the pair values it makes readable.
   void pairwise() {
-    PairwiseDecl& d = s_.pairwise;
+    PairwiseDecl& d = s_.pairwise();
     d.pointer = "/pairwise";
     // Its shape decides what pair expressions can read: without it (or with
     // a key of it misspelt), they are not lowered.
@@ -702,7 +703,7 @@ class SpecParser {
 
   // An input field's role and ghost width against the pairwise domain.
   void check_pair_field(const FieldDecl& f) const {
-    const PairwiseDecl& d = s_.pairwise;
+    const PairwiseDecl& d = s_.pairwise();
     if (d.same_set && f.set != FieldDecl::Set::Both)
       src_->fail(f.pointer + "/role", fmt::format("role '{}' while the sources are the targets", f.set == FieldDecl::Set::Targets ? "target" : "source"),
                  "role \"input\" (read as name_i and name_j), or \"sources\": \"separate\" in /pairwise");
@@ -736,7 +737,7 @@ class SpecParser {
     for (const auto* f : s_.inputs()) {
       const bool used = std::any_of(acc.begin(), acc.end(), [&](const Access& a) {
         // Pair expressions read values of the pair (PairValue), each of one field.
-        return s_.is_pairwise() ? s_.pairwise.values[a.field].field == f - s_.fields.data() : a.field == f->slot;
+        return s_.is_pairwise() ? s_.pairwise().values[a.field].field == f - s_.fields.data() : a.field == f->slot;
       });
       if (!used) s_.warnings.push_back(fmt::format("{}: input field '{}' is never read by the outputs", f->pointer, f->name));
     }

@@ -11,6 +11,7 @@ namespace {
 class StencilFamily final : public Family {
  public:
   const char* kind() const override { return "stencil"; }
+  FamilyDecl declaration() const override { return StencilDecl{}; }
   std::vector<TunableInfo> tunables() const override { return table_info(stencil_tunable_rows()); }
   std::vector<TunableOffer> offers(const Spec& spec) const override { return stencil_offers(spec); }
   GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) const override { return plan_stencil_unit(spec, choice); }

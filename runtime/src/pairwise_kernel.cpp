@@ -50,7 +50,7 @@ PairGroups::PairGroups(PairGroupLists lists, long long n_targets, long long n_so
 PairSizes check_pairwise_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params) {
   const auto shape = check_bindings(spec, fields, params);
   PairSizes s;
-  if (spec.pairwise.grid) {
+  if (spec.pairwise().grid) {
     s.grid = shape;
     s.targets = s.sources = shape[0] * shape[1] * shape[2];
     if (s.targets >= (1LL << 31)) throw BindingError(fmt::format("spec '{}': {} cells; at most 2^31 - 1", spec.name, s.targets));
@@ -59,7 +59,7 @@ PairSizes check_pairwise_bindings(const Spec& spec, const FieldBindings& fields,
   s.targets = s.sources = shape[0];
   for (const auto& f : spec.fields)
     if (f.set == FieldDecl::Set::Sources) s.sources = fields.at(f.name)->shape()[0];
-  if (spec.pairwise.grouped && (s.targets >= (1LL << 31) || s.sources >= (1LL << 31)))
+  if (spec.pairwise().grouped && (s.targets >= (1LL << 31) || s.sources >= (1LL << 31)))
     throw BindingError(fmt::format("spec '{}': group lists index at most 2^31 - 1 targets and sources", spec.name));
   return s;
 }
@@ -72,7 +72,7 @@ double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists
       for (int r = groups->range_offsets[g]; r < groups->range_offsets[g + 1]; ++r) {
         const long long b = groups->source_ranges[2 * r], e = groups->source_ranges[2 * r + 1];
         n += static_cast<double>(targets) * (e - b);
-        if (spec.pairwise.skip_self) {  // targets inside the range meet themselves
+        if (spec.pairwise().skip_self) {  // targets inside the range meet themselves
           const long long lo = std::max<long long>(b, groups->target_groups[g]), hi = std::min<long long>(e, groups->target_groups[g + 1]);
           if (hi > lo) n -= hi - lo;
         }
@@ -80,7 +80,7 @@ double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists
     }
     return n;
   }
-  return static_cast<double>(sizes.targets) * sizes.sources - (spec.pairwise.skip_self ? sizes.targets : 0);
+  return static_cast<double>(sizes.targets) * sizes.sources - (spec.pairwise().skip_self ? sizes.targets : 0);
 }
 
 PairwiseKernel::PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
@@ -95,7 +95,7 @@ void PairwiseKernel::launch(const FieldBindings& fields, const ParamValues& para
 
 void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* groups, const ParamValues& params, CUstream stream) const {
   const PairSizes sizes = check_pairwise_bindings(spec_, fields, params);
-  if (spec_.pairwise.grouped != (groups != nullptr))
+  if (spec_.pairwise().grouped != (groups != nullptr))
     throw BindingError(fmt::format("spec '{}': {}", spec_.name,
                                    groups ? "group lists given, but its pairs are \"all\"" : "its pairs are \"grouped\": the launch needs group lists"));
   if (groups) check_group_lists(groups->lists(), sizes.targets, sizes.sources);

@@ -14,7 +14,7 @@ namespace gpen {
 
 PairSizes parse_pair_size(const Spec& spec, const std::string& text) {
   PairSizes s;
-  if (spec.pairwise.grid) {
+  if (spec.pairwise().grid) {
     s.grid = parse_size(text, spec.dims);
     s.targets = s.sources = s.grid[0] * s.grid[1] * s.grid[2];
     if (s.targets > kMaxSizeAxis)
@@ -22,8 +22,8 @@ PairSizes parse_pair_size(const Spec& spec, const std::string& text) {
     return s;
   }
   // Particles: "N", or "NxM" for separate sets.
-  const auto n = parse_size_numbers(text, 2, spec.pairwise.same_set ? "N" : "N or NxM");
-  if (n.size() == 2 && spec.pairwise.same_set)
+  const auto n = parse_size_numbers(text, 2, spec.pairwise().same_set ? "N" : "N or NxM");
+  if (n.size() == 2 && spec.pairwise().same_set)
     throw UsageError(fmt::format("--size {}: spec '{}': its sources are its targets, so the size is one number N", text, spec.name));
   s.targets = n[0];
   s.sources = n.size() == 2 ? n[1] : n[0];
@@ -31,17 +31,17 @@ PairSizes parse_pair_size(const Spec& spec, const std::string& text) {
 }
 
 TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const DeviceInfo& device) {
-  if (spec.pairwise.grid) return tuning_key(spec, sizes.grid, device);
+  if (spec.pairwise().grid) return tuning_key(spec, sizes.grid, device);
   TuningKey k = tuning_key(spec, std::array<long long, 3>{sizes.targets, sizes.sources, 1}, device);
-  k.size_class = size_class({sizes.targets, sizes.sources, 1}, spec.pairwise.same_set ? 1 : 2);
+  k.size_class = size_class({sizes.targets, sizes.sources, 1}, spec.pairwise().same_set ? 1 : 2);
   return k;
 }
 
 MemoryNeed pair_workload_memory(const Spec& spec, const PairSizes& sizes) {
   MemoryNeed need;
-  const bool separate = !spec.pairwise.grid && !spec.pairwise.same_set;
+  const bool separate = !spec.pairwise().grid && !spec.pairwise().same_set;
   need.what = fmt::format("{} ({}) at {}", spec.name, to_string(spec.dtype),
-                          spec.pairwise.grid ? size_text(sizes.grid, spec.dims)
+                          spec.pairwise().grid ? size_text(sizes.grid, spec.dims)
                           : separate         ? fmt::format("{}x{}", sizes.targets, sizes.sources)
                                              : std::to_string(sizes.targets));
   const auto count = [](long long n) { return static_cast<std::uint64_t>(n); };
@@ -51,7 +51,7 @@ MemoryNeed pair_workload_memory(const Spec& spec, const PairSizes& sizes) {
     need.device = bytes_plus(need.device, bytes_times(n, size_of(spec.dtype)));
   }
   need.device = bytes_plus(need.device, bytes_times(bytes_times(count(sizes.targets), spec.output_fields().size()), size_of(spec.dtype)));
-  if (spec.pairwise.grouped) {
+  if (spec.pairwise().grouped) {
     // At most a group a target, each with up to 4 ranges (random_groups):
     // 1 + 1 + 8 ints a target, on the host and the GPU.
     const std::uint64_t lists = bytes_times(bytes_plus(count(sizes.targets), 1), 10 * sizeof(int));
@@ -93,8 +93,8 @@ PairGroupLists random_groups(const PairSizes& sz, std::uint64_t seed) {
 
 PairWorkload::PairWorkload(const Context& ctx, const Spec& spec, PairSizes sizes, ParamValues params, std::uint64_t seed)
     : spec_(spec), sizes_(sizes), params_(std::move(params)) {
-  const std::array<long long, 3> target_shape = spec.pairwise.grid ? sizes.grid : std::array<long long, 3>{sizes.targets, 1, 1};
-  const std::array<long long, 3> source_shape = spec.pairwise.grid ? sizes.grid : std::array<long long, 3>{sizes.sources, 1, 1};
+  const std::array<long long, 3> target_shape = spec.pairwise().grid ? sizes.grid : std::array<long long, 3>{sizes.targets, 1, 1};
+  const std::array<long long, 3> source_shape = spec.pairwise().grid ? sizes.grid : std::array<long long, 3>{sizes.sources, 1, 1};
   const MemoryNeed need = pair_workload_memory(spec, sizes);
   check_memory(need, ctx);
   try {
@@ -111,7 +111,7 @@ PairWorkload::PairWorkload(const Context& ctx, const Spec& spec, PairSizes sizes
   for (std::size_t i = 0; i < spec.output_fields().size(); ++i) out_.emplace_back(spec.dtype, spec.dims, target_shape, 0);
   for (std::size_t i = 0; i < in_.size(); ++i) bind_[spec.inputs()[i]->name] = &in_[i];
   for (std::size_t i = 0; i < out_.size(); ++i) bind_[spec.output_fields()[i]->name] = &out_[i];
-  if (spec.pairwise.grouped) groups_.emplace(random_groups(sizes, seed), sizes.targets, sizes.sources);
+  if (spec.pairwise().grouped) groups_.emplace(random_groups(sizes, seed), sizes.targets, sizes.sources);
   poison_outputs();
   GPEN_CU(cuCtxSynchronize(), "preparing the pairwise workload");
 }

@@ -88,7 +88,7 @@ class PairwiseRuntime final : public RuntimeFamily {
   TuningKey tuning_key(const Spec& spec, const std::string& size, const DeviceInfo& d) const override {
     return pair_tuning_key(spec, parse_pair_size(spec, size), d);
   }
-  std::string small_size(const Spec& spec, const std::array<long long, 3>&) const override { return spec.pairwise.grid ? "9" : "1000"; }
+  std::string small_size(const Spec& spec, const std::array<long long, 3>&) const override { return spec.pairwise().grid ? "9" : "1000"; }
   std::unique_ptr<Problem> make_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& o) const override {
     return make_pair_problem(ctx, spec, size, o);
   }

@@ -9,23 +9,23 @@
 namespace gpen {
 
 void check_sbp_lengths(const Spec& spec, const std::array<long long, 3>& shape) {
-  const long long need = spec.sbp.min_length();
-  for (int a : spec.sbp.axes)
+  const long long need = spec.sbp().min_length();
+  for (int a : spec.sbp().axes)
     if (shape[a] < need)
       throw BindingError(fmt::format("spec '{}': {} points along {}, but the operator needs at least {} ({} closure rows at each end, "
                                      "each reaching {} points, must not overlap)",
-                                     spec.name, shape[a], axis_name(a), need, spec.sbp.rows(), spec.sbp.left_width()));
+                                     spec.name, shape[a], axis_name(a), need, spec.sbp().rows(), spec.sbp().left_width()));
 }
 
 std::array<double, 3> sbp_scales(const Spec& spec, const ParamValues& params) {
   std::array<double, 3> s{0, 0, 0};
-  for (std::size_t i = 0; i < spec.sbp.axes.size(); ++i) {
+  for (std::size_t i = 0; i < spec.sbp().axes.size(); ++i) {
     double h = 1;
-    if (const int k = spec.sbp.spacing[i]; k >= 0) {
+    if (const int k = spec.sbp().spacing[i]; k >= 0) {
       const ParamDecl& p = spec.params[k];
       h = params.count(p.name) ? params.at(p.name) : p.value;
     }
-    s[spec.sbp.axes[i]] = 1 / std::pow(h, spec.sbp.derivative);
+    s[spec.sbp().axes[i]] = 1 / std::pow(h, spec.sbp().derivative);
   }
   return s;
 }

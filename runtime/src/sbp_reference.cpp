@@ -16,7 +16,7 @@ std::vector<double> doubles(const std::vector<Rational>& r) {
 }  // namespace
 
 void reference_sbp(const Spec& spec, const HostArray& in, const ParamValues& params, HostArray& out) {
-  const SbpDecl& d = spec.sbp;
+  const SbpDecl& d = spec.sbp();
   check_sbp_lengths(spec, in.shape);
   const std::vector<double> interior = doubles(d.interior);
   std::vector<std::vector<double>> left, right;

@@ -42,7 +42,7 @@ void ScanKernel::clear_status(CUstream stream) const {
 void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
   const ScanPlan& p = plan();
-  const ScanGeometry g = p.geometry(spec_.dims, spec_.scan.axis, shape, l2_bytes_);
+  const ScanGeometry g = p.geometry(spec_.dims, spec_.scan().axis, shape, l2_bytes_);
   if (g.tiles > 0x7fffffffLL)
     throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger block_x or values_per_thread", spec_.name, g.tiles));
   ScanArgs<void> a{};

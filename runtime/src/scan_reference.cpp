@@ -11,7 +11,7 @@ namespace gpen {
 namespace {
 
 // The array as [outer][length][inner] around the axis.
-ScanGeometry lines_of(const Spec& spec, const HostArray& a) { return scan_lines(spec.dims, spec.scan.axis, a.shape); }
+ScanGeometry lines_of(const Spec& spec, const HostArray& a) { return scan_lines(spec.dims, spec.scan().axis, a.shape); }
 
 // Calls f(line, first, stride) for every line along the axis, on all cores.
 template <class F>
@@ -24,14 +24,14 @@ void for_each_line(const ScanGeometry& g, F f) {
 
 // Position of the p-th value in scan order along a line.
 long long at(const Spec& spec, const ScanGeometry& g, long long first, long long stride, long long p) {
-  return first + (spec.scan.reverse ? g.length - 1 - p : p) * stride;
+  return first + (spec.scan().reverse ? g.length - 1 - p : p) * stride;
 }
 
 }  // namespace
 
 void reference_scan(const Spec& spec, const HostArray& in, HostArray& want, HostArray& scale) {
   const ScanGeometry g = lines_of(spec, in);
-  const ScanDecl& s = spec.scan;
+  const ScanDecl& s = spec.scan();
   for_each_line(g, [&](long long, long long first, long long stride) {
     double run = s.identity, big = 0;
     for (long long p = 0; p < g.length; ++p) {
@@ -72,7 +72,7 @@ Comparison compare_scan(const Spec& spec, const HostArray& got, const HostArray&
       const double d = std::fabs(x - w);
       r.num += d * d;
       r.den += w * w;
-      const double n = static_cast<double>(std::max(1LL, spec.scan.exclusive ? p : p + 1));
+      const double n = static_cast<double>(std::max(1LL, spec.scan().exclusive ? p : p + 1));
       const double ratio = d / (kScanErrorBound * eps * std::sqrt(n) * std::max(scale.data[i], std::numeric_limits<double>::min()));
       if (ratio > r.worst_ratio) {
         r.worst_ratio = ratio;

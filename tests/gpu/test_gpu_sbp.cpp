@@ -49,8 +49,8 @@ TEST_CASE("every shipped SBP operator along every axis of 2-D and 3-D arrays, bo
   int runs = 0;
   for (const auto& path : gpen::test::shipped_specs("sbp")) {
     const Spec probe = load_spec(path);
-    if (probe.sbp.axes.size() != 1) continue;  // the Laplacians: next test
-    const long long m = probe.sbp.min_length();
+    if (probe.sbp().axes.size() != 1) continue;  // the Laplacians: next test
+    const long long m = probe.sbp().min_length();
     for (int dims : {2, 3})
       for (int ax = 0; ax < dims; ++ax)
         for (Dtype d : {Dtype::Float64, Dtype::Float32}) {

@@ -37,8 +37,8 @@ void check_scan(const Spec& s, const std::vector<std::string>& set, std::array<l
   opt.repeat = 1;
   opt.warmup = 0;
   const RunReport r = run_spec(scan_ctx(), s, s.choose(set), opt);
-  INFO(s.name << " " << to_string(s.dtype) << " axis " << axis_name(s.scan.axis) << (s.scan.exclusive ? " exclusive" : " inclusive")
-              << (s.scan.reverse ? " reverse " : " forward ") << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
+  INFO(s.name << " " << to_string(s.dtype) << " axis " << axis_name(s.scan().axis) << (s.scan().exclusive ? " exclusive" : " inclusive")
+              << (s.scan().reverse ? " reverse " : " forward ") << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
   INFO(r.check->summary());
   CHECK(r.check->pass);
 }
@@ -94,7 +94,7 @@ namespace {
 void check_logcumsumexp(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, double spread) {
   HostArray in(s.dims, size, 0), got(s.dims, size, 0), want(s.dims, size, 0), scale(s.dims, size, 0);
   fill_random(in, 7, s.dtype);
-  const ScanGeometry g = scan_lines(s.dims, s.scan.axis, size);
+  const ScanGeometry g = scan_lines(s.dims, s.scan().axis, size);
   for (std::size_t i = 0; i < in.data.size(); ++i) {
     const long long l = static_cast<long long>(i) % g.inner + static_cast<long long>(i) / (g.inner * g.length) * g.inner;
     const bool empty = (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL) >> 62 == 0;  // one in four, scattered
@@ -108,8 +108,8 @@ void check_logcumsumexp(const Spec& s, const std::vector<std::string>& set, std:
   got.data = out.download();
   reference_scan(s, in, want, scale);
   const Comparison c = compare_scan(s, got, want, scale);
-  INFO(to_string(s.dtype) << " axis " << axis_name(s.scan.axis) << (s.scan.exclusive ? " exclusive" : " inclusive")
-                          << (s.scan.reverse ? " reverse" : " forward") << " spread " << spread << " size " << size[0] << "x"
+  INFO(to_string(s.dtype) << " axis " << axis_name(s.scan().axis) << (s.scan().exclusive ? " exclusive" : " inclusive")
+                          << (s.scan().reverse ? " reverse" : " forward") << " spread " << spread << " size " << size[0] << "x"
                           << size[1] << "x" << size[2]);
   INFO(c.summary());
   CHECK(c.pass);

@@ -27,6 +27,8 @@ class Family {
  public:
   virtual ~Family() = default;
   virtual const char* kind() const = 0;
+  // An empty declaration of this kind, for the spec reader to fill.
+  virtual FamilyDecl declaration() const = 0;
   // Its tunables, one row each.
   virtual std::vector<TunableInfo> tunables() const = 0;
   // What a spec of this shape may choose for each tunable, in the table's order.

@@ -9,7 +9,7 @@
 
 namespace gpen {
 
-// A spec whose inputs are spec.pairwise.values and whose params are the spec's.
+// A spec whose inputs are spec.pairwise().values and whose params are the spec's.
 Spec pairwise_scope(const Spec& spec);
 
 // Throws SpecError at the name in `ast` that is a field without its suffix

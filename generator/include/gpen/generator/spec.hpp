@@ -7,9 +7,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/expr_ast.hpp"
 #include "gpen/generator/ir.hpp"
 #include "gpen/generator/json_source.hpp"
@@ -165,6 +167,11 @@ struct PairwiseDecl {
   std::vector<int> read_by(bool source, const std::vector<IrPtr>& exprs) const;
 };
 
+// A stencil's declaration: nothing beyond the shared part of a Spec.
+struct StencilDecl {};
+
+using FamilyDecl = std::variant<StencilDecl, ScanDecl, SbpDecl, PairwiseDecl>;
+
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
@@ -181,13 +188,20 @@ struct Spec {
   std::vector<OutputDecl> outputs;
   std::vector<TunableDecl> tunables;
   std::vector<ConstraintDecl> constraints;
-  ScanDecl scan;                      // kind "scan" only
-  SbpDecl sbp;                        // kind "sbp" only
-  PairwiseDecl pairwise;              // kind "pairwise" only
+  // The kind's own declaration: its alternative is the kind's (a stencil's
+  // math is all in the shared part above). Read through scan(), sbp() and
+  // pairwise(), which are internal errors for another kind.
+  FamilyDecl decl;
   std::string hash;                   // sha256 of the canonical JSON, hex
   std::vector<std::string> warnings;  // things that are legal but likely mistakes
   std::shared_ptr<const JsonSource> source;
 
+  const ScanDecl& scan() const { return decl_of<ScanDecl>(); }
+  const SbpDecl& sbp() const { return decl_of<SbpDecl>(); }
+  const PairwiseDecl& pairwise() const { return decl_of<PairwiseDecl>(); }
+  ScanDecl& scan() { return const_cast<ScanDecl&>(std::as_const(*this).scan()); }
+  SbpDecl& sbp() { return const_cast<SbpDecl&>(std::as_const(*this).sbp()); }
+  PairwiseDecl& pairwise() { return const_cast<PairwiseDecl&>(std::as_const(*this).pairwise()); }
   bool is_scan() const { return kind == "scan"; }
   bool is_sbp() const { return kind == "sbp"; }
   bool is_pairwise() const { return kind == "pairwise"; }
@@ -201,6 +215,14 @@ struct Spec {
   // naming the override when it is no name=value, names no tunable, gives a
   // value the spec does not allow, or sets another strategy's tunable.
   TunableChoice choose(const std::vector<std::string>& overrides = {}) const;
+
+ private:
+  template <class D>
+  const D& decl_of() const {
+    const D* d = std::get_if<D>(&decl);
+    if (!d) throw InternalError("spec '" + name + "' of kind '" + kind + "' has no declaration of that kind", __FILE__, __LINE__);
+    return *d;
+  }
 };
 
 // `dtype` overrides the spec's dtype (e.g. to benchmark a float64 spec in
