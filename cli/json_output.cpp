@@ -25,9 +25,12 @@ bool JsonChannel::is_open() { return json_out != nullptr; }
 
 void JsonChannel::emit(const Json& document) {
   std::fflush(stdout);  // the human text before it, on stderr
-  const std::string text = document.dump(2) + "\n";
-  std::fwrite(text.data(), 1, text.size(), json_out ? json_out : stdout);
-  std::fflush(json_out ? json_out : stdout);
+  // Text from outside (a file name, a compiler's log cut short) may not be
+  // UTF-8: replaced, rather than losing the document.
+  const std::string text = document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::FILE* out = json_out ? json_out : stdout;
+  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0)
+    throw std::runtime_error("--json: cannot write the document to standard output");
 }
 
 Json tunables_json(const TunableChoice& choice) {

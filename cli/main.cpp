@@ -30,8 +30,12 @@ int main(int argc, char** argv) {
   const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--json"; });
   auto fail = [&](const std::string& kind, const std::string& message, int code, const gpen::SpecError* e = nullptr) {
     if (json) {
-      const auto chosen = app.get_subcommands();
-      gpen::cli::JsonChannel::emit(gpen::cli::error_document(chosen.empty() ? "" : chosen[0]->get_name(), kind, message, code, e));
+      try {
+        const auto chosen = app.get_subcommands();
+        gpen::cli::JsonChannel::emit(gpen::cli::error_document(chosen.empty() ? "" : chosen[0]->get_name(), kind, message, code, e));
+      } catch (const std::exception& x) {
+        fmt::print(stderr, "gpen: {}\n", x.what());
+      }
     }
     return code;
   };
@@ -40,6 +44,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fail("usage", e.what(), gpen::cli::kExitUsage);
+  } catch (const std::exception& e) {  // a callback's (--json's standard output could not be set aside)
+    fmt::print(stderr, "gpen: error: {}\n", e.what());
+    return fail("error", e.what(), gpen::cli::kExitInvalid);
   }
   try {
     return run();

@@ -327,3 +327,33 @@ TEST_CASE("past the cap, a store prunes the least recently used entries down to 
   c.get(lap(), lap().choose({"strategy=direct", "block_x=128"}), "sm_90");
   CHECK(names_in(d.path).size() == 3);
 }
+
+// The host writes each argument block as the header it was built with lays
+// it out; a header swapped at run time that lays it out otherwise must not
+// compile (else the kernel would read its arguments at the wrong offsets).
+TEST_CASE("an argument block's header swapped through GPEN_TEMPLATE_DIR, laid out otherwise, does not compile") {
+  TempDir d, t;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gpen/scan_args.h", "/specs/scan/cumsum_x.json"},
+      {"gpen/stencil_args.h", "/specs/stencil/laplacian3d_o2.json"},
+      {"gpen/sbp_args.h", "/specs/sbp/d2_o4.json"},
+      {"gpen/pairwise_args.h", "/specs/pairwise/softened_potential.json"}};
+  std::filesystem::create_directories(t.path + "/gpen");
+  for (const auto& [header, spec_file] : cases) {
+    CAPTURE(header);
+    const Spec s = load_spec(gpen::test::source_dir() + spec_file);
+    // One more member at the end of the first struct of the header.
+    const std::string text = template_text(header);
+    const auto end = text.find("\n};");
+    REQUIRE(end != std::string::npos);
+    write_bytes(t.path + "/" + header, text.substr(0, end) + "\n  long long added;" + text.substr(end));
+    ScopedEnv env("GPEN_TEMPLATE_DIR", t.path);
+    try {
+      KernelCache(d.path).get(s, s.choose(), "sm_90");
+      FAIL("compiled with a swapped " << header);
+    } catch (const CompileError& e) {
+      CHECK(std::string(e.what()).find("kernel arguments as the host writes them") != std::string::npos);
+    }
+    std::filesystem::remove(t.path + "/" + header);
+  }
+}

@@ -9,6 +9,7 @@
 #include "gpen/generator/pairwise_scope.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/pairwise_args.h"
 
 namespace gpen {
 namespace {
@@ -141,7 +142,10 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
 }
 
 std::string asserts(const PairwisePlan& plan) {
-  std::string s = fmt::format("static_assert(sizeof(Bindings::Source) == {}, \"a source's packed size as planned\");\n", plan.source_bytes);
+  // The sizes gpen's host code was built with (see scan_codegen.cpp).
+  std::string s = fmt::format("static_assert(sizeof(gpen::PairArgs) == {} && sizeof(gpen::PairFoldArgs) == {}, \"kernel arguments as the host writes them\");\n",
+                              sizeof(PairArgs), sizeof(PairFoldArgs));
+  s += fmt::format("static_assert(sizeof(Bindings::Source) == {}, \"a source's packed size as planned\");\n", plan.source_bytes);
   s += "static_assert(Bindings::kBlock % 32 == 0 && Bindings::kBlock % Bindings::kUnroll == 0, \"whole warps; whole unrolled steps\");";
   return s;
 }

@@ -7,6 +7,7 @@
 #include "gpen/generator/cuda_printer.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/sbp_args.h"
 
 namespace gpen {
 namespace {
@@ -86,6 +87,8 @@ std::string bindings(const Spec& spec, const SbpPlan& plan) {
 
 std::string asserts(const SbpPlan& plan) {
   std::string s = "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");\n";
+  // The size gpen's host code was built with (see scan_codegen.cpp).
+  s += fmt::format("static_assert(sizeof(gpen::SbpArgs<Bindings::real>) == {}, \"kernel arguments as the host writes them\");\n", sizeof(SbpArgs<void>));
   s += fmt::format("static_assert(Bindings::kLeftRows >= Bindings::kRadius && Bindings::kRightRows >= Bindings::kRadius, \"{}\");",
                    "no interior row reaches past the boundary");
   if (plan.strategy == SbpStrategy::Pencil)

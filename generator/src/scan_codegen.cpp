@@ -10,6 +10,7 @@
 #include "gpen/generator/scan_op.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/scan_args.h"
 
 namespace gpen {
 namespace {
@@ -54,7 +55,10 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
 }
 
 std::string asserts(const ScanPlan& plan) {
-  std::string s = "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");";
+  std::string s = "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");\n";
+  // The size gpen's host code was built with: a header swapped at run time
+  // (GPEN_TEMPLATE_DIR) that lays the block out otherwise fails here.
+  s += fmt::format("static_assert(sizeof(gpen::ScanArgs<Bindings::real>) == {}, \"kernel arguments as the host writes them\");", sizeof(ScanArgs<void>));
   if (plan.layout == ScanLayout::Rows) s += "\nstatic_assert(Bindings::kBlockX % 32 == 0, \"rows of a block are whole warps\");";
   return s;
 }

@@ -7,6 +7,7 @@
 #include "gpen/generator/cuda_printer.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/stencil_args.h"
 
 namespace gpen {
 namespace {
@@ -89,6 +90,11 @@ std::string asserts(const Spec& spec, const StencilPlan& plan) {
         s += fmt::format("static_assert(Bindings::kInGhost[{0}][{1}] >= Bindings::kRadius[{0}][{1}], \"ghost of {2} covers its stencil along kernel axis {3}\");\n",
                          f->slot, ax, f->name, "xyz"[ax]);
   s += "static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, \"a block has at most 1024 threads\");\n";
+  // The layout gpen's host code writes (stencil_kernel.cpp): a header
+  // swapped at run time (GPEN_TEMPLATE_DIR) that lays it out otherwise fails here.
+  const StencilArgsLayout l = stencil_args_layout(static_cast<int>(spec.inputs().size()), static_cast<int>(spec.output_fields().size()),
+                                                  static_cast<int>(spec.params.size()), static_cast<int>(size_of(spec.dtype)));
+  s += fmt::format("static_assert(sizeof(gpen::StencilArgs<Bindings>) == {}, \"kernel arguments as the host writes them\");\n", l.size);
   if (plan.strategy == StencilStrategy::Tile || plan.strategy == StencilStrategy::Rolling) {
     s += fmt::format("static_assert(sizeof(gpen::PlaneTiles<Bindings>::real) * gpen::PlaneTiles<Bindings>::kTotal == {}, \"shared memory as planned\");\n", plan.shared_bytes);
     s += fmt::format("static_assert({} <= {}, \"static shared memory limit\");", plan.shared_bytes, kMaxStaticShared);

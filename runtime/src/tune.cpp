@@ -120,7 +120,7 @@ TunedVariant measure(Problem& problem, const TunableChoice& c, Problem::Check ch
     v.registers = m.usage.registers;
     v.check = m.check;
     if (m.check && !m.check->pass) {
-      v.reason = "wrong result: " + m.check->summary();
+      v.reason = m.mismatch + ": " + m.check->summary();
       return;
     }
     v.ms = m.median_ms;

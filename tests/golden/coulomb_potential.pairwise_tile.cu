@@ -79,6 +79,7 @@ struct Bindings {
 };
 
 // The host's plan, restated so that a stale or hand-edited unit fails to compile.
+static_assert(sizeof(gpen::PairArgs) == 608 && sizeof(gpen::PairFoldArgs) == 176, "kernel arguments as the host writes them");
 static_assert(sizeof(Bindings::Source) == 32, "a source's packed size as planned");
 static_assert(Bindings::kBlock % 32 == 0 && Bindings::kBlock % Bindings::kUnroll == 0, "whole warps; whole unrolled steps");
 

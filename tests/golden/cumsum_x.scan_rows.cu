@@ -31,6 +31,7 @@ struct Bindings {
 
 // The host's plan, restated so that a stale or hand-edited unit fails to compile.
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
+static_assert(sizeof(gpen::ScanArgs<Bindings::real>) == 80, "kernel arguments as the host writes them");
 static_assert(Bindings::kBlockX % 32 == 0, "rows of a block are whole warps");
 
 // The block's threads bound the registers, so that a block of any shape launches.

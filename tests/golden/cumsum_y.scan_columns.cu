@@ -31,6 +31,7 @@ struct Bindings {
 
 // The host's plan, restated so that a stale or hand-edited unit fails to compile.
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
+static_assert(sizeof(gpen::ScanArgs<Bindings::real>) == 80, "kernel arguments as the host writes them");
 
 // The block's threads bound the registers, so that a block of any shape launches.
 extern "C" __global__ void __launch_bounds__(Bindings::kBlockX * Bindings::kBlockY) gpen_cumsum_y_scan_columns(gpen::ScanArgs<Bindings::real> args) {

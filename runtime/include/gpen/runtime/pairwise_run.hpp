@@ -1,7 +1,7 @@
 // One measured, verified run of a pairwise spec: random inputs, outputs
 // poisoned with NaN, one launch checked against the CPU reference on a
-// sample of targets, then timed launches; pairs per second. Shared by
-// `gpen run`, `gpen bench` and the GPU tests.
+// sample of targets, then timed launches; pairs per second. Under the
+// pairwise Problem (problem.hpp), and used by the GPU tests.
 #pragma once
 
 #include <optional>

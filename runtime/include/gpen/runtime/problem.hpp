@@ -21,6 +21,8 @@ struct Measurement : VariantFacts {
   double work = 0;   // one launch's, in the problem's unit (RateScale::work)
   double rate = 0;   // work a second at the median time
   std::optional<Comparison> check;
+  // What a failed check means: the CPU reference disagrees, or (Check::Reference) the default's output does.
+  std::string mismatch = "wrong result";
 };
 
 // What a rate measures: bytes moved a second against a copy (grid kinds),
@@ -48,6 +50,8 @@ struct ProblemOptions {
   std::optional<double> copy_gbs;      // grid kinds: the copy measured already in this process (else measured here)
 };
 
+// A Problem keeps references to the Spec and the Context it was made from:
+// both must outlive it.
 class Problem {
  public:
   virtual ~Problem() = default;

@@ -1,7 +1,7 @@
 // One measured, verified run of a stencil variant: random inputs, outputs
 // poisoned with NaN, launch, event timing (median after warm-up), and the
-// comparison with the CPU reference. Shared by `gpen run`, `gpen bench`,
-// the GPU tests and the survey.
+// comparison with the CPU reference. Under the grid kinds' Problem
+// (problem.hpp), and used by the GPU tests.
 #pragma once
 
 #include <array>

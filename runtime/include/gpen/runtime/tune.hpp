@@ -63,7 +63,7 @@ struct TuneOptions {
   // Variants measured before (a --resume log): not measured again, counted
   // in the budget. Those that are no longer points of the space are skipped.
   std::vector<TunedVariant> resume;
-  std::function<void(const std::string&)> on_phase;  // "measuring the copy bandwidth", ...
+  std::function<void(const std::string&)> on_phase;  // "measuring the default variant and checking it ...", ...
   std::function<void(const TunedVariant&, const TuneProgress&)> on_variant;
 };
 
