@@ -1,5 +1,6 @@
 // gpen check SPEC...   validate specs
 // gpen gen SPEC        print the generated CUDA
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -13,13 +14,53 @@
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen::cli {
+namespace {
+
+// Each tunable the spec allows, with its family's one-line doc.
+struct TunableLine {
+  std::string name, values, default_value, strategy, doc;
+};
+std::vector<TunableLine> tunable_lines(const Spec& s) {
+  const auto table = family_of(s).tunables();
+  std::vector<TunableLine> out;
+  for (const auto& t : s.tunables) {
+    std::vector<std::string> values;
+    for (const auto& v : t.values) values.push_back(to_string(v));
+    const auto row = std::find_if(table.begin(), table.end(), [&](const TunableInfo& i) { return i.name == t.name; });
+    out.push_back({t.name, fmt::format("{}", fmt::join(values, ", ")), to_string(t.default_value), t.only_with_strategy,
+                   row == table.end() ? "" : row->doc});
+  }
+  return out;
+}
+
+void print_tunables(const Spec& s) {
+  for (const auto& t : tunable_lines(s))
+    fmt::print("    {:<19} {}{}; default {}; allowed {}\n", t.name, t.doc, t.strategy.empty() ? "" : " (" + t.strategy + " only)", t.default_value,
+               t.values);
+}
+
+Json spec_tunables_json(const Spec& s) {
+  Json all = Json::array();
+  const auto lines = tunable_lines(s);
+  for (std::size_t i = 0; i < s.tunables.size(); ++i) {
+    const TunableDecl& t = s.tunables[i];
+    Json values = Json::array();
+    for (const auto& v : t.values) values.push_back(tunable_value_json(v));
+    all.push_back({{"name", t.name}, {"values", values}, {"default", tunable_value_json(t.default_value)}, {"strategy", t.only_with_strategy},
+                   {"doc", lines[i].doc}});
+  }
+  return all;
+}
+
+}  // namespace
 
 void add_check(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("check", "Validate specs: structure, names, expressions, ghost widths, and that the default variant generates");
-  struct Opts { std::vector<std::string> files; bool json = false; };
+  struct Opts { std::vector<std::string> files; bool json = false, tunables = false; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("spec", o->files, "Spec files (JSON)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "Print the results as JSON (gpen.check/1, docs/json.md); the text goes to stderr");
+  cmd->add_flag("--tunables", o->tunables, "Also list each valid spec's tunables: what each changes, its allowed values and default");
   cmd->callback([&run, o] {
     if (o->json) JsonChannel::open();
     run = [o] {
@@ -37,7 +78,9 @@ void add_check(CLI::App& app, Runner& run) {
           const std::string summary = family_of(s).describe(s);
           fmt::print("ok  {}: {}\n", f, summary);
           for (const auto& w : s.warnings) fmt::print(stderr, "{}: warning: {}\n", f, w);
-          entry.update(Json{{"ok", true}, {"name", s.name}, {"kind", s.kind}, {"summary", summary}, {"warnings", s.warnings}});
+          entry.update(Json{{"ok", true}, {"name", s.name}, {"kind", s.kind}, {"summary", summary}, {"warnings", s.warnings},
+                            {"tunables", spec_tunables_json(s)}});
+          if (o->tunables) print_tunables(s);
         } catch (const SpecError& e) {
           // Every independent error of the spec (up to kMaxErrors), then how many.
           const auto* all = dynamic_cast<const SpecErrors*>(&e);

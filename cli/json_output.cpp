@@ -33,12 +33,14 @@ void JsonChannel::emit(const Json& document) {
     throw std::runtime_error("--json: cannot write the document to standard output");
 }
 
+Json tunable_value_json(const TunableValue& v) {
+  if (const auto* n = std::get_if<long long>(&v)) return *n;
+  return std::get<std::string>(v);
+}
+
 Json tunables_json(const TunableChoice& choice) {
   Json j = Json::object();
-  for (const auto& [name, value] : choice) {
-    if (const auto* n = std::get_if<long long>(&value)) j[name] = *n;
-    else j[name] = std::get<std::string>(value);
-  }
+  for (const auto& [name, value] : choice) j[name] = tunable_value_json(value);
   return j;
 }
 

@@ -31,7 +31,9 @@ class JsonChannel {
   static void emit(const Json& document);
 };
 
-// {"strategy": "march", "block_x": 64, ...}: numbers stay numbers.
+// A tunable's value: a number stays a number.
+Json tunable_value_json(const TunableValue& v);
+// {"strategy": "march", "block_x": 64, ...}.
 Json tunables_json(const TunableChoice& choice);
 
 // The errors of a spec, each {"file", "line", "column", "pointer", "message",

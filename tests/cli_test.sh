@@ -99,6 +99,8 @@ expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o
 expect 0 'none was launched' -- $gpen survey $specs
 # One schema per command, one vocabulary, errors as documents.
 expect_json 0 'd["schema"] == "gpen.check/1" and d["specs"][0]["ok"] and d["specs"][0]["kind"] == "stencil"' -- $gpen check $o8 --json
+expect_json 0 '[t["name"] for t in d["specs"][0]["tunables"]][:2] == ["strategy", "block_x"] and d["specs"][0]["tunables"][4]["strategy"] == "march" and d["specs"][0]["tunables"][1]["values"][0] == 16 and d["specs"][0]["tunables"][1]["doc"]' -- $gpen check $o8 --json
+expect 0 '^    stripes +columns: parts of a plane .*; default 16; allowed 1, 4, 16, 64$' -- $gpen check $specs/scan/cumsum_z.json --tunables
 expect_json 1 'd["schema"] == "gpen.check/1" and d["specs"][0]["error_count"] == 3 and d["specs"][0]["errors"][1]["pointer"] == "/fields/0/ghots" and d["specs"][0]["errors"][1]["line"] == 3' -- $gpen check $tmp/bad3.json --json
 expect_json 0 'd["schema"] == "gpen.compile/1" and d["cache"]["source"] == "disk" and d["tunables"]["strategy"] == "march" and d["tunables"]["block_x"] == 32 and d["usage"]["registers"] > 0' -- $gpen compile $o8 --json
 expect_json 0 'd["schema"] == "gpen.compile/1" and d["cache"]["source"] == "compiled" and d["tunables"]["strategy"] == "tile" and d["arch"] == "sm_80"' -- $gpen compile $o8 --json --set strategy=tile --arch sm_80
