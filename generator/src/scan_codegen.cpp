@@ -32,14 +32,7 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
   const ScanDecl& d = spec.scan();
   std::string s;
   s += fmt::format("  using real = {};\n", spec.dtype == Dtype::Float32 ? "float" : "double");
-  s += fmt::format("  static constexpr int kBlockX = {};\n", plan.block_x);
-  s += fmt::format("  static constexpr int kBlockY = {};\n", plan.block_y);
-  s += fmt::format("  static constexpr int kValuesPerThread = {};\n", plan.values_per_thread);
-  s += fmt::format("  static constexpr int kVectorX = {};\n", plan.vector_x);
-  s += fmt::format("  static constexpr int kPrefetchTiles = {};\n", plan.prefetch_tiles);
-  s += fmt::format("  static constexpr bool kStriped = {};\n", plan.striped ? "true" : "false");
-  s += fmt::format("  static constexpr int kLookbackDelay = {};\n", plan.lookback_delay);
-  s += fmt::format("  static constexpr bool kChained = {};\n", plan.chained ? "true" : "false");
+  s += binding_lines(scan_tunable_rows(), plan);  // kBlockX ... kChained
   s += fmt::format("  static constexpr bool kExclusive = {};\n", d.exclusive ? "true" : "false");
   s += fmt::format("  static constexpr bool kReverse = {};\n\n", d.reverse ? "true" : "false");
   s += fmt::format("  static __device__ __forceinline__ real identity() {{ return {}; }}\n\n", real_value(d.identity, spec.dtype));

@@ -47,14 +47,7 @@ std::string bindings(const Spec& spec, const StencilPlan& plan) {
   s += fmt::format("  static constexpr int kNumIn = {};\n", inputs.size());
   s += fmt::format("  static constexpr int kNumOut = {};\n", outputs.size());
   s += fmt::format("  static constexpr int kNumParams = {};\n", spec.params.size());
-  s += fmt::format("  static constexpr int kBlockX = {};\n", plan.block_x);
-  s += fmt::format("  static constexpr int kBlockY = {};\n", plan.block_y);
-  s += fmt::format("  static constexpr int kPointsPerThread = {};\n", plan.points_per_thread);
-  s += fmt::format("  static constexpr int kVectorX = {};\n", plan.vector_x);
-  s += fmt::format("  static constexpr int kRowsY = {};\n", plan.rows_y);
-  s += fmt::format("  static constexpr bool kUnrollZ = {};\n", plan.unroll_z ? "true" : "false");
-  s += fmt::format("  static constexpr bool kStreamStores = {};\n", plan.stream_stores ? "true" : "false");
-  s += fmt::format("  static constexpr int kRingAhead = {};\n", plan.ring_ahead);
+  s += binding_lines(stencil_tunable_rows(), plan);  // kBlockX ... kRingAhead
   s += fmt::format("  static constexpr int kRingSlots = {};\n", plan.ring_slots());
   s += "  // Per field and kernel axis (x, y, z): ghost widths, and how far the outputs read.\n";
   s += fmt::format("  static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.in_ghost, inputs));

@@ -45,6 +45,24 @@ void fill_plan(const std::vector<TunableRow<Plan>>& rows, const TunableChoice& c
   }
 }
 
+// The generated unit's constants of the rows that have a binding, in the
+// table's order, each with its plan member's value:
+//   "  static constexpr int kBlockX = 32;\n"
+// Every row's, whatever the strategy (another strategy's hold their plain
+// values), so that the templates may name any of them.
+template <class Plan>
+std::string binding_lines(const std::vector<TunableRow<Plan>>& rows, const Plan& plan) {
+  std::string s;
+  for (const auto& r : rows) {
+    if (!*r.binding) continue;
+    if (const auto* m = std::get_if<int Plan::*>(&r.member))
+      s += std::string("  static constexpr int ") + r.binding + " = " + std::to_string(plan.*(*m)) + ";\n";
+    else if (const auto* b = std::get_if<bool Plan::*>(&r.member))
+      s += std::string("  static constexpr bool ") + r.binding + " = " + (plan.*(*b) ? "true" : "false") + ";\n";
+  }
+  return s;
+}
+
 // The row whose member is `m`; the strategy's row. An internal error when
 // the table has none.
 template <class Plan, class M>
