@@ -9,6 +9,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/family.hpp"
+#include "gpen/generator/stencil_plan.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -111,5 +112,44 @@ TEST_CASE("a tunable's binding is a constant of the generated unit, with the val
       ++bound;
     }
     CHECK(bound >= 3);
+  }
+}
+
+namespace {
+
+// Every row of another strategy than the chosen one is left out of the
+// plan by fill_plan, which keeps the plan's own default there. Stencil
+// units print every tunable's constant whatever the strategy
+// (binding_lines), so for them that default must be the plain value the
+// choice holds: else the unit would say otherwise than its variant. (SBP and
+// pairwise units print a pencil's sides and a cell block only where they
+// apply, and their plain values are not their plans' defaults.)
+template <class Plan>
+void check_plain(const Spec& s, const std::vector<TunableRow<Plan>>& rows, Plan GeneratedSource::*plan_of) {
+  const TunableDecl* strategy = s.find_tunable("strategy");
+  REQUIRE(strategy);
+  int checked = 0;
+  for (const auto& v : strategy->values) {
+    const TunableChoice c = s.choose({"strategy=" + to_string(v)});
+    const Plan p = plan_unit(s, c).*plan_of;
+    for (const auto& r : rows) {
+      if (!*r.strategy || to_string(v) == r.strategy) continue;
+      CAPTURE(r.name);
+      CAPTURE(to_string(v));
+      const long long plain = std::get<long long>(s.find_tunable(r.name)->plain);
+      if (const auto* m = std::get_if<int Plan::*>(&r.member)) CHECK(p.*(*m) == plain);
+      else CHECK((p.*std::get<bool Plan::*>(r.member) ? 1 : 0) == plain);
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
+}
+
+}  // namespace
+
+TEST_CASE("under another strategy, the march's own tunables leave a stencil plan at their plain values") {
+  for (const char* f : {"stencil/laplacian3d_o8.json", "stencil/laplacian2d_o4.json", "stencil/continuity3d.json"}) {
+    CAPTURE(f);
+    check_plain(load_spec(gpen::test::source_dir() + "/specs/" + f), stencil_tunable_rows(), &GeneratedSource::plan);
   }
 }
