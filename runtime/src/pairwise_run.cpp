@@ -37,13 +37,14 @@ TuningKey pair_tuning_key(const Spec& spec, const PairSizes& sizes, const Device
   return k;
 }
 
+std::string pair_size_text(const Spec& spec, const PairSizes& sizes) {
+  if (spec.pairwise().grid) return size_text(sizes.grid, spec.dims);
+  return spec.pairwise().same_set ? std::to_string(sizes.targets) : fmt::format("{}x{}", sizes.targets, sizes.sources);
+}
+
 MemoryNeed pair_workload_memory(const Spec& spec, const PairSizes& sizes) {
   MemoryNeed need;
-  const bool separate = !spec.pairwise().grid && !spec.pairwise().same_set;
-  need.what = fmt::format("{} ({}) at {}", spec.name, to_string(spec.dtype),
-                          spec.pairwise().grid ? size_text(sizes.grid, spec.dims)
-                          : separate         ? fmt::format("{}x{}", sizes.targets, sizes.sources)
-                                             : std::to_string(sizes.targets));
+  need.what = fmt::format("{} ({}) at {}", spec.name, to_string(spec.dtype), pair_size_text(spec, sizes));
   const auto count = [](long long n) { return static_cast<std::uint64_t>(n); };
   for (const auto* f : spec.inputs()) {
     const std::uint64_t n = count(f->set == FieldDecl::Set::Sources ? sizes.sources : sizes.targets);

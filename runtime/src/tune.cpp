@@ -329,11 +329,8 @@ TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long
 
 TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& o) {
   if (!spec.is_pairwise()) throw std::invalid_argument(fmt::format("spec '{}' is not pairwise: tune it with tune()", spec.name));
-  const std::string size = spec.pairwise().grid ? size_text(sizes.grid, spec.dims)
-                           : spec.pairwise().same_set ? std::to_string(sizes.targets)
-                                                    : fmt::format("{}x{}", sizes.targets, sizes.sources);
   phase(o, "preparing random inputs");
-  const auto problem = make_problem(ctx, spec, size);
+  const auto problem = make_problem(ctx, spec, pair_size_text(spec, sizes));
   return tune(ctx, *problem, o);
 }
 

@@ -17,6 +17,8 @@ namespace gpen {
 // "N" (particles), "NxM" (N targets, M separate sources), or a grid's
 // "NX[xNY[xNZ]]" (one number: a cube). Throws UsageError (parse_size).
 PairSizes parse_pair_size(const Spec& spec, const std::string& text);
+// The other way: "N", "NxM" or the grid's "NXxNYxNZ".
+std::string pair_size_text(const Spec& spec, const PairSizes& sizes);
 
 // What a PairWorkload at `sizes` asks for (workload.hpp): host, its inputs in
 // double (and group lists); device, inputs and outputs in the dtype.
