@@ -44,7 +44,7 @@ Json report_json(const Problem& p, const Measurement& m, int repeat) {
               {"kind", s.kind},
               {"dtype", to_string(s.dtype)},
               {"variant", m.variant},
-              {"tunables", tunables_json(m.tunables)},
+              {"tunables", Json(choice_json(m.tunables))},
               {"unit", m.unit},
               {"cache", {{"source", m.cache}, {"ms", m.cache_ms}, {"load_ms", m.load_ms}}},
               {"usage", to_json(m.usage)},
@@ -164,7 +164,7 @@ void add_compile(CLI::App& app, Runner& run) {
       if (o->json) {
         Json doc = json_document("compile");
         doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"arch", arch},
-                        {"variant", describe(s.tunables, g.choice)}, {"tunables", tunables_json(g.choice)}, {"unit", g.name},
+                        {"variant", describe(s.tunables, g.choice)}, {"tunables", Json(choice_json(g.choice))}, {"unit", g.name},
                         {"kernel", g.kernel_name}, {"cache", {{"source", to_string(r.source)}, {"ms", r.ms}, {"key", r.key}}},
                         {"usage", to_json(u)}, {"dynamic_shared_bytes", g.plan.dynamic_shared_bytes}});
         JsonChannel::emit(doc);
@@ -257,7 +257,7 @@ void add_cache(CLI::App& app, Runner& run) {
                              {"kernel", e.kernel}, {"usable", e.valid}, {"problem", e.problem}});
         for (const auto& [key, r] : records)
           tuned.push_back({{"key", key}, {"spec", r.spec}, {"size", r.size}, {"date", r.date}, {"strategy", r.strategy},
-                           {"tunables", tunables_json(r.choice)}, {"ms", r.ms}, {"evaluations", r.evaluations}});
+                           {"tunables", Json(choice_json(r.choice))}, {"ms", r.ms}, {"evaluations", r.evaluations}});
         doc.update(Json{{"dir", KernelCache::default_dir()}, {"bytes", bytes}, {"kernels", kernels}, {"tuning_db", db.path()}, {"tuning", tuned}});
         JsonChannel::emit(doc);
       }

@@ -45,8 +45,8 @@ Json spec_tunables_json(const Spec& s) {
   for (std::size_t i = 0; i < s.tunables.size(); ++i) {
     const TunableDecl& t = s.tunables[i];
     Json values = Json::array();
-    for (const auto& v : t.values) values.push_back(tunable_value_json(v));
-    all.push_back({{"name", t.name}, {"values", values}, {"default", tunable_value_json(t.default_value)}, {"strategy", t.only_with_strategy},
+    for (const auto& v : t.values) values.push_back(Json(tunable_json(v)));
+    all.push_back({{"name", t.name}, {"values", values}, {"default", Json(tunable_json(t.default_value))}, {"strategy", t.only_with_strategy},
                    {"doc", lines[i].doc}});
   }
   return all;

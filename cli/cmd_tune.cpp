@@ -101,7 +101,7 @@ void print_coverage(const Spec& s, const TuneResult& r, const std::vector<std::s
 // gpen.tune/1 (docs/json.md).
 Json result_json(const Spec& s, const TuneResult& r, const std::string& size, const DeviceInfo& d, const std::string& strategy, double time_s) {
   auto variant = [](const TunedVariant& v) {
-    return Json{{"variant", v.variant}, {"tunables", tunables_json(v.choice)}, {"ms", v.ms ? Json(*v.ms) : Json(nullptr)},
+    return Json{{"variant", v.variant}, {"tunables", Json(choice_json(v.choice))}, {"ms", v.ms ? Json(*v.ms) : Json(nullptr)},
                 {"teff_gbs", v.teff_gbs}, {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers},
                 {"reason", v.reason}, {"resumed", v.resumed}};
   };

@@ -33,17 +33,6 @@ void JsonChannel::emit(const Json& document) {
     throw std::runtime_error("--json: cannot write the document to standard output");
 }
 
-Json tunable_value_json(const TunableValue& v) {
-  if (const auto* n = std::get_if<long long>(&v)) return *n;
-  return std::get<std::string>(v);
-}
-
-Json tunables_json(const TunableChoice& choice) {
-  Json j = Json::object();
-  for (const auto& [name, value] : choice) j[name] = tunable_value_json(value);
-  return j;
-}
-
 Json spec_errors_json(const SpecError& e) {
   auto one = [](const SpecError& x) {
     const auto& d = x.detail();

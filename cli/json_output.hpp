@@ -31,11 +31,6 @@ class JsonChannel {
   static void emit(const Json& document);
 };
 
-// A tunable's value: a number stays a number.
-Json tunable_value_json(const TunableValue& v);
-// {"strategy": "march", "block_x": 64, ...}.
-Json tunables_json(const TunableChoice& choice);
-
 // The errors of a spec, each {"file", "line", "column", "pointer", "message",
 // "expected"}; every one a SpecErrors holds, else the one.
 Json spec_errors_json(const SpecError& e);

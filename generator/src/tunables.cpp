@@ -152,6 +152,17 @@ void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
   }
 }
 
+nlohmann::json tunable_json(const TunableValue& v) {
+  if (const auto* n = std::get_if<long long>(&v)) return *n;
+  return std::get<std::string>(v);
+}
+
+nlohmann::json choice_json(const TunableChoice& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : c) j[name] = tunable_json(value);
+  return j;
+}
+
 long long tunable_int(const TunableChoice& c, const std::string& name) { return std::get<long long>(c.at(name)); }
 const std::string& tunable_string(const TunableChoice& c, const std::string& name) { return std::get<std::string>(c.at(name)); }
 

@@ -1,5 +1,7 @@
 #include "gpen/runtime/tuning_db.hpp"
 
+#include "gpen/generator/tunables.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <system_error>
@@ -137,11 +139,7 @@ void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
   nlohmann::json all = read_all(path_);
-  nlohmann::json choice = nlohmann::json::object();
-  for (const auto& [k, v] : r.choice) {
-    if (const auto* i = std::get_if<long long>(&v)) choice[k] = *i;
-    else choice[k] = std::get<std::string>(v);
-  }
+  const nlohmann::json choice = choice_json(r.choice);
   all[key.str()] = {{"spec", r.spec}, {"size", r.size}, {"strategy", r.strategy}, {"date", r.date}, {"choice", choice},
                     {"ms", r.ms}, {"teff_gbs", r.teff_gbs}, {"copy_gbs", r.copy_gbs}, {"evaluations", r.evaluations}};
   if (r.pairs_per_s > 0) all[key.str()]["pairs_per_s"] = r.pairs_per_s;

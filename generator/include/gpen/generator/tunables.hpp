@@ -24,6 +24,11 @@ void check_strategy_tunables(const Spec& spec, const TunableChoice& choice);
 // Whether one of `overrides` ("name=value", as --set takes them) sets `name`.
 bool overrides_tunable(const std::vector<std::string>& overrides, const std::string& name);
 
+// A value or a choice as JSON: numbers stay numbers,
+// {"strategy": "march", "block_x": 64}.
+nlohmann::json tunable_json(const TunableValue& v);
+nlohmann::json choice_json(const TunableChoice& c);
+
 long long tunable_int(const TunableChoice& c, const std::string& name);
 const std::string& tunable_string(const TunableChoice& c, const std::string& name);
 // "strategy=rolling block_x=32 ..." in declaration order.
