@@ -46,7 +46,7 @@ TEST_CASE("every family's tunables are in the schema, per kind, and nothing else
   std::set<std::string> all_rows, all_schema;
   for (const auto& [name, value] : schema["properties"]["tunables"]["properties"].items()) all_schema.insert(name);
   for (const Family* f : families()) {
-    const std::string kind = f->kind();
+    const std::string kind = f->kind;
     CAPTURE(kind);
     const auto names = names_of(f->tunables());
     all_rows.insert(names.begin(), names.end());
@@ -69,7 +69,7 @@ TEST_CASE("every tunable has a one-line doc and is in its kind's section of spec
                                                       {"sbp", "## Kind \"sbp\""},
                                                       {"pairwise", "### Tunables of kind \"pairwise\""}};
   for (const Family* f : families()) {
-    const std::string kind = f->kind();
+    const std::string kind = f->kind;
     REQUIRE(section.count(kind));
     const std::string text = readme_section(readme, section.at(kind));
     for (const auto& t : f->tunables()) {

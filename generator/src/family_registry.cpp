@@ -19,13 +19,13 @@ const std::vector<const Family*>& families() {
 
 std::vector<std::string> family_kinds() {
   std::vector<std::string> out;
-  for (const Family* f : families()) out.push_back(f->kind());
+  for (const Family* f : families()) out.push_back(f->kind);
   return out;
 }
 
 const Family* find_family(const std::string& kind) {
   const auto& all = families();
-  const auto it = std::find_if(all.begin(), all.end(), [&](const Family* f) { return kind == f->kind(); });
+  const auto it = std::find_if(all.begin(), all.end(), [&](const Family* f) { return kind == f->kind; });
   return it == all.end() ? nullptr : *it;
 }
 

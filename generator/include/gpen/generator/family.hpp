@@ -24,24 +24,23 @@ struct UnitResources {
   std::size_t dynamic_shared_bytes = 0;   // dynamic shared memory a block, opted in at load
 };
 
-class Family {
- public:
-  virtual ~Family() = default;
-  virtual const char* kind() const = 0;
+// Each member a function of the family's own files (generator/src/<kind>_*.cpp).
+struct Family {
+  const char* kind;
   // An empty declaration of this kind, for the spec reader to fill.
-  virtual FamilyDecl declaration() const = 0;
+  FamilyDecl (*declaration)();
   // Its tunables, one row each.
-  virtual std::vector<TunableInfo> tunables() const = 0;
+  std::vector<TunableInfo> (*tunables)();
   // What a spec of this shape may choose for each tunable, in the table's order.
-  virtual std::vector<TunableOffer> offers(const Spec& spec) const = 0;
+  std::vector<TunableOffer> (*offers)(const Spec& spec);
   // The unit of a choice, planned (throws SpecError for a choice the plan
   // refuses) without its source; then its source.
-  virtual GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) const = 0;
-  virtual std::string print_unit(const Spec& spec, const GeneratedSource& unit) const = 0;
-  virtual UnitResources resources(const Spec& spec, const TunableChoice& choice) const = 0;
+  GeneratedSource (*plan_unit)(const Spec& spec, const TunableChoice& choice);
+  std::string (*print_unit)(const Spec& spec, const GeneratedSource& unit);
+  UnitResources (*resources)(const Spec& spec, const TunableChoice& choice);
   // One line for `gpen check`: what the spec computes, e.g. "scan
   // 'cumsum_x', float64, 3-D; s = inclusive scan of u along x, ...".
-  virtual std::string describe(const Spec& spec) const = 0;
+  std::string (*describe)(const Spec& spec);
 };
 
 // Every family, in the order of their kinds in the spec format.
