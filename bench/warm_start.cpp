@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "gpen/runtime/kernel.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
 
 namespace fs = std::filesystem;
@@ -71,7 +72,7 @@ std::string fill_cache(const std::vector<std::string>& specs, const std::string&
     for (const std::string& path : specs) {
       try {
         const Spec s = load_spec(path);
-        cache.get(s, s.choose(), arch);
+        cache.get(spec_program(s, s.choose()), arch);
       } catch (const std::exception& e) {
         fmt::print(stderr, "{}: {}\n", path, e.what());
         status = 1;
@@ -134,7 +135,7 @@ int main(int argc, char** argv) {
         const auto t0 = Clock::now();
         const Spec s = load_spec(path);
         spec_t.push_back(ms_since(t0));
-        const auto r = KernelCache(dir).get(s, s.choose(), arch);
+        const auto r = KernelCache(dir).get(spec_program(s, s.choose()), arch);
         t.push_back(ms_since(t0));
         if (r.source != KernelCache::Source::Disk) row.problem = fmt::format("a {} lookup, not a disk hit", to_string(r.source));
       }

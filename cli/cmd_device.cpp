@@ -12,6 +12,7 @@
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/arch.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "gpen/runtime/pairwise_run.hpp"
 #include "gpen/runtime/problem.hpp"
 #include "gpen/runtime/stencil_run.hpp"
@@ -158,7 +159,7 @@ void add_compile(CLI::App& app, Runner& run) {
         choice = tuned_or_chosen(o->spec, s, o->size, Context(0).info(), !o->no_tuned);
       const GeneratedSource g = o->spec.generate(s, choice);
       const std::string arch = arch_or_device(o->arch);
-      const auto r = process_cache().get(s, g, arch);
+      const auto r = process_cache().get(spec_program(s, g), arch);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
       const auto& u = r.kernel.usage;
       if (o->json) {
@@ -404,7 +405,7 @@ void add_survey(CLI::App& app, Runner& run) {
                       {"registers", nullptr}, {"compile_ms", nullptr}, {"launched", false}, {"verify", nullptr}, {"error", nullptr}};
           try {
             const GeneratedSource g = generate(s, choice);
-            const auto r = process_cache().get(s, g, arch);
+            const auto r = process_cache().get(spec_program(s, g), arch);
             regs = r.kernel.usage.registers;
             ms = r.ms;
             row["compiled"] = true;

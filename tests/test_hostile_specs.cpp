@@ -18,6 +18,7 @@
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -152,10 +153,10 @@ TEST_CASE("NVRTC gets no #include but gpen's headers") {
   const Spec s = load_spec_string(shipped("stencil/laplacian3d_o2.json"));
   GeneratedSource g = generate(s, s.choose());
   g.source = with(g.source, "#include \"gpen/", "#include \"/etc/hostname\"\n#include \"gpen/");
-  CHECK_THROWS_AS(compile_with_nvrtc(g, "sm_90", s.name), InternalError);
+  CHECK_THROWS_AS(compile_with_nvrtc(source_program(g, s.name), "sm_90"), InternalError);
   // The hostile SBP spec compiles like the shipped one, and its usage is ptxas'.
   const Spec h = load_spec_string(corpus("inject_sbp_source_fake_ptxas_usage"));
-  const CompiledKernel k = compile_with_nvrtc(generate(h, h.choose()), "sm_90", h.name);
+  const CompiledKernel k = compile_with_nvrtc(source_program(generate(h, h.choose()), h.name), "sm_90");
   CHECK(k.usage.registers > 1);
   CHECK(k.usage.spill_stores == 0);
   CHECK(k.log.find("#warning") == std::string::npos);
@@ -357,7 +358,7 @@ TEST_CASE("a double negation prints with parentheses, never as a decrement") {
     const Spec s = load_spec_string(minimal_spec(expr));
     const std::string src = generate(s, s.choose({"strategy=direct"})).source;
     CHECK(src.find("--") == std::string::npos);
-    CHECK_NOTHROW(compile_with_nvrtc(generate(s, s.choose({"strategy=direct"})), "sm_90", s.name));
+    CHECK_NOTHROW(compile_with_nvrtc(source_program(generate(s, s.choose({"strategy=direct"})), s.name), "sm_90"));
   }
 }
 

@@ -21,6 +21,7 @@
 #include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/cache_entry.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -40,10 +41,10 @@ GeneratedSource sample(const std::string& strategy = "direct") {
 
 // sample()'s kernel for sm_90, compiled once, and its key.
 const CompiledKernel& sample_kernel() {
-  static const CompiledKernel k = compile_with_nvrtc(sample(), "sm_90", "t");
+  static const CompiledKernel k = compile_with_nvrtc(source_program(sample(), "t"), "sm_90");
   return k;
 }
-std::string sample_key() { return cache_key(sample(), "sm_90"); }
+std::string sample_key() { return cache_key(source_program(sample(), "t").identity, "sm_90"); }
 std::string sample_entry_path(const std::string& dir) { return dir + "/" + sample_key() + ".gpenbin"; }
 
 void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
@@ -63,7 +64,7 @@ std::string recompiling(const std::string& path, const std::string& problem) {
 // what differed.
 std::string get_sample_in(const std::string& dir, KernelCache::Source want, const std::vector<std::string>& warnings) {
   std::vector<std::string> got;
-  const auto r = KernelCache(dir, collect(got)).get(sample(), "sm_90", "t");
+  const auto r = KernelCache(dir, collect(got)).get(source_program(sample(), "t"), "sm_90");
   std::string bad;
   if (r.source != want) bad += fmt::format("source {}, not {}\n", to_string(r.source), to_string(want));
   if (got != warnings) bad += fmt::format("warnings:\n  {}\nnot:\n  {}\n", fmt::join(got, "\n  "), fmt::join(warnings, "\n  "));
@@ -110,11 +111,11 @@ TEST_CASE("miss compiles and stores, a new cache in the same directory hits on d
   TempDir d;
   const GeneratedSource g = sample();
   KernelCache a(d.path);
-  const auto r1 = a.get(g, "sm_90", "laplacian3d_o2");
+  const auto r1 = a.get(source_program(g, "laplacian3d_o2"), "sm_90");
   CHECK(r1.source == KernelCache::Source::Compiled);
-  CHECK(a.get(g, "sm_90", "laplacian3d_o2").source == KernelCache::Source::Memory);
+  CHECK(a.get(source_program(g, "laplacian3d_o2"), "sm_90").source == KernelCache::Source::Memory);
   KernelCache b(d.path);  // as a new process would
-  const auto r2 = b.get(g, "sm_90", "laplacian3d_o2");
+  const auto r2 = b.get(source_program(g, "laplacian3d_o2"), "sm_90");
   CHECK(r2.source == KernelCache::Source::Disk);
   CHECK(r2.kernel.cubin == r1.kernel.cubin);
   CHECK(r2.kernel.ptx == r1.kernel.ptx);
@@ -135,10 +136,10 @@ TEST_CASE("a disk hit reports the named entry's resources, as the compile did, i
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
   const GeneratedSource g = generate(s, s.choose({}));
   KernelCache a(d.path);
-  const auto r1 = a.get(g, "sm_90", s.name);
+  const auto r1 = a.get(source_program(g, s.name), "sm_90");
   REQUIRE(r1.kernel.log.find("Compiling entry function", r1.kernel.log.find("Compiling entry function") + 1) != std::string::npos);
   KernelCache b(d.path);
-  const auto r2 = b.get(g, "sm_90", s.name);
+  const auto r2 = b.get(source_program(g, s.name), "sm_90");
   REQUIRE(r2.source == KernelCache::Source::Disk);
   CHECK(r2.kernel.usage.registers == r1.kernel.usage.registers);
   CHECK(r2.kernel.usage.spill_stores == r1.kernel.usage.spill_stores);
@@ -165,14 +166,14 @@ TEST_CASE("the key changes with each ingredient") {
   CHECK(changed([](CacheKeyParts& p) { p.gpen_version = "0.2.0"; }));
   // no ambiguity from moving a boundary between ingredients
   CHECK(changed([](CacheKeyParts& p) { p.unit = "srco"; p.options = "pts"; }));
-  CHECK(cache_key(sample("direct"), "sm_90") != cache_key(sample("tile"), "sm_90"));
-  CHECK(cache_key(sample(), "sm_90") != cache_key(sample(), "sm_89"));
+  CHECK(cache_key(source_program(sample("direct"), "t").identity, "sm_90") != cache_key(source_program(sample("tile"), "t").identity, "sm_90"));
+  CHECK(cache_key(source_program(sample(), "t").identity, "sm_90") != cache_key(source_program(sample(), "t").identity, "sm_89"));
 }
 
 TEST_CASE("corrupt and truncated entries are recompiled and replaced, with a warning") {
   TempDir d;
   const GeneratedSource g = sample();
-  KernelCache(d.path).get(g, "sm_90", "t");
+  KernelCache(d.path).get(source_program(g, "t"), "sm_90");
   const std::string path = only_entry(d.path);
   REQUIRE(!path.empty());
   const auto size = fs::file_size(path);
@@ -190,12 +191,12 @@ TEST_CASE("corrupt and truncated entries are recompiled and replaced, with a war
     }
     std::vector<std::string> warnings;
     KernelCache c(d.path, [&](const std::string& w) { warnings.push_back(w); });
-    const auto r = c.get(g, "sm_90", "t");
+    const auto r = c.get(source_program(g, "t"), "sm_90");
     CHECK(r.source == KernelCache::Source::Compiled);
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].find("is corrupt") != std::string::npos);
     // replaced: the next process hits a valid entry
-    CHECK(KernelCache(d.path).get(g, "sm_90", "t").source == KernelCache::Source::Disk);
+    CHECK(KernelCache(d.path).get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Disk);
   }
 }
 
@@ -207,7 +208,7 @@ TEST_CASE("two processes filling the same key at once leave one valid entry") {
     k = fork();
     if (k == 0) {
       KernelCache c(d.path);
-      const auto r = c.get(g, "sm_90", "t");
+      const auto r = c.get(source_program(g, "t"), "sm_90");
       _exit(r.kernel.cubin.empty() ? 1 : 0);
     }
   }
@@ -221,7 +222,7 @@ TEST_CASE("two processes filling the same key at once leave one valid entry") {
   const auto entries = c.list();
   REQUIRE(entries.size() == 1);  // no temporary files left behind either
   CHECK(entries[0].valid);
-  CHECK(c.get(g, "sm_90", "t").source == KernelCache::Source::Disk);
+  CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Disk);
   int files = 0;
   for (const auto& e : fs::directory_iterator(d.path)) { (void)e; ++files; }
   CHECK(files == 1);
@@ -234,8 +235,8 @@ TEST_CASE("an unwritable cache directory falls back to memory with a warning") {
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("is not writable") != std::string::npos);
   const GeneratedSource g = sample();
-  CHECK(c.get(g, "sm_90", "t").source == KernelCache::Source::Compiled);
-  CHECK(c.get(g, "sm_90", "t").source == KernelCache::Source::Memory);
+  CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Compiled);
+  CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Memory);
   CHECK(c.list().empty());
 }
 
@@ -262,7 +263,7 @@ TEST_CASE("an entry that is a link is not followed: recompiled, the link replace
     }) == "");
     CHECK(fs::is_regular_file(fs::symlink_status(path)));
     CHECK(outside.untouched());
-    CHECK(KernelCache(d.path).get(sample(), "sm_90", "t").source == KernelCache::Source::Disk);
+    CHECK(KernelCache(d.path).get(source_program(sample(), "t"), "sm_90").source == KernelCache::Source::Disk);
   }
 }
 
@@ -400,7 +401,7 @@ TEST_CASE("the checksum covers the whole entry: a bit flipped anywhere is a miss
 
 TEST_CASE("a bit flipped in the stored log is a miss, not a hit that reports the flipped register count") {
   TempDir d;
-  const auto compiled = KernelCache(d.path).get(sample(), "sm_90", "t");
+  const auto compiled = KernelCache(d.path).get(source_program(sample(), "t"), "sm_90");
   const std::string path = only_entry(d.path);
   std::string bytes = read_file(path);
   const std::string used = fmt::format("Used {} registers", compiled.kernel.usage.registers);
@@ -409,7 +410,7 @@ TEST_CASE("a bit flipped in the stored log is a miss, not a hit that reports the
   bytes[at + 5] = static_cast<char>(bytes[at + 5] ^ 1);  // 40 -> 50: still a count
   write_bytes(path, bytes);
   CHECK(get_sample_in(d.path, KernelCache::Source::Compiled, {recompiling(path, "is corrupt (checksum mismatch)")}) == "");
-  const auto again = KernelCache(d.path).get(sample(), "sm_90", "t");
+  const auto again = KernelCache(d.path).get(source_program(sample(), "t"), "sm_90");
   CHECK(again.source == KernelCache::Source::Disk);
   CHECK(again.kernel.usage.registers == compiled.kernel.usage.registers);
 }
@@ -429,7 +430,7 @@ TEST_CASE("a stored log with a register count of 10^5 digits is no crash") {
   forgery.log = gpen::test::with(k.log, used, huge);
   write_bytes(path, encode_cache_entry(sample_key(), "t", forgery));
   CHECK(in_child(60, [&]() -> std::string {
-    const auto r = KernelCache(d.path).get(sample(), "sm_90", "t");
+    const auto r = KernelCache(d.path).get(source_program(sample(), "t"), "sm_90");
     if (r.source != KernelCache::Source::Disk) return "not a disk hit";
     if (r.kernel.usage.registers != k.usage.registers) return fmt::format("{} registers", r.kernel.usage.registers);
     return "";
@@ -480,7 +481,7 @@ bool make_read_only(const std::string& dir) {
 
 TEST_CASE("a directory that cannot be written still serves the entries it holds, with one warning") {
   TempDir d;
-  KernelCache(d.path).get(sample(), "sm_90", "t");  // stored while it could be
+  KernelCache(d.path).get(source_program(sample(), "t"), "sm_90");  // stored while it could be
   const std::string said = in_child(120, [&]() -> std::string {
     if (!make_read_only(d.path)) return "skip";
     const std::string why = std::strerror(geteuid() == 0 ? EROFS : EACCES);
@@ -488,8 +489,8 @@ TEST_CASE("a directory that cannot be written still serves the entries it holds,
     KernelCache c(d.path, collect(warnings));
     std::string bad;
     if (c.writable()) bad += "writable\n";
-    if (c.get(sample(), "sm_90", "t").source != KernelCache::Source::Disk) bad += "no disk hit\n";
-    if (c.get(sample("tile"), "sm_90", "t").source != KernelCache::Source::Compiled) bad += "the other kernel not compiled\n";
+    if (c.get(source_program(sample(), "t"), "sm_90").source != KernelCache::Source::Disk) bad += "no disk hit\n";
+    if (c.get(source_program(sample("tile"), "t"), "sm_90").source != KernelCache::Source::Compiled) bad += "the other kernel not compiled\n";
     const std::vector<std::string> want = {fmt::format(
         "kernel cache directory '{}' is not writable ({}); entries in it are used, new kernels are kept in memory only", d.path, why)};
     if (warnings != want) bad += fmt::format("warnings:\n  {}\n", fmt::join(warnings, "\n  "));
@@ -503,7 +504,7 @@ TEST_CASE("a directory that cannot be written still serves the entries it holds,
 TEST_CASE("cache list and clear follow no link and open no FIFO: such entries are listed as unusable and removed, a link's target stays") {
   TempDir d;
   const Outside outside;
-  KernelCache(d.path).get(sample(), "sm_90", "t");
+  KernelCache(d.path).get(source_program(sample(), "t"), "sm_90");
   const std::string to_zero(64, 'a'), to_outside(64, 'b'), fifo(64, 'c');
   fs::create_symlink("/dev/zero", d.path + "/" + to_zero + ".gpenbin");
   fs::create_symlink(outside.path, d.path + "/" + to_outside + ".gpenbin");
@@ -536,7 +537,7 @@ TEST_CASE("an arch is sm_ and 2 or 3 digits, then a or f or nothing; get refuses
   }
   TempDir d;
   KernelCache c(d.path);
-  CHECK_THROWS_WITH_AS(c.get(sample(), "sm_90\n", "t"),
+  CHECK_THROWS_WITH_AS(c.get(source_program(sample(), "t"), "sm_90\n"),
                        "\"sm_90\\n\" is not a GPU architecture: expected sm_ and 2 or 3 digits, optionally followed by a or f (sm_90, sm_90a, sm_100f)",
                        std::invalid_argument);
   CHECK(fs::is_empty(d.path));

@@ -19,6 +19,7 @@
 #include "gpen/runtime/checksum.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -76,11 +77,11 @@ TEST_CASE("a spec's kernel: the miss prints and compiles it once; a new cache on
   TempDir d;
   const TunableChoice choice = lap().choose();
   const std::size_t printed = units_printed(), compiled = nvrtc_compiles();
-  const auto miss = KernelCache(d.path).get(lap(), choice, "sm_90");
+  const auto miss = KernelCache(d.path).get(spec_program(lap(), choice), "sm_90");
   CHECK(miss.source == KernelCache::Source::Compiled);
   CHECK(units_printed() == printed + 1);
   CHECK(nvrtc_compiles() == compiled + 1);
-  const auto hit = KernelCache(d.path).get(lap(), plan_unit(lap(), choice), "sm_90");  // as a new process would
+  const auto hit = KernelCache(d.path).get(spec_program(lap(), plan_unit(lap(), choice)), "sm_90");  // as a new process would
   CHECK(hit.source == KernelCache::Source::Disk);
   CHECK(hit.key == miss.key);
   CHECK(hit.kernel.cubin == miss.kernel.cubin);
@@ -88,20 +89,20 @@ TEST_CASE("a spec's kernel: the miss prints and compiles it once; a new cache on
   CHECK(units_printed() == printed + 1);
   CHECK(nvrtc_compiles() == compiled + 1);
   // The unit the miss printed is the one generate() prints.
-  CHECK(miss.kernel.cubin == compile_with_nvrtc(generate(lap(), choice), "sm_90", "t").cubin);
+  CHECK(miss.kernel.cubin == compile_with_nvrtc(source_program(generate(lap(), choice), "t"), "sm_90").cubin);
 }
 
 TEST_CASE("a spec's key is made without generating anything, and changes with the choice, the dtype, the arch and the templates") {
   const std::size_t printed = units_printed();
-  const std::string k = cache_key(lap(), lap().choose(), "sm_90");
+  const std::string k = cache_key(spec_identity(lap(), lap().choose()), "sm_90");
   CHECK(units_printed() == printed);
   CHECK(k.size() == 64);
   // The same spec read again: the same key (it is the JSON's hash, not the object).
-  CHECK(cache_key(load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json"), lap().choose(), "sm_90") == k);
-  CHECK(cache_key(lap(), lap().choose({"strategy=tile"}), "sm_90") != k);
-  CHECK(cache_key(lap(), lap().choose({"block_x=64"}), "sm_90") != k);
-  CHECK(cache_key(load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json", Dtype::Float32), lap().choose(), "sm_90") != k);
-  CHECK(cache_key(lap(), lap().choose(), "sm_80") != k);
+  CHECK(cache_key(spec_identity(load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json"), lap().choose()), "sm_90") == k);
+  CHECK(cache_key(spec_identity(lap(), lap().choose({"strategy=tile"})), "sm_90") != k);
+  CHECK(cache_key(spec_identity(lap(), lap().choose({"block_x=64"})), "sm_90") != k);
+  CHECK(cache_key(spec_identity(load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json", Dtype::Float32), lap().choose()), "sm_90") != k);
+  CHECK(cache_key(spec_identity(lap(), lap().choose()), "sm_80") != k);
   // A template directory whose unit skeleton (not a header: the unit's own
   // text) differs: another key, so an edited template misses.
   TempDir t;
@@ -109,9 +110,9 @@ TEST_CASE("a spec's key is made without generating anything, and changes with th
   {
     ScopedEnv env("GPEN_TEMPLATE_DIR", t.path);
     CHECK(templates_sha256() != embedded_templates_sha256());
-    CHECK(cache_key(lap(), lap().choose(), "sm_90") != k);
+    CHECK(cache_key(spec_identity(lap(), lap().choose()), "sm_90") != k);
   }
-  CHECK(cache_key(lap(), lap().choose(), "sm_90") == k);
+  CHECK(cache_key(spec_identity(lap(), lap().choose()), "sm_90") == k);
   // The generator and NVRTC are in it (the ingredient test shows each one counts).
   CHECK(std::string(generator_fingerprint()).size() == 64);
   CHECK(nvrtc_identity().find("cuda ") == 0);
@@ -121,56 +122,56 @@ TEST_CASE("a spec that was not parsed has no hash: its kernel is keyed by its te
   TempDir d;
   Spec built = lap();
   built.hash.clear();
-  CHECK_THROWS_AS(cache_key(built, built.choose(), "sm_90"), InternalError);
-  const auto r = KernelCache(d.path).get(built, built.choose(), "sm_90");
-  CHECK(r.key == cache_key(generate(built, built.choose()), "sm_90"));
-  CHECK(KernelCache(d.path).get(built, built.choose(), "sm_90").source == KernelCache::Source::Disk);
+  CHECK_THROWS_AS(cache_key(spec_identity(built, built.choose()), "sm_90"), InternalError);
+  const auto r = KernelCache(d.path).get(spec_program(built, built.choose()), "sm_90");
+  CHECK(r.key == cache_key(source_program(generate(built, built.choose()), built.name).identity, "sm_90"));
+  CHECK(KernelCache(d.path).get(spec_program(built, built.choose()), "sm_90").source == KernelCache::Source::Disk);
 }
 
 TEST_CASE("an edited template misses and compiles the edited text; the embedded one still hits") {
   TempDir d, t;
-  KernelCache(d.path).get(lap(), lap().choose(), "sm_90");
+  KernelCache(d.path).get(spec_program(lap(), lap().choose()), "sm_90");
   write_bytes(t.path + "/stencil_unit.cu.in", gpen::test::with(template_text("stencil_unit.cu.in"), "${entries}", "${entries}\n__device__ int gpen_edited;"));
   {
     ScopedEnv env("GPEN_TEMPLATE_DIR", t.path);
-    const auto r = KernelCache(d.path).get(lap(), lap().choose(), "sm_90");
+    const auto r = KernelCache(d.path).get(spec_program(lap(), lap().choose()), "sm_90");
     CHECK(r.source == KernelCache::Source::Compiled);
     CHECK(r.kernel.ptx.find("gpen_edited") != std::string::npos);
   }
-  const auto r = KernelCache(d.path).get(lap(), lap().choose(), "sm_90");
+  const auto r = KernelCache(d.path).get(spec_program(lap(), lap().choose()), "sm_90");
   CHECK(r.source == KernelCache::Source::Disk);
   CHECK(r.kernel.ptx.find("gpen_edited") == std::string::npos);
 }
 
 TEST_CASE("a spec's entry that is corrupt is recompiled with a warning and replaced") {
   TempDir d;
-  const auto first = KernelCache(d.path).get(lap(), lap().choose(), "sm_90");
+  const auto first = KernelCache(d.path).get(spec_program(lap(), lap().choose()), "sm_90");
   const std::string path = d.path + "/" + first.key + ".gpenbin";
   std::string bytes = read_file(path);
   REQUIRE(bytes.size() > 200);
   bytes[bytes.size() - 100] = static_cast<char>(bytes[bytes.size() - 100] ^ 1);
   write_bytes(path, bytes);
   std::vector<std::string> warnings;
-  const auto r = KernelCache(d.path, [&](const std::string& w) { warnings.push_back(w); }).get(lap(), lap().choose(), "sm_90");
+  const auto r = KernelCache(d.path, [&](const std::string& w) { warnings.push_back(w); }).get(spec_program(lap(), lap().choose()), "sm_90");
   CHECK(r.source == KernelCache::Source::Compiled);
   CHECK(warnings == std::vector<std::string>{fmt::format("kernel cache entry '{}' is corrupt (checksum mismatch); recompiling", path)});
-  CHECK(KernelCache(d.path).get(lap(), lap().choose(), "sm_90").source == KernelCache::Source::Disk);
+  CHECK(KernelCache(d.path).get(spec_program(lap(), lap().choose()), "sm_90").source == KernelCache::Source::Disk);
 }
 
 TEST_CASE("Store::Memory keeps a compiled kernel off the disk until persist() writes it") {
   TempDir d;
   KernelCache c(d.path);
-  const auto r = c.get(lap(), lap().choose({"strategy=direct"}), "sm_90", KernelCache::Store::Memory);
+  const auto r = c.get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90", KernelCache::Store::Memory);
   CHECK(r.source == KernelCache::Source::Compiled);
   CHECK(fs::is_empty(d.path));
-  CHECK(c.get(lap(), lap().choose({"strategy=direct"}), "sm_90").source == KernelCache::Source::Memory);  // a hit is not written
+  CHECK(c.get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90").source == KernelCache::Source::Memory);  // a hit is not written
   CHECK(fs::is_empty(d.path));
-  CHECK(KernelCache(d.path).get(lap(), lap().choose({"strategy=direct"}), "sm_90", KernelCache::Store::Memory).source ==
+  CHECK(KernelCache(d.path).get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90", KernelCache::Store::Memory).source ==
         KernelCache::Source::Compiled);
   CHECK(c.persist(r.key));
   CHECK(names_in(d.path) == std::vector<std::string>{r.key + ".gpenbin"});
   CHECK(c.persist(r.key));  // there already
-  const auto again = KernelCache(d.path).get(lap(), lap().choose({"strategy=direct"}), "sm_90");
+  const auto again = KernelCache(d.path).get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90");
   CHECK(again.source == KernelCache::Source::Disk);
   CHECK(again.kernel.cubin == r.kernel.cubin);
   CHECK(KernelCache(d.path).list().at(0).spec == lap().name);
@@ -268,12 +269,12 @@ TEST_CASE("prune removes the least recently used entries until the rest fit, and
 
 TEST_CASE("a disk hit marks the entry used, so prune keeps it over one unused since") {
   TempDir d;
-  const auto used = KernelCache(d.path).get(lap(), lap().choose({"strategy=direct"}), "sm_90");
-  const auto unused = KernelCache(d.path).get(lap(), lap().choose({"strategy=tile"}), "sm_90");
+  const auto used = KernelCache(d.path).get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90");
+  const auto unused = KernelCache(d.path).get(spec_program(lap(), lap().choose({"strategy=tile"})), "sm_90");
   const std::string used_path = d.path + "/" + used.key + ".gpenbin", unused_path = d.path + "/" + unused.key + ".gpenbin";
   set_age(used_path, 7200);
   set_age(unused_path, 3600);
-  REQUIRE(KernelCache(d.path).get(lap(), lap().choose({"strategy=direct"}), "sm_90").source == KernelCache::Source::Disk);
+  REQUIRE(KernelCache(d.path).get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90").source == KernelCache::Source::Disk);
   CHECK(age_of(used_path) < 60);
   const auto bytes = fs::file_size(used_path);
   CHECK(KernelCache(d.path).prune(bytes).entries_removed == 1);
@@ -302,7 +303,7 @@ TEST_CASE("prune follows no link: links named as entries or temporaries are unli
 
 TEST_CASE("past the cap, a store prunes the least recently used entries down to 90% of it") {
   TempDir d;
-  const auto first = KernelCache(d.path).get(lap(), lap().choose({"strategy=direct"}), "sm_90");
+  const auto first = KernelCache(d.path).get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90");
   const std::string first_path = d.path + "/" + first.key + ".gpenbin";
   const auto entry = fs::file_size(first_path);
   // Two entries older than the first, of its size. A cap of two entries:
@@ -313,18 +314,18 @@ TEST_CASE("past the cap, a store prunes the least recently used entries down to 
   set_age(first_path, 3000);
   KernelCache c(d.path);
   c.set_max_bytes(entry * 2);
-  const auto second = c.get(lap(), lap().choose({"strategy=direct", "block_x=64"}), "sm_90");
+  const auto second = c.get(spec_program(lap(), lap().choose({"strategy=direct", "block_x=64"})), "sm_90");
   REQUIRE(fs::exists(d.path + "/" + second.key + ".gpenbin"));
   std::uint64_t total = 0;
   for (const auto& e : fs::directory_iterator(d.path)) total += fs::file_size(e.path());
   CHECK(total <= entry * 2 - entry * 2 / 10);
   CHECK(names_in(d.path) == std::vector<std::string>{second.key + ".gpenbin"});
   // Kernels pruned from disk are still served from memory.
-  CHECK(c.get(lap(), lap().choose({"strategy=direct", "block_x=64"}), "sm_90").source == KernelCache::Source::Memory);
+  CHECK(c.get(spec_program(lap(), lap().choose({"strategy=direct", "block_x=64"})), "sm_90").source == KernelCache::Source::Memory);
   // 0: no cap.
   c.set_max_bytes(0);
-  c.get(lap(), lap().choose({"strategy=direct"}), "sm_90");
-  c.get(lap(), lap().choose({"strategy=direct", "block_x=128"}), "sm_90");
+  c.get(spec_program(lap(), lap().choose({"strategy=direct"})), "sm_90");
+  c.get(spec_program(lap(), lap().choose({"strategy=direct", "block_x=128"})), "sm_90");
   CHECK(names_in(d.path).size() == 3);
 }
 
@@ -349,7 +350,7 @@ TEST_CASE("an argument block's header swapped through GPEN_TEMPLATE_DIR, laid ou
     write_bytes(t.path + "/" + header, text.substr(0, end) + "\n  long long added;" + text.substr(end));
     ScopedEnv env("GPEN_TEMPLATE_DIR", t.path);
     try {
-      KernelCache(d.path).get(s, s.choose(), "sm_90");
+      KernelCache(d.path).get(spec_program(s, s.choose()), "sm_90");
       FAIL("compiled with a swapped " << header);
     } catch (const CompileError& e) {
       CHECK(std::string(e.what()).find("kernel arguments as the host writes them") != std::string::npos);

@@ -7,6 +7,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/runtime/spec_program.hpp"
 
 namespace gpen::test {
 
@@ -17,7 +18,7 @@ namespace gpen::test {
 // Returns the compiled unit for further checks.
 inline CompiledKernel check_compiles(const GeneratedSource& g, const std::string& spec_name) {
   CAPTURE(g.name);
-  const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec_name);
+  const CompiledKernel k = compile_with_nvrtc(source_program(g, spec_name), "sm_90");
   INFO("NVRTC log:\n" << k.log);
   CHECK(k.cubin.size() > 1000);
   CHECK(k.ptx.find(g.kernel_name) != std::string::npos);

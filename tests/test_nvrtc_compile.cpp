@@ -1,6 +1,7 @@
 // Every shipped spec x strategy compiles with NVRTC for sm_90. NVRTC needs
 // the toolkit only, so this runs in CI on machines without a GPU.
 #include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "test_nvrtc.hpp"
 #include "test_support.hpp"
 
@@ -22,14 +23,14 @@ TEST_CASE("fp32 variants compile too") {
   const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
   const GeneratedSource g = generate(spec, spec.choose());
   CHECK(g.source.find("using real = float;") != std::string::npos);
-  CHECK(compile_with_nvrtc(g, "sm_90", spec.name).cubin.size() > 1000);
+  CHECK(compile_with_nvrtc(source_program(g, spec.name), "sm_90").cubin.size() > 1000);
 }
 
 TEST_CASE("the runtime's own kernels compile: periodic fill and device comparison, both dtypes") {
   for (Dtype dt : {Dtype::Float64, Dtype::Float32})
     for (const GeneratedSource& g : {generate_periodic_fill(dt), generate_compare(dt)}) {
       CAPTURE(g.name);
-      const CompiledKernel k = compile_with_nvrtc(g, "sm_90", "runtime");
+      const CompiledKernel k = compile_with_nvrtc(source_program(g, "runtime"), "sm_90");
       CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
       CHECK(k.usage.spill_stores == 0);
     }
@@ -45,7 +46,7 @@ TEST_CASE("march variants with several points a thread compile without spilling"
       const GeneratedSource g = generate(spec, spec.choose({"strategy=march", "ring_ahead=0", "vector_x=2", "rows_y=2", set}));
       CAPTURE(g.name);
       CAPTURE(set);
-      const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
+      const CompiledKernel k = compile_with_nvrtc(source_program(g, spec.name), "sm_90");
       INFO("NVRTC log:\n" << k.log);
       CHECK(k.usage.registers > 0);
       CHECK(k.usage.spill_stores == 0);
@@ -61,7 +62,7 @@ TEST_CASE("the march's ring compiles for every shipped stencil spec, both dtypes
         const GeneratedSource g = generate(spec, spec.choose({"strategy=march", "rows_y=1", "vector_x=1", ahead}));
         CAPTURE(g.name);
         CAPTURE(ahead);
-        const CompiledKernel k = compile_with_nvrtc(g, "sm_90", spec.name);
+        const CompiledKernel k = compile_with_nvrtc(source_program(g, spec.name), "sm_90");
         INFO("NVRTC log:\n" << k.log);
         CHECK(k.usage.registers > 0);
         CHECK(k.usage.spill_stores == 0);
@@ -69,11 +70,11 @@ TEST_CASE("the march's ring compiles for every shipped stencil spec, both dtypes
     }
   // The 8th-order Laplacian's defaults: the ring, 2x4 points a thread.
   const Spec o8 = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
-  const CompiledKernel d = compile_with_nvrtc(generate(o8, o8.choose()), "sm_90", o8.name);
+  const CompiledKernel d = compile_with_nvrtc(source_program(generate(o8, o8.choose()), o8.name), "sm_90");
   CHECK(d.usage.registers > 0);
   CHECK(d.usage.spill_stores == 0);
   // Before sm_80 there is no cp.async: the copies are plain loads and stores.
-  CHECK_NOTHROW(compile_with_nvrtc(generate(o8, o8.choose()), "sm_75", o8.name));
+  CHECK_NOTHROW(compile_with_nvrtc(source_program(generate(o8, o8.choose()), o8.name), "sm_75"));
 }
 
 TEST_CASE("ptxas usage is read from the named entry's section of the log") {
@@ -97,7 +98,7 @@ TEST_CASE("a compile error shows the log and the generated lines around it") {
   GeneratedSource g = generate(spec, spec.choose());
   g.source = gpen::test::with(g.source, "out[0] =", "out[0] = undefined_name +");
   try {
-    compile_with_nvrtc(g, "sm_90", spec.name);
+    compile_with_nvrtc(source_program(g, spec.name), "sm_90");
     FAIL("no error");
   } catch (const CompileError& e) {
     const std::string what = e.what();

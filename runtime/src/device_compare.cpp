@@ -1,4 +1,5 @@
 #include "gpen/runtime/device_compare.hpp"
+#include "gpen/runtime/spec_program.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,7 @@ constexpr int kThreads = 256;  // as gpen::kCompareThreads
 DeviceComparer::DeviceComparer(Dtype dtype, const Context& ctx, KernelCache& cache)
     : dtype_(dtype),
       source_(generate_compare(dtype)),
-      compiled_(cache.get(source_, ctx.info().arch(), "compare")),
+      compiled_(cache.get(source_program(source_, "compare"), ctx.info().arch())),
       module_(compiled_.kernel.cubin, source_.kernel_name, source_.name),
       blocks_(static_cast<unsigned>(ctx.info().sm_count * 4)),
       partials_(blocks_ * kStats * sizeof(double)) {}

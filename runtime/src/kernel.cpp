@@ -1,4 +1,5 @@
 #include "gpen/runtime/kernel.hpp"
+#include "gpen/runtime/spec_program.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -67,7 +68,7 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
 Kernel::Kernel(const Spec& spec, GeneratedSource unit, const Context& ctx, KernelCache& cache)
     : spec_(spec),
       source_(std::move(unit)),
-      compiled_(cache.get(spec, source_, ctx.info().arch())),
+      compiled_(cache.get(spec_program(spec, source_), ctx.info().arch())),
       module_([&] {
         const auto t0 = std::chrono::steady_clock::now();
         Module m(compiled_.kernel.cubin, source_.kernel_name, fmt::format("spec '{}' ({})", spec.name, source_.name));

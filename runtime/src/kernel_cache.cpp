@@ -21,7 +21,6 @@
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/regular_file.hpp"
 #include "gpen/generator/sha256.hpp"
-#include "gpen/generator/templates.hpp"
 #include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/cache_entry.hpp"
 #include "gpen/runtime/new_file.hpp"
@@ -118,19 +117,8 @@ std::string cache_key(const CacheKeyParts& p) {
   return sha256_hex(material);
 }
 
-std::string cache_key(const Spec& spec, const TunableChoice& choice, const std::string& arch) {
-  // The generated text is a function of these: the spec (by its hash), the
-  // choice, the templates and the generator's code.
-  GPEN_INTERNAL_CHECK(!spec.hash.empty(), fmt::format("spec '{}' has no hash: it was not parsed, so it has no cache key of its own", spec.name));
-  nlohmann::json c = nlohmann::json::object();
-  for (const auto& [name, value] : choice) std::visit([&, n = name](const auto& v) { c[n] = v; }, value);
-  return cache_key(key_parts("spec " + spec.hash + " " + c.dump(), templates_sha256(), generator_fingerprint(), arch));
-}
-
-std::string cache_key(const GeneratedSource& src, const std::string& arch) {
-  // The unit #includes the templates, so their text is part of what is
-  // compiled: an edited template (or a GPEN_TEMPLATE_DIR) must miss.
-  return cache_key(key_parts("source " + src.source, template_headers_sha256(), "", arch));
+std::string cache_key(const ProgramIdentity& id, const std::string& arch) {
+  return cache_key(key_parts(id.unit, id.templates, id.generator, arch));
 }
 
 std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
@@ -275,25 +263,9 @@ KernelCache::Result KernelCache::lookup(const std::string& key, const std::strin
   return r;
 }
 
-KernelCache::Result KernelCache::get(const Spec& spec, const GeneratedSource& unit, const std::string& arch, Store store) {
+KernelCache::Result KernelCache::get(const Program& program, const std::string& arch, Store store) {
   check_arch(arch);
-  const auto whole = [&] {
-    GeneratedSource g = unit;
-    if (g.source.empty()) print_unit(spec, g);
-    return g;
-  };
-  // A spec that was not parsed has no hash to be known by: keyed by its text.
-  if (spec.hash.empty()) return get(whole(), arch, spec.name, store);
-  return lookup(cache_key(spec, unit.choice, arch), spec.name, store, [&] { return compile_with_nvrtc(whole(), arch, spec.name); });
-}
-
-KernelCache::Result KernelCache::get(const Spec& spec, const TunableChoice& choice, const std::string& arch, Store store) {
-  return get(spec, plan_unit(spec, choice), arch, store);
-}
-
-KernelCache::Result KernelCache::get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name, Store store) {
-  check_arch(arch);
-  return lookup(cache_key(src, arch), spec_name, store, [&] { return compile_with_nvrtc(src, arch, spec_name); });
+  return lookup(cache_key(program.identity, arch), program.label, store, [&] { return compile_with_nvrtc(program, arch); });
 }
 
 bool KernelCache::persist(const std::string& key) {

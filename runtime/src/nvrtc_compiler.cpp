@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/error.hpp"
-#include "gpen/generator/templates.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
 
 namespace gpen {
@@ -49,13 +48,13 @@ int int_before(std::string_view line, std::string_view suffix) {
 
 // The generated source's lines around the first error NVRTC reports in it
 // ("<unit name>(<line>): error ...").
-std::string source_context(const GeneratedSource& src, const std::string& log) {
-  const std::string mark = src.name + "(";
+std::string source_context(const std::string& name, const std::string& source, const std::string& log) {
+  const std::string mark = name + "(";
   const std::size_t at = log.find(mark);
   if (at == std::string::npos) return {};
   const int bad = leading_int(std::string_view(log).substr(at + mark.size()));
   if (bad < 0) return {};
-  std::istringstream in(src.source);
+  std::istringstream in(source);
   std::string line, out;
   for (int n = 1; std::getline(in, line); ++n)
     if (n >= bad - 3 && n <= bad + 3) out += fmt::format("{} {:>4} | {}\n", n == bad ? ">" : " ", n, line);
@@ -161,21 +160,23 @@ ResourceUsage parse_ptxas_usage(const std::string& full_log, const std::string& 
   return u;
 }
 
-CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string& arch, const std::string& spec_name) {
+CompiledKernel compile_with_nvrtc(const Program& program, const std::string& arch) {
   const auto t0 = std::chrono::steady_clock::now();
   const NvrtcApi& api = nvrtc();
   ++compiles;
-  const auto headers = template_headers();
+  const std::string source = program.source ? program.source() : std::string();
+  const HeaderList headers = program.headers ? program.headers() : HeaderList{};
+  const std::string& name = program.name;
   std::vector<const char*> names, texts;
   for (const auto& [n, t] : headers) {
     names.push_back(n.c_str());
     texts.push_back(t.c_str());
   }
-  const std::string doing = fmt::format("spec '{}', {}", spec_name, src.name);
-  check_includes(src.source, src.name, headers);
+  const std::string doing = fmt::format("spec '{}', {}", program.label, name);
+  check_includes(source, name, headers);
   for (const auto& [n, t] : headers) check_includes(t, n, headers);
   nvrtcProgram prog = nullptr;
-  check(api.nvrtcCreateProgram(&prog, src.source.c_str(), src.name.c_str(), static_cast<int>(headers.size()),
+  check(api.nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), static_cast<int>(headers.size()),
                                texts.data(), names.data()),
         "nvrtcCreateProgram", doing);
   struct Guard {
@@ -185,7 +186,7 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
   } guard{api, prog};
 
   CompiledKernel out;
-  out.kernel_name = src.kernel_name;
+  out.kernel_name = program.kernel_name;
   out.arch = arch;
   out.options = nvrtc_options(arch);
   std::vector<const char*> opts;
@@ -197,8 +198,8 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
   if (log_size) api.nvrtcGetProgramLog(prog, out.log.data());
   while (!out.log.empty() && (out.log.back() == '\0' || out.log.back() == '\n')) out.log.pop_back();
   if (r != NVRTC_SUCCESS) {
-    throw CompileError(fmt::format("NVRTC could not compile {} ({}): {}\n{}\n{}", src.name, doing, api.nvrtcGetErrorString(r),
-                                   out.log, source_context(src, out.log)),
+    throw CompileError(fmt::format("NVRTC could not compile {} ({}): {}\n{}\n{}", name, doing, api.nvrtcGetErrorString(r),
+                                   out.log, source_context(name, source, out.log)),
                        out.log, out.options);
   }
   std::size_t n = 0;
@@ -208,7 +209,7 @@ CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string&
   check(api.nvrtcGetPTXSize(prog, &n), "nvrtcGetPTXSize", doing);
   out.ptx.resize(n);
   check(api.nvrtcGetPTX(prog, out.ptx.data()), "nvrtcGetPTX", doing);
-  out.usage = parse_ptxas_usage(out.log, src.kernel_name);
+  out.usage = parse_ptxas_usage(out.log, program.kernel_name);
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

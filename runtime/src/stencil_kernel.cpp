@@ -1,4 +1,5 @@
 #include "gpen/runtime/stencil_kernel.hpp"
+#include "gpen/runtime/spec_program.hpp"
 
 #include "gpen/generator/tunables.hpp"
 
@@ -107,7 +108,7 @@ void StencilKernel::launch(const FieldBindings& fields, const ParamValues& param
 PeriodicFill::PeriodicFill(Dtype dtype, const Context& ctx, KernelCache& cache)
     : dtype_(dtype),
       source_(generate_periodic_fill(dtype)),
-      compiled_(cache.get(source_, ctx.info().arch(), "periodic_fill")),
+      compiled_(cache.get(source_program(source_, "periodic_fill"), ctx.info().arch())),
       module_(compiled_.kernel.cubin, source_.kernel_name, source_.name),
       sm_count_(ctx.info().sm_count) {}
 

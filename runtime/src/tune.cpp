@@ -1,4 +1,5 @@
 #include "gpen/runtime/tune.hpp"
+#include "gpen/runtime/spec_program.hpp"
 
 #include "gpen/runtime/problem.hpp"
 
@@ -187,7 +188,7 @@ class GpuObjective : public Objective {
     if (compiles_.count(i)) return;
     compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch()] {
       // Kept in memory only: the variants that lose never reach the disk.
-      process_cache().get(*spec, c, arch, KernelCache::Store::Memory);
+      process_cache().get(spec_program(*spec, c), arch, KernelCache::Store::Memory);
     });
   }
   const Context& ctx_;
@@ -279,8 +280,8 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   res.abandoned_compiles = o.abandon_compiles ? objective.compiling() : 0;
   // The winner and the default are what `gpen run` will load: those go to disk.
   const std::string arch = ctx.info().arch();
-  if (res.best) process_cache().persist(cache_key(spec, res.evaluated[*res.best].choice, arch));
-  process_cache().persist(cache_key(spec, res.reference.choice, arch));
+  if (res.best) process_cache().persist(cache_key(spec_identity(spec, res.evaluated[*res.best].choice), arch));
+  process_cache().persist(cache_key(spec_identity(spec, res.reference.choice), arch));
   if (o.save && res.best) {
     const TunedVariant& keep = res.evaluated[*res.best];
     TuningRecord r;

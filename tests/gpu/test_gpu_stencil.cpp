@@ -8,6 +8,7 @@
 #include "../test_support.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
+#include "gpen/runtime/spec_program.hpp"
 #include "gpen/runtime/stencil_run.hpp"
 
 using namespace gpen;
@@ -121,7 +122,7 @@ TEST_CASE("every compile reports its ptxas resources, also when the driver has c
   for (int i = 0; i < 2; ++i) {
     gpen::test::TempDir d;
     KernelCache cache(d.path);
-    const auto r = cache.get(g, ctx().info().arch(), s.name);
+    const auto r = cache.get(source_program(g, s.name), ctx().info().arch());
     INFO("compile " << i + 1 << ", log: " << r.kernel.log);
     REQUIRE(r.source == KernelCache::Source::Compiled);
     CHECK(r.kernel.usage.registers > 0);

@@ -5,6 +5,7 @@
 // (an unwritten point stays NaN), and ghost values that lost their NaN poison.
 #pragma once
 
+#include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/device.hpp"
 #include "gpen/runtime/host_array.hpp"
 #include "gpen/runtime/kernel_cache.hpp"

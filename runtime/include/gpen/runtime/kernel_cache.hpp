@@ -1,19 +1,14 @@
 // Compiled kernels, cached in memory and on disk so that the second process
 // to need a kernel loads it instead of compiling it.
 //
-// Keys. A spec's kernel is looked up without generating its source, so that
-// a warm start costs a hash, a file read and no NVRTC: its key is the
-// SHA-256 of the spec's hash (Spec::hash: the canonical JSON, a dtype
-// override included), the tunable choice, the templates in use
-// (templates_sha256()), the generator's own fingerprint (its sources and
-// templates hashed at build time: an edited generator misses even without a
-// version bump), the NVRTC library's identity (nvrtc_identity(): build-time
-// CUDA version, path, size and mtime of the library, known without opening
-// it), the NVRTC options, the arch and the gpen version. The source is
-// printed, and NVRTC opened, on a miss only. A unit with no spec (ghost
-// fill, comparison) is keyed by its source text instead, with the headers
-// it may include in place of the generator. A Spec is known by its hash: one
-// edited in memory after parsing is not a new spec to the cache.
+// Keys. A Program (program.hpp) is looked up without printing its source,
+// so that a warm start costs a hash, a file read and no NVRTC: its key is
+// the SHA-256 of its identity (for a spec's kernel: the spec's hash, the
+// tunable choice, the templates in use and the generator's fingerprint;
+// families/common/spec_program.hpp), the NVRTC library's identity
+// (nvrtc_identity(): build-time CUDA version, path, size and mtime of the
+// library, known without opening it), the NVRTC options, the arch and the
+// gpen version. The source is printed, and NVRTC opened, on a miss only.
 //
 // Entries. One file, <key>.gpenbin, in the format that cache_entry.hpp
 // describes (magic line with the format version, checksum of everything,
@@ -51,23 +46,21 @@
 #include <vector>
 
 #include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/runtime/program.hpp"
 
 namespace gpen {
 
 struct CacheKeyParts {
-  std::string unit;       // "spec <hash>" and the choice, or "source" and the generated text
-  std::string templates;  // what the unit is made of or includes: templates_sha256(), or the headers' hash
-  std::string generator;  // generator_fingerprint() for a spec's unit; empty for source units
+  std::string unit;       // ProgramIdentity's three parts
+  std::string templates;
+  std::string generator;
   std::string options;    // the NVRTC options, one a line
   std::string nvrtc;      // nvrtc_identity()
   std::string arch, gpen_version;
 };
 std::string cache_key(const CacheKeyParts& parts);
-// The key of a spec's kernel: nothing is generated, NVRTC is not opened.
-// The spec must have been parsed (its hash set): InternalError otherwise.
-std::string cache_key(const Spec& spec, const TunableChoice& choice, const std::string& arch);
-// The key of a unit by its text (units with no spec).
-std::string cache_key(const GeneratedSource& src, const std::string& arch);
+// The key of a program by its identity: nothing is printed, NVRTC is not opened.
+std::string cache_key(const ProgramIdentity& identity, const std::string& arch);
 
 // "500M", "2G", "1GiB", "64k", "1048576": bytes, with K, M, G or T (powers
 // of 1024, optionally followed by B or iB). nullopt for anything else.
@@ -121,17 +114,11 @@ class KernelCache {
   // that is no size) go to `on_warning`, default stderr.
   explicit KernelCache(std::string dir = default_dir(), WarningHandler on_warning = {});
 
-  // A spec's kernel for `arch`: `unit` is plan_unit(spec, choice) (or a whole
-  // generate()); its source is printed, and NVRTC opened, only on a miss. A
-  // Spec with no hash (built, not parsed) is keyed by its printed text.
-  // Throws std::invalid_argument for an arch that valid_arch() refuses, and
-  // CompileError when NVRTC fails; a bad entry on disk is only a miss.
-  Result get(const Spec& spec, const GeneratedSource& unit, const std::string& arch, Store store = Store::Disk);
-  // The same, planning the unit here.
-  Result get(const Spec& spec, const TunableChoice& choice, const std::string& arch, Store store = Store::Disk);
-  // A unit keyed by its source text: for units with no spec (ghost fill,
-  // comparison), or source that was edited. `spec_name` is for messages.
-  Result get(const GeneratedSource& src, const std::string& arch, const std::string& spec_name, Store store = Store::Disk);
+  // The program's kernel for `arch`: its source is printed, and NVRTC
+  // opened, only on a miss. Throws std::invalid_argument for an arch that
+  // valid_arch() refuses, and CompileError when NVRTC fails; a bad entry on
+  // disk is only a miss.
+  Result get(const Program& program, const std::string& arch, Store store = Store::Disk);
 
   // Writes the kernel held in memory under `key` (Result::key of a get with
   // Store::Memory) to disk, unless a valid entry is there already (then it

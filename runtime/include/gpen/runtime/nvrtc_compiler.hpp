@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpen/generator/codegen.hpp"
+#include "gpen/runtime/program.hpp"
 
 namespace gpen {
 
@@ -60,9 +60,10 @@ std::vector<std::string> nvrtc_options(const std::string& arch);
 // "13.0", of the NVRTC library in use: opens it.
 std::string nvrtc_version();
 
-// Throws CompileError; `spec_name` names the spec in the message, and
+// Prints the program's source and compiles it with its headers, and nothing
+// else to include. Throws CompileError (the message names program.label), and
 // NvrtcUnavailable (nvrtc_library.hpp) when there is no NVRTC to open.
-CompiledKernel compile_with_nvrtc(const GeneratedSource& src, const std::string& arch, const std::string& spec_name);
+CompiledKernel compile_with_nvrtc(const Program& program, const std::string& arch);
 // How many times this process has called compile_with_nvrtc (tests use it
 // to see that a warm cache hit compiled nothing).
 std::size_t nvrtc_compiles();
