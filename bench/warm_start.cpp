@@ -22,8 +22,8 @@
 
 #include <fmt/format.h>
 
-#include "gpen/runtime/kernel.hpp"
-#include "gpen/runtime/spec_program.hpp"
+#include "gpen/families/common/kernel.hpp"
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
 
 namespace fs = std::filesystem;

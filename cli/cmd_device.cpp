@@ -12,11 +12,11 @@
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/arch.hpp"
-#include "gpen/runtime/spec_program.hpp"
-#include "gpen/runtime/pairwise_run.hpp"
-#include "gpen/runtime/problem.hpp"
-#include "gpen/runtime/stencil_run.hpp"
-#include "gpen/runtime/tuning_db.hpp"
+#include "gpen/families/common/spec_program.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/families/common/problem.hpp"
+#include "gpen/families/common/grid_run.hpp"
+#include "gpen/measure/tune/tuning_db.hpp"
 
 namespace gpen::cli {
 namespace {

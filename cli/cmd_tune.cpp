@@ -20,11 +20,11 @@
 #include "search_svg.hpp"
 #include "spec_options.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/runtime/pairwise_run.hpp"
-#include "gpen/runtime/problem.hpp"
-#include "gpen/runtime/stencil_run.hpp"
-#include "gpen/runtime/tune.hpp"
-#include "gpen/runtime/tune_log.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/families/common/problem.hpp"
+#include "gpen/families/common/grid_run.hpp"
+#include "gpen/measure/tune/tune.hpp"
+#include "gpen/measure/tune/tune_log.hpp"
 
 namespace gpen::cli {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "gpen/runtime/tune.hpp"
+#include "gpen/measure/tune/tune.hpp"
 
 namespace gpen::cli {
 

@@ -7,7 +7,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
-#include "gpen/runtime/spec_program.hpp"
+#include "gpen/families/common/spec_program.hpp"
 
 namespace gpen::test {
 

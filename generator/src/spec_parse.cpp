@@ -14,14 +14,14 @@
 #include "gpen/generator/fornberg.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/generator/lower.hpp"
-#include "gpen/generator/pairwise_scope.hpp"
-#include "gpen/generator/sbp_check.hpp"
-#include "gpen/generator/scan_op.hpp"
+#include "gpen/families/pairwise/pairwise_scope.hpp"
+#include "gpen/families/sbp/sbp_check.hpp"
+#include "gpen/families/scan/scan_op.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/pairwise_args.h"
+#include "gpen/families/pairwise/device/pairwise_args.h"
 
 namespace gpen {
 

@@ -2,7 +2,7 @@
 
 #include <gpen/generator/codegen.hpp>
 #include <gpen/runtime/kernel_cache.hpp>
-#include <gpen/runtime/spec_program.hpp>
+#include <gpen/families/common/spec_program.hpp>
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;

@@ -5,11 +5,11 @@
 #include <cstddef>
 #include <string>
 
-#include "gpen/generator/pairwise_plan.hpp"
+#include "gpen/families/pairwise/pairwise_plan.hpp"
 #include "gpen/generator/spec.hpp"
-#include "gpen/generator/sbp_plan.hpp"
-#include "gpen/generator/scan_plan.hpp"
-#include "gpen/generator/stencil_plan.hpp"
+#include "gpen/families/sbp/sbp_plan.hpp"
+#include "gpen/families/scan/scan_plan.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
 
 namespace gpen {
 

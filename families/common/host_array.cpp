@@ -1,0 +1,146 @@
+#include "gpen/families/common/host_array.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace gpen {
+
+HostArray::HostArray(int d, std::array<long long, 3> s, int g) : dims(d), shape(s), ghost(g) {
+  const auto p = padded();
+  data.assign(static_cast<std::size_t>(p[0] * p[1] * p[2]), 0.0);
+}
+
+std::array<long long, 3> HostArray::padded() const {
+  auto p = shape;
+  for (int ax = 0; ax < dims; ++ax) p[ax] += 2 * ghost;
+  return p;
+}
+
+long long HostArray::index(long long i, long long j, long long k) const {
+  const auto p = padded();
+  const long long g1 = dims > 1 ? ghost : 0, g2 = dims > 2 ? ghost : 0;
+  return (i + ghost) + p[0] * ((j + g1) + p[1] * (k + g2));
+}
+
+bool HostArray::is_interior(std::size_t flat) const {
+  const auto p = padded();
+  const long long c[3] = {static_cast<long long>(flat % p[0]), static_cast<long long>((flat / p[0]) % p[1]),
+                          static_cast<long long>(flat / (p[0] * p[1]))};
+  for (int ax = 0; ax < dims; ++ax)
+    if (c[ax] < ghost || c[ax] >= shape[ax] + ghost) return false;
+  return true;
+}
+
+void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (double& v : a.data) v = dtype == Dtype::Float32 ? static_cast<double>(static_cast<float>(u(rng))) : u(rng);
+}
+
+void fill_nan(HostArray& a) { std::fill(a.data.begin(), a.data.end(), std::numeric_limits<double>::quiet_NaN()); }
+
+void fill_periodic(HostArray& a) {
+  const auto p = a.padded();
+  const long long g = a.ghost;
+  auto wrap = [&](long long c, int ax) {
+    if (ax >= a.dims) return c;
+    const long long n = a.shape[ax];
+    return ((c - g) % n + n) % n + g;
+  };
+  for (long long k = 0; k < p[2]; ++k)
+    for (long long j = 0; j < p[1]; ++j)
+      for (long long i = 0; i < p[0]; ++i) {
+        const long long si = wrap(i, 0), sj = wrap(j, 1), sk = wrap(k, 2);
+        a.data[i + p[0] * (j + p[1] * k)] = a.data[si + p[0] * (sj + p[1] * sk)];
+      }
+}
+
+void parallel_for(long long n, const std::function<void(long long)>& f) {
+  const unsigned workers = static_cast<unsigned>(std::max(1LL, std::min<long long>({std::thread::hardware_concurrency(), 64, n})));
+  auto work = [&](unsigned w) {
+    for (long long i = w; i < n; i += workers) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+}
+
+void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& inputs, const std::vector<double>& params,
+                       const std::vector<HostArray*>& outputs) {
+  const auto shape = outputs.at(0)->shape;
+  // The outputs as one tape over every access they read: a let shared by
+  // several uses is evaluated once a point, however deep lets chain.
+  std::vector<IrPtr> roots;
+  std::vector<Access> reads;
+  for (const auto& o : spec.outputs) {
+    roots.push_back(o.ir);
+    collect_accesses(*o.ir, reads);
+  }
+  std::map<Access, int> slot_of_read;
+  for (std::size_t r = 0; r < reads.size(); ++r) slot_of_read.emplace(reads[r], static_cast<int>(r));
+  const IrTape tape(roots, [&](const Access& a) { return slot_of_read.find(a)->second; });
+  parallel_for(shape[2] * shape[1], [&](long long row) {
+    const long long j = row % shape[1], k = row / shape[1];
+    std::vector<double> values(reads.size()), results(roots.size());
+    for (long long i = 0; i < shape[0]; ++i) {
+      for (std::size_t r = 0; r < reads.size(); ++r) {
+        const Access& a = reads[r];
+        values[r] = inputs[a.field]->at(i + a.off[0], j + a.off[1], k + a.off[2]);
+      }
+      tape.run(values.data(), params.data(), results.data());
+      for (std::size_t o = 0; o < roots.size(); ++o) outputs[spec.fields[spec.outputs[o].field].slot]->at(i, j, k) = results[o];
+    }
+  });
+}
+
+double tolerance_for(Dtype dtype) { return dtype == Dtype::Float32 ? 1e-5 : 1e-12; }
+
+Comparison compare(const HostArray& got, const HostArray& want, const HostArray& ghost_expect, double tolerance) {
+  Comparison c;
+  c.tolerance = tolerance;
+  double num = 0, den = 0;
+  const auto p = got.padded();
+  for (std::size_t f = 0; f < got.data.size(); ++f) {
+    const double g = got.data[f];
+    if (!got.is_interior(f)) {
+      const double e = ghost_expect.data[f];
+      if (!(g == e || (std::isnan(g) && std::isnan(e)))) ++c.ghost_changed;
+      continue;
+    }
+    const double w = want.data[f];
+    if (!std::isfinite(g)) {
+      ++c.non_finite;
+      continue;
+    }
+    const double d = std::fabs(g - w);
+    num += d * d;
+    den += w * w;
+    if (d > c.max_abs) {
+      c.max_abs = d;
+      const long long fl = static_cast<long long>(f);
+      c.worst = {fl % p[0] - got.ghost, (fl / p[0]) % p[1] - (got.dims > 1 ? got.ghost : 0),
+                 fl / (p[0] * p[1]) - (got.dims > 2 ? got.ghost : 0)};
+    }
+  }
+  c.rel_l2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  c.pass = c.non_finite == 0 && c.ghost_changed == 0 && c.rel_l2 <= tolerance;
+  return c;
+}
+
+std::string Comparison::summary() const {
+  const std::string where = worst[0] < 0 ? "" : fmt::format(" at ({}, {}, {})", worst[0], worst[1], worst[2]);
+  if (bound_ratio >= 0)
+    return fmt::format("{}: worst error {:.2e} of its bound ({}), rel L2 {:.2e}, max |err| {:.2e}{}, {} non-finite", pass ? "PASS" : "FAIL",
+                       bound_ratio, bound_text.empty() ? fmt::format("{:.0f} eps sqrt(n) scale", tolerance) : bound_text, rel_l2, max_abs,
+                       where, non_finite);
+  return fmt::format("{}: rel L2 {:.2e} (tolerance {:.0e}), max |err| {:.2e}{}, {} non-finite, {} ghost values changed",
+                     pass ? "PASS" : "FAIL", rel_l2, tolerance, max_abs, where, non_finite, ghost_changed);
+}
+
+}  // namespace gpen

@@ -1,0 +1,101 @@
+#include "gpen/families/common/kernel.hpp"
+#include "gpen/families/common/spec_program.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/tunables.hpp"
+#include "gpen/families/common/runtime_family.hpp"
+
+namespace gpen {
+
+std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params) {
+  const std::string where = fmt::format("spec '{}'", spec.name);
+  for (const auto& [name, buf] : fields) {
+    if (!spec.find_field(name)) {
+      std::vector<std::string> names;
+      for (const auto& f : spec.fields) names.push_back(f.name);
+      throw BindingError(fmt::format("{}: no field named '{}' (fields: {})", where, name, fmt::join(names, ", ")));
+    }
+    if (!buf) throw BindingError(fmt::format("{}: field '{}' is bound to no buffer", where, name));
+  }
+  // Pairwise specs with separate sets: the sources' length is their own.
+  std::array<long long, 3> shape{0, 0, 0}, source_shape{0, 0, 0};
+  const DeviceBuffer* first = nullptr;
+  const FieldDecl *first_source = nullptr, *first_field = nullptr;
+  for (const auto& f : spec.fields) {
+    auto it = fields.find(f.name);
+    if (it == fields.end()) throw BindingError(fmt::format("{}: field '{}' ({}) is not bound", where, f.name, f.pointer));
+    const DeviceBuffer& b = *it->second;
+    if (b.dtype() != spec.dtype)
+      throw BindingError(fmt::format("{}: field '{}' is {}, the spec says {}", where, f.name, to_string(b.dtype()), to_string(spec.dtype)));
+    if (b.dims() != spec.dims)
+      throw BindingError(fmt::format("{}: field '{}' is {}-D, the spec says {}-D", where, f.name, b.dims(), spec.dims));
+    if (b.ghost() != f.ghost)
+      throw BindingError(fmt::format("{}: field '{}' has ghost width {}, the spec says {} ({}/ghost)", where, f.name, b.ghost(), f.ghost, f.pointer));
+    if (f.set == FieldDecl::Set::Sources) {
+      if (!first_source) {
+        first_source = &f;
+        source_shape = b.shape();
+      } else if (b.shape() != source_shape) {
+        throw BindingError(fmt::format("{}: source field '{}' has {} values, but '{}' has {}", where, f.name, b.shape()[0], first_source->name,
+                                       source_shape[0]));
+      }
+    } else if (!first) {
+      first = &b;
+      first_field = &f;
+      shape = b.shape();
+    } else if (b.shape() != shape) {
+      throw BindingError(fmt::format("{}: field '{}' is {}x{}x{}, but '{}' is {}x{}x{}", where, f.name, b.shape()[0], b.shape()[1],
+                                     b.shape()[2], first_field->name, shape[0], shape[1], shape[2]));
+    }
+  }
+  for (int ax = 0; ax < 3; ++ax) {
+    if (shape[ax] < 1) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
+    if (first_source && source_shape[ax] < 1)
+      throw BindingError(fmt::format("{}: empty source arrays ('{}' has no values)", where, first_source->name));
+  }
+  for (const auto& [name, value] : params) {
+    (void)value;
+    const bool known = std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamDecl& p) { return p.name == name; });
+    if (!known) throw BindingError(fmt::format("{}: no param named '{}'", where, name));
+  }
+  return shape;
+}
+
+Kernel::Kernel(const Spec& spec, GeneratedSource unit, const Context& ctx, KernelCache& cache)
+    : spec_(spec),
+      source_(std::move(unit)),
+      compiled_(cache.get(spec_program(spec, source_), ctx.info().arch())),
+      module_([&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        Module m(compiled_.kernel.cubin, source_.kernel_name, fmt::format("spec '{}' ({})", spec.name, source_.name));
+        load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return m;
+      }()) {
+  // The loaded function's own attributes are authoritative; the ptxas log
+  // parse is what we have without a GPU.
+  auto& u = compiled_.kernel.usage;
+  int v = 0;
+  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, module_.function()) == CUDA_SUCCESS) u.registers = v;
+  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.shared_bytes = v;
+  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.stack_bytes = v;
+}
+
+void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advice) const {
+  int v = 0;
+  if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) == CUDA_SUCCESS && v < threads) {
+    int regs = 0;
+    driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+    throw std::runtime_error(fmt::format("spec '{}' ({}): a block of {} threads at {} registers each does not fit on this GPU (at most {} threads); {}",
+                                         spec_.name, describe(spec_.tunables, source_.choice), threads, regs, v, advice));
+  }
+}
+
+std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache) {
+  return runtime_family_of(spec).make_kernel(spec, choice, ctx, cache);
+}
+
+}  // namespace gpen

@@ -1,0 +1,133 @@
+#include "gpen/families/common/problem.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/families/common/runtime_family.hpp"
+
+namespace gpen {
+namespace {
+
+// Stencil, scan and SBP specs: bytes of one read of every input and one
+// write of every output, against a device-to-device copy.
+class GridProblem final : public Problem {
+ public:
+  // The copy is measured before the workload is allocated: its 2 GiB and
+  // the workload need not fit at once.
+  GridProblem(const Context& ctx, const Spec& spec, std::string size, const ProblemOptions& o)
+      : ctx_(ctx), size_(std::move(size)), copy_(o.copy_gbs ? *o.copy_gbs : measure_copy_gbs(ctx, std::size_t(1) << 30)),
+        work_(ctx, spec, parse_size(size_, spec.dims), workload_options(o)) {
+    const double copy = copy_;
+    scale_ = {RateKind::Bandwidth, "bytes", "teff_gbs", 1e9, "copy_gbs", "pct_copy", copy, fmt::format("copy ({:.1f} GB/s, same run)", copy)};
+  }
+  const Spec& spec() const override { return work_.spec(); }
+  const std::string& size() const override { return size_; }
+  TuningKey tuning_key(const DeviceInfo& d) const override { return gpen::tuning_key(spec(), work_.size(), d); }
+  const RateScale& scale() const override { return scale_; }
+  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup) override {
+    MeasureOptions mo;
+    if (warmup >= 0) mo.warmup = warmup;
+    mo.repeat = repeat;
+    mo.check = check == Check::Cpu ? MeasureOptions::Check::Cpu : check == Check::Reference ? MeasureOptions::Check::Reference : MeasureOptions::Check::None;
+    const RunReport r = measure_variant(ctx_, work_, choice, mo);
+    Measurement m;
+    static_cast<VariantFacts&>(m) = r;
+    m.median_ms = r.median_ms;
+    m.min_ms = r.min_ms;
+    m.work = r.bytes;
+    m.rate = r.teff_gbs * 1e9;
+    m.check = r.check;
+    if (check == Check::Reference) m.mismatch = "differs from the default's output";
+    return m;
+  }
+  void keep_as_reference() override { work_.keep_as_reference(); }
+  std::string rate_text(const Measurement& m) const override {
+    return fmt::format("T_eff {:.1f} GB/s = {:.1f}% of {}", scale_.in_unit(m.rate), scale_.percent_of(m.rate), scale_.bound_text);
+  }
+  std::string rate_columns(const Measurement& m) const override {
+    return fmt::format("{:>9.1f} {:>6.1f}%", scale_.in_unit(m.rate), scale_.percent_of(m.rate));
+  }
+
+ private:
+  static WorkloadOptions workload_options(const ProblemOptions& o) {
+    WorkloadOptions w;
+    w.params = o.params;
+    w.periodic = o.periodic;
+    return w;
+  }
+  const Context& ctx_;
+  std::string size_;
+  double copy_;
+  Workload work_;
+  RateScale scale_;
+};
+
+// Pairwise specs: pairs evaluated, against the GPU's rsqrt throughput.
+class PairProblem final : public Problem {
+ public:
+  PairProblem(const Context& ctx, const Spec& spec, std::string size, const ProblemOptions& o)
+      : ctx_(ctx), size_(std::move(size)), work_(ctx, spec, parse_pair_size(spec, size_), o.params) {
+    const DeviceInfo& d = ctx.info();
+    const double bound = rsqrt_bound_per_s(d);
+    scale_ = {RateKind::Pairs, "pairs", "pairs_per_s", 1, "rsqrt_bound_per_s", "pct_rsqrt", bound,
+              fmt::format("the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)", bound, d.sm_count, d.clock_khz / 1000)};
+  }
+  const Spec& spec() const override { return work_.spec(); }
+  const std::string& size() const override { return size_; }
+  TuningKey tuning_key(const DeviceInfo& d) const override { return pair_tuning_key(spec(), work_.sizes(), d); }
+  const RateScale& scale() const override { return scale_; }
+  // Check::Reference: the CPU reference at the sample of targets (every
+  // target for the NaN poison), then every target against the kept output.
+  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup) override {
+    const PairRunReport r = measure_pairwise(ctx_, work_, choice, warmup >= 0 ? warmup : 2, repeat, check != Check::None);
+    Measurement m;
+    static_cast<VariantFacts&>(m) = r;
+    m.median_ms = r.median_ms;
+    m.min_ms = r.min_ms;
+    m.work = r.pairs;
+    m.rate = r.pairs_per_s;
+    m.check = r.check;
+    if (check == Check::Reference && m.check->pass) {
+      m.check = work_.compare_to_reference();
+      m.mismatch = "differs from the default's output";
+    }
+    return m;
+  }
+  void keep_as_reference() override { work_.keep_as_reference(); }
+  std::string rate_text(const Measurement& m) const override {
+    return fmt::format("{:.4g} pairs, {:.3e} pairs/s = {:.1f}% of {}", m.work, m.rate, scale_.percent_of(m.rate), scale_.bound_text);
+  }
+  std::string rate_columns(const Measurement& m) const override {
+    return fmt::format("{:>9.3e} pairs/s {:>5.1f}% of rsqrt", m.rate, scale_.percent_of(m.rate));
+  }
+
+ private:
+  const Context& ctx_;
+  std::string size_;
+  PairWorkload work_;
+  RateScale scale_;
+};
+
+}  // namespace
+
+void check_problem_size(const Spec& spec, const std::string& size) { runtime_family_of(spec).check_size(spec, size); }
+
+TuningKey problem_tuning_key(const Spec& spec, const std::string& size, const DeviceInfo& device) {
+  return runtime_family_of(spec).tuning_key(spec, size, device);
+}
+
+std::string small_problem_size(const Spec& spec, const std::array<long long, 3>& grid) { return runtime_family_of(spec).small_size(spec, grid); }
+
+std::unique_ptr<Problem> make_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
+  return runtime_family_of(spec).make_problem(ctx, spec, size, options);
+}
+
+std::unique_ptr<Problem> make_grid_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
+  return std::make_unique<GridProblem>(ctx, spec, size, options);
+}
+
+std::unique_ptr<Problem> make_pair_problem(const Context& ctx, const Spec& spec, const std::string& size, const ProblemOptions& options) {
+  return std::make_unique<PairProblem>(ctx, spec, size, options);
+}
+
+}  // namespace gpen

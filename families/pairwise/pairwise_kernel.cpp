@@ -1,0 +1,186 @@
+#include "gpen/families/pairwise/pairwise_kernel.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpen/families/pairwise/device/pairwise_args.h"
+
+namespace gpen {
+
+namespace {
+
+unsigned grid_x(long long blocks, const Spec& spec, const char* what) {
+  if (blocks > 0x7fffffffLL) throw BindingError(fmt::format("spec '{}': {} blocks of {} exceed the grid limit", spec.name, blocks, what));
+  return static_cast<unsigned>(blocks);
+}
+
+}  // namespace
+
+void check_group_lists(const PairGroupLists& g, long long n_targets, long long n_sources) {
+  auto fail = [](const std::string& msg) { throw BindingError("group lists: " + msg); };
+  if (g.target_groups.empty() || g.range_offsets.size() != g.target_groups.size())
+    fail(fmt::format("{} target_groups and {} range_offsets entries", g.target_groups.size(), g.range_offsets.size()) +
+         "; expected groups + 1 of each");
+  if (g.target_groups.front() != 0 || g.target_groups.back() != n_targets)
+    fail(fmt::format("target_groups run from {} to {}; expected 0 to the {} targets", g.target_groups.front(), g.target_groups.back(), n_targets));
+  if (g.range_offsets.front() != 0 || 2LL * g.range_offsets.back() != static_cast<long long>(g.source_ranges.size()))
+    fail(fmt::format("range_offsets run from {} to {} for {} source_ranges entries; expected 0 to half of them", g.range_offsets.front(),
+                     g.range_offsets.back(), g.source_ranges.size()));
+  for (std::size_t i = 1; i < g.target_groups.size(); ++i) {
+    if (g.target_groups[i] < g.target_groups[i - 1]) fail(fmt::format("target_groups[{}] = {} is below the entry before it", i, g.target_groups[i]));
+    if (g.range_offsets[i] < g.range_offsets[i - 1]) fail(fmt::format("range_offsets[{}] = {} is below the entry before it", i, g.range_offsets[i]));
+  }
+  for (std::size_t r = 0; r + 1 < g.source_ranges.size(); r += 2)
+    if (g.source_ranges[r] < 0 || g.source_ranges[r] > g.source_ranges[r + 1] || g.source_ranges[r + 1] > n_sources)
+      fail(fmt::format("range {} is [{}, {}); expected 0 <= begin <= end <= {} sources", r / 2, g.source_ranges[r], g.source_ranges[r + 1], n_sources));
+}
+
+PairGroups::PairGroups(PairGroupLists lists, long long n_targets, long long n_sources) : lists_(std::move(lists)) {
+  check_group_lists(lists_, n_targets, n_sources);
+  auto up = [](DeviceMemory& d, const std::vector<int>& v) {
+    d = DeviceMemory(std::max<std::size_t>(1, v.size()) * sizeof(int));
+    if (!v.empty()) d.upload(v.data(), v.size() * sizeof(int));
+  };
+  up(tg_, lists_.target_groups);
+  up(ro_, lists_.range_offsets);
+  up(sr_, lists_.source_ranges);
+}
+
+PairSizes check_pairwise_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params) {
+  const auto shape = check_bindings(spec, fields, params);
+  PairSizes s;
+  if (spec.pairwise().grid) {
+    s.grid = shape;
+    s.targets = s.sources = shape[0] * shape[1] * shape[2];
+    if (s.targets >= (1LL << 31)) throw BindingError(fmt::format("spec '{}': {} cells; at most 2^31 - 1", spec.name, s.targets));
+    return s;
+  }
+  s.targets = s.sources = shape[0];
+  for (const auto& f : spec.fields)
+    if (f.set == FieldDecl::Set::Sources) s.sources = fields.at(f.name)->shape()[0];
+  if (spec.pairwise().grouped && (s.targets >= (1LL << 31) || s.sources >= (1LL << 31)))
+    throw BindingError(fmt::format("spec '{}': group lists index at most 2^31 - 1 targets and sources", spec.name));
+  return s;
+}
+
+double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists* groups) {
+  if (groups) {
+    double n = 0;
+    for (long long g = 0; g < groups->groups(); ++g) {
+      const long long targets = groups->target_groups[g + 1] - groups->target_groups[g];
+      for (int r = groups->range_offsets[g]; r < groups->range_offsets[g + 1]; ++r) {
+        const long long b = groups->source_ranges[2 * r], e = groups->source_ranges[2 * r + 1];
+        n += static_cast<double>(targets) * (e - b);
+        if (spec.pairwise().skip_self) {  // targets inside the range meet themselves
+          const long long lo = std::max<long long>(b, groups->target_groups[g]), hi = std::min<long long>(e, groups->target_groups[g + 1]);
+          if (hi > lo) n -= hi - lo;
+        }
+      }
+    }
+    return n;
+  }
+  return static_cast<double>(sizes.targets) * sizes.sources - (spec.pairwise().skip_self ? sizes.targets : 0);
+}
+
+PairwiseKernel::PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
+  check_block_fits(function(), plan().block, "use a smaller block_x or fewer targets_per_thread");
+  if (!plan().fold_kernel_name.empty()) fold_ = module_.function(plan().fold_kernel_name);
+}
+
+void PairwiseKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
+  launch(fields, nullptr, params, stream);
+}
+
+void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* groups, const ParamValues& params, CUstream stream) const {
+  const PairSizes sizes = check_pairwise_bindings(spec_, fields, params);
+  if (spec_.pairwise().grouped != (groups != nullptr))
+    throw BindingError(fmt::format("spec '{}': {}", spec_.name,
+                                   groups ? "group lists given, but its pairs are \"all\"" : "its pairs are \"grouped\": the launch needs group lists"));
+  if (groups) check_group_lists(groups->lists(), sizes.targets, sizes.sources);
+  PairArgs a{};
+  const auto ins = spec_.inputs();
+  const auto outs = spec_.output_fields();
+  for (std::size_t i = 0; i < ins.size(); ++i) a.in[i] = device_pointer(fields.at(ins[i]->name)->get());
+  for (std::size_t i = 0; i < outs.size(); ++i) a.out[i] = device_pointer(fields.at(outs[i]->name)->get());
+  a.n_targets = sizes.targets;
+  a.n_sources = sizes.sources;
+  for (int ax = 0; ax < 3; ++ax) a.grid[ax] = sizes.grid[ax];
+  for (std::size_t i = 0; i < spec_.params.size(); ++i) {
+    const auto it = params.find(spec_.params[i].name);
+    a.params[i] = it != params.end() ? it->second : spec_.params[i].value;
+  }
+  const PairwisePlan& p = plan();
+  const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
+  long long blocks = (sizes.targets + p.targets_per_block() - 1) / p.targets_per_block();
+  if (groups) {
+    a.target_groups = device_pointer<const int>(groups->target_groups());
+    a.range_offsets = device_pointer<const int>(groups->range_offsets());
+    a.source_ranges = device_pointer<const int>(groups->source_ranges());
+    a.groups = groups->lists().groups();
+    blocks = a.groups;
+  }
+  if (p.strategy == PairStrategy::Blocks) {
+    launch_blocks(a, sizes, stream);
+    return;
+  }
+  if (blocks == 0) return;
+  void* kp[] = {&a};
+  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), 1, 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
+}
+
+void PairwiseKernel::launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const {
+  const PairwisePlan& p = plan();
+  const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
+  long long k[3];
+  for (int ax = 0; ax < 3; ++ax) k[ax] = ax < spec_.dims ? (sizes.grid[ax] + p.cell_block - 1) / p.cell_block : 1;
+  const long long pencils = k[1] * k[2], sinks = k[0] * k[1] * k[2], cells = sizes.targets;
+  if (k[0] > 65535) throw BindingError(fmt::format("spec '{}': {} source blocks a pencil exceed the grid limit of 65535; a larger cell_block", spec_.name, k[0]));
+  const std::size_t streams = static_cast<std::size_t>(std::min<long long>(p.streams, pencils));
+  const std::size_t outs = spec_.outputs.size(), real = size_of(spec_.dtype);
+  const std::size_t partial_bytes = outs * static_cast<std::size_t>(k[0] * cells) * real;  // a stream's
+  const std::size_t running_bytes = outs * streams * static_cast<std::size_t>(cells) * real;
+  if (partial_.bytes() < streams * partial_bytes) partial_ = DeviceMemory(streams * partial_bytes);
+  if (running_.bytes() < running_bytes) running_ = DeviceMemory(running_bytes);
+  while (streams_.size() < streams) {
+    streams_.emplace_back();
+    done_.emplace_back();
+  }
+  start_.record(stream);
+  for (std::size_t s = 0; s < streams; ++s) start_.make_wait(streams_[s].get());
+  const unsigned fold_blocks = grid_x((cells + 255) / 256, spec_, "cells");
+  for (long long pencil = 0; pencil < pencils; ++pencil) {
+    const std::size_t s = static_cast<std::size_t>(pencil) % streams;
+    CUstream st = streams_[s].get();
+    a.pencil[0] = pencil % k[1];
+    a.pencil[1] = pencil / k[1];
+    a.partial = device_pointer(partial_.get() + s * partial_bytes);
+    void* kp[] = {&a};
+    GPEN_CU(cuLaunchKernel(function(), grid_x(sinks, spec_, "sink cells"), static_cast<unsigned>(k[0]), 1, p.block, 1, 1, 0, st, kp, nullptr), doing);
+    PairFoldArgs f{};
+    f.partial = a.partial;
+    f.running = device_pointer(running_.get() + s * cells * real);
+    f.count = k[0];
+    f.cells = cells;
+    f.running_stride = static_cast<long long>(streams) * cells;
+    f.accumulate = pencil >= static_cast<long long>(streams);
+    void* fp[] = {&f};
+    GPEN_CU(cuLaunchKernel(fold_, fold_blocks, 1, 1, 256, 1, 1, 0, st, fp, nullptr), doing + " (folding a pencil's partial results)");
+  }
+  for (std::size_t s = 0; s < streams; ++s) {
+    done_[s].record(streams_[s].get());
+    done_[s].make_wait(stream);
+  }
+  PairFoldArgs f{};
+  f.partial = device_pointer(running_.get());
+  f.running = nullptr;
+  for (int i = 0; i < kPairMaxOutputs; ++i) f.out[i] = a.out[i];
+  f.count = static_cast<long long>(streams);
+  f.cells = cells;
+  f.accumulate = 0;
+  void* fp[] = {&f};
+  GPEN_CU(cuLaunchKernel(fold_, fold_blocks, 1, 1, 256, 1, 1, 0, stream, fp, nullptr), doing + " (folding the streams' results)");
+}
+
+}  // namespace gpen

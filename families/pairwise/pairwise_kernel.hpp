@@ -1,0 +1,78 @@
+// A pairwise spec's kernel, loaded, and what a launch of it needs beyond
+// fields: the group lists of a grouped spec, and for block-on-block the
+// partial-result buffers and streams it keeps between launches.
+#pragma once
+
+#include <vector>
+
+#include "gpen/families/common/kernel.hpp"
+
+namespace gpen {
+
+struct PairArgs;  // the kernel's argument block (templates/gpen/pairwise_args.h)
+
+// The interaction lists of a grouped spec: group g's targets are
+// [target_groups[g], target_groups[g+1]); its sources are the ranges
+// [source_ranges[2r], source_ranges[2r+1]) for r in
+// [range_offsets[g], range_offsets[g+1]).
+struct PairGroupLists {
+  std::vector<int> target_groups;  // groups + 1, from 0 to N, nondecreasing
+  std::vector<int> range_offsets;  // groups + 1, from 0, nondecreasing
+  std::vector<int> source_ranges;  // 2 per range: begin <= end <= M
+  long long groups() const { return static_cast<long long>(target_groups.size()) - 1; }
+};
+
+// Throws BindingError naming the first entry that breaks the rules above.
+void check_group_lists(const PairGroupLists& g, long long n_targets, long long n_sources);
+
+// Group lists checked and uploaded.
+class PairGroups {
+ public:
+  PairGroups(PairGroupLists lists, long long n_targets, long long n_sources);
+  const PairGroupLists& lists() const { return lists_; }
+  CUdeviceptr target_groups() const { return tg_.get(); }
+  CUdeviceptr range_offsets() const { return ro_.get(); }
+  CUdeviceptr source_ranges() const { return sr_.get(); }
+
+ private:
+  PairGroupLists lists_;
+  DeviceMemory tg_, ro_, sr_;
+};
+
+// Targets, sources and (grids) the grid of a launch.
+struct PairSizes {
+  long long targets = 0, sources = 0;
+  std::array<long long, 3> grid{1, 1, 1};
+};
+
+// check_bindings, then the sizes; grids need fewer than 2^31 cells.
+PairSizes check_pairwise_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params);
+
+// Pairs a launch evaluates: N * M, less N when the pair i == j is left
+// out; grouped: the sum over groups of targets x sources in its ranges.
+double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists* groups = nullptr);
+
+class PairwiseKernel : public Kernel {
+ public:
+  PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+
+  const PairwisePlan& plan() const { return source_.pairwise_plan; }
+  // Every spec but a grouped one.
+  void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
+  // A grouped spec: `groups` drives it (must be null for the others).
+  void launch(const FieldBindings& fields, const PairGroups* groups, const ParamValues& params = {}, CUstream stream = nullptr) const;
+
+ private:
+  // Block on block: the launches over source pencils, their folds and the last fold.
+  void launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const;
+
+  CUfunction fold_ = nullptr;
+  // Block on block: per stream, partial results of a pencil and a running
+  // result; reused while the grid keeps its size.
+  mutable std::vector<Stream> streams_;
+  mutable DeviceMemory partial_, running_;
+  mutable std::vector<Event> done_;
+  mutable Event start_;
+};
+
+}  // namespace gpen

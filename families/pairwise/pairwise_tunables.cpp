@@ -1,0 +1,51 @@
+// The pairwise family's tunables: its table and what a spec of given
+// domain and pairs may choose. Threads a block (= sources a shared-memory
+// tile), targets a thread, the unrolling of the source loop; cell blocks
+// and streams for the block-on-block schedule on grids.
+#include "gpen/families/pairwise/pairwise_plan.hpp"
+#include "gpen/families/common/tunable_offer.hpp"
+
+namespace gpen {
+
+const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
+  static const std::vector<TunableRow<PairwisePlan>> rows = {
+      {"strategy", "tile: sources staged a tile at a time; grouped: interaction lists; blocks: block on block over a grid", "", "", {}},
+      {"block_x", "threads of a block, and sources a shared-memory tile", "kBlock", "", &PairwisePlan::block},
+      {"targets_per_thread", "targets a thread keeps in registers", "kTargetsPerThread", "", &PairwisePlan::targets_per_thread},
+      {"unroll", "staged sources applied per step of the unrolled loop", "kUnroll", "", &PairwisePlan::unroll},
+      {"cell_block", "blocks: a cell block's side along every grid axis", "kCellBlock", "blocks", &PairwisePlan::cell_block},
+      {"streams", "blocks: streams the source pencils are spread over", "", "blocks", &PairwisePlan::streams},
+  };
+  return rows;
+}
+
+std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
+  const auto& t = pairwise_tunable_rows();
+  const PairwiseDecl& d = spec.pairwise();
+  std::vector<std::string> strategies;
+  if (d.grouped) strategies.push_back("grouped");
+  else strategies.push_back("tile");
+  if (d.grid && !d.grouped) strategies.push_back("blocks");
+  std::vector<TunableOffer> b;
+  b.push_back(offer_strategy(t, strategies, strategies.front(), {"tile", "grouped", "blocks"}));
+  b.back().values_note = d.grouped ? "the kernel of \"pairs\": \"grouped\" walks its interaction lists (grouped)"
+                         : d.grid  ? "grouped needs \"pairs\": \"grouped\""
+                                   : "block on block (blocks) needs \"domain\": \"grid\", and grouped needs \"pairs\": \"grouped\"";
+  // Defaults (bench/RESULTS.md, "fifth session"): block 256, 2 targets a
+  // thread, unroll 8: close to the best variant for the softened potential
+  // at N = 2^20, whose 4096-target blocks leave SMs idle below N = 2^19.
+  // On grids 128: close to 256 for the tile, the fastest for block on
+  // block, whose float64 kernel spills at 256 threads. Grouped: 64 threads,
+  // a target each: 256 x 2's threads mostly sit idle in a small group.
+  const long long block = d.grouped ? 64 : d.grid ? 128 : 256;
+  b.push_back(offer(row_of(t, &PairwisePlan::block), {64LL, 128LL, 256LL, 512LL}, block, 32, 1024));
+  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, d.grouped ? 1 : 2, 1, 16));
+  b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, 8, 1, 1024));
+  if (strategies.size() > 1) {  // block-on-block is possible
+    b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
+    b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));
+  }
+  return b;
+}
+
+}  // namespace gpen

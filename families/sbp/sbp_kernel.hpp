@@ -1,0 +1,25 @@
+// An SBP spec's kernel, loaded. A launch refuses lines shorter than the
+// operator's two closures need (SbpDecl::min_length) before touching the GPU.
+#pragma once
+
+#include "gpen/families/common/kernel.hpp"
+
+namespace gpen {
+
+class SbpKernel : public Kernel {
+ public:
+  SbpKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+
+  const SbpPlan& plan() const { return source_.sbp_plan; }
+  void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
+};
+
+// The checks of an SBP launch that need no GPU: every axis of the operator
+// at least min_length() points. Throws BindingError.
+void check_sbp_lengths(const Spec& spec, const std::array<long long, 3>& shape);
+
+// 1 / h^derivative per axis (0 where the operator is not applied), h from
+// `params` or the spec's defaults.
+std::array<double, 3> sbp_scales(const Spec& spec, const ParamValues& params);
+
+}  // namespace gpen

@@ -1,0 +1,74 @@
+#include "gpen/families/scan/scan_kernel.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpen/families/scan/device/scan_args.h"
+
+namespace gpen {
+namespace {
+
+constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state in 32 bits
+
+}  // namespace
+
+ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, plan_unit(spec, choice), ctx, cache), l2_bytes_(ctx.info().l2_bytes) {
+  check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
+}
+
+unsigned ScanKernel::reserve(std::size_t bytes, CUstream stream) const {
+  if (bytes > status_size_) {
+    status_ = DeviceMemory(bytes);
+    status_size_ = bytes;
+    clear_status(stream);
+  }
+  if (++epoch_ == kEpochs) {  // every flag ever written is stale again
+    clear_status(stream);
+    epoch_ = 1;
+  }
+  return epoch_;
+}
+
+void ScanKernel::clear_status(CUstream stream) const {
+  // Zero status words are epoch 0, which no launch uses. Cleared in the
+  // launch's stream: a stream created non-blocking (as gpen's are) does not
+  // wait for a memset in the legacy stream, so the kernel could start on
+  // uncleared memory, or have a status it published cleared under it.
+  GPEN_CU(cuMemsetD8Async(status_.get(), 0, status_size_, stream), "clearing the scan's status");
+}
+
+void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
+  const auto shape = check_bindings(spec_, fields, params);
+  const ScanPlan& p = plan();
+  const ScanGeometry g = p.geometry(spec_.dims, spec_.scan().axis, shape, l2_bytes_);
+  if (g.tiles > 0x7fffffffLL)
+    throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger block_x or values_per_thread", spec_.name, g.tiles));
+  ScanArgs<void> a{};
+  a.in = device_pointer(fields.at(spec_.inputs()[0]->name)->get());
+  a.out = device_pointer(fields.at(spec_.output_fields()[0]->name)->get());
+  a.length = g.length;
+  a.inner = g.inner;
+  a.outer = g.outer;
+  a.segments = g.segments;
+  a.along = static_cast<unsigned>(g.along);
+  a.run_tiles = static_cast<unsigned>(g.run_tiles);
+  a.spread = static_cast<unsigned>(g.spread);
+  a.layers = static_cast<unsigned>(g.layers);
+  if (g.layers > 0xffffffffLL)  // a.layers and the carries' tags hold 32 bits
+    throw BindingError(fmt::format("spec '{}': {} layers along the axis exceed 2^32; use a larger values_per_thread", spec_.name, g.layers));
+  // Rows: a status per (row, segment). Chained columns: a carry per column
+  // group, tagged with the layer that takes it in the lower 32 bits.
+  const std::size_t status = g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(p.carry_bytes(g));
+  if (status > 0) {
+    a.epoch = reserve(status, stream);
+    a.status = device_pointer<unsigned long long>(status_.get());
+  }
+  const LaunchDims d = p.launch(g);
+  void* kernel_params[] = {&a};
+  GPEN_CU(cuLaunchKernel(function(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream, kernel_params, nullptr),
+          fmt::format("launching {} of spec '{}'", source_.name, spec_.name));
+}
+
+}  // namespace gpen

@@ -1,0 +1,33 @@
+// The stencil family: outputs as expressions of inputs' neighbours.
+#include <fmt/format.h>
+
+#include "gpen/generator/family.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
+#include "gpen/families/common/tunable_offer.hpp"
+
+namespace gpen {
+namespace {
+
+UnitResources resources(const Spec& spec, const TunableChoice& choice) {
+  const StencilPlan p = plan_stencil(spec, choice);
+  return {p.threads(), p.shared_bytes, p.dynamic_shared_bytes};
+}
+
+std::string describe(const Spec& s) {
+  const Footprint fp = s.footprint();
+  std::string reach;
+  for (const auto* in : s.inputs())
+    reach += fmt::format(" {}[{}]", in->name, fmt::join(std::vector<int>(fp[in->slot].begin(), fp[in->slot].begin() + s.dims), ","));
+  return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}", s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(),
+                     s.output_fields().size(), reach);
+}
+
+}  // namespace
+
+const Family& stencil_family() {
+  static const Family f{"stencil", [] { return FamilyDecl{StencilDecl{}}; }, [] { return table_info(stencil_tunable_rows()); },
+                        stencil_offers, plan_stencil_unit, print_stencil_unit, resources, describe};
+  return f;
+}
+
+}  // namespace gpen

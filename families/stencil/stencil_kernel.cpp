@@ -1,0 +1,130 @@
+#include "gpen/families/stencil/stencil_kernel.hpp"
+#include "gpen/families/common/spec_program.hpp"
+
+#include "gpen/generator/tunables.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpen/families/stencil/device/stencil_args.h"
+
+namespace gpen {
+
+namespace {
+
+// stencil_args_layout() is C++'s layout of StencilArgsOf, here for any
+// counts of fields and params: checked for a spread of counts and both reals.
+template <class real, int NumIn, int NumOut, int NumParams>
+constexpr bool layout_is_the_structs() {
+  using A = StencilArgsOf<real, NumIn, NumOut, NumParams>;
+  constexpr StencilArgsLayout l = stencil_args_layout(NumIn, NumOut, NumParams, sizeof(real));
+  return offsetof(A, in) == l.in && offsetof(A, out) == l.out && offsetof(A, n) == l.extent && offsetof(A, params) == l.params &&
+         sizeof(A) == l.size;
+}
+template <class real>
+constexpr bool layout_is_the_structs() {
+  return layout_is_the_structs<real, 0, 1, 0>() && layout_is_the_structs<real, 1, 1, 0>() && layout_is_the_structs<real, 1, 1, 1>() &&
+         layout_is_the_structs<real, 2, 1, 3>() && layout_is_the_structs<real, 4, 3, 2>() && layout_is_the_structs<real, 5, 2, 7>() &&
+         layout_is_the_structs<real, 7, 5, 4>() && layout_is_the_structs<real, 16, 8, 16>();
+}
+static_assert(layout_is_the_structs<float>() && layout_is_the_structs<double>(), "stencil_args_layout() is StencilArgsOf's layout");
+
+// The bytes of StencilArgs<B> for this spec: pointers to its inputs and
+// outputs, the kernel's extent, the params in the spec's real.
+std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fields, const ParamValues& params,
+                                     const std::array<long long, 3>& kernel_extent) {
+  const std::size_t real = size_of(spec.dtype);
+  const auto ins = spec.inputs();
+  const auto outs = spec.output_fields();
+  const StencilArgsLayout l = stencil_args_layout(static_cast<int>(ins.size()), static_cast<int>(outs.size()),
+                                                  static_cast<int>(spec.params.size()), static_cast<int>(real));
+  std::vector<unsigned char> bytes(l.size, 0);
+  auto put = [&](std::size_t at, const auto& v) { std::memcpy(bytes.data() + at, &v, sizeof v); };
+  for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
+  for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
+  put(l.extent, Extent{static_cast<int>(kernel_extent[0]), static_cast<int>(kernel_extent[1]), static_cast<int>(kernel_extent[2])});
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    auto it = params.find(spec.params[i].name);
+    const double v = it != params.end() ? it->second : spec.params[i].value;
+    if (real == 8) put(l.params + 8 * i, v);
+    else put(l.params + 4 * i, static_cast<float>(v));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
+  if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
+  for (CUfunction f : {function(), clamped_})
+    if (f) check_block_fits(f, source_.plan.threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
+  // The march's ring lives in dynamic shared memory; more than 48 KiB a
+  // block needs the function's opt-in. The clamped entry has no ring.
+  if (const std::size_t ring = source_.plan.dynamic_shared_bytes) {
+    const int limit = ctx.info().max_shared_per_block_optin;
+    if (ring > static_cast<std::size_t>(limit))
+      throw std::runtime_error(fmt::format("spec '{}' ({}): the march's ring needs {} bytes of shared memory a block, this GPU allows {}; "
+                                           "use a smaller ring_ahead, block or vector_x * rows_y",
+                                           spec.name, describe(spec.tunables, choice), ring, limit));
+    GPEN_CU(cuFuncSetAttribute(function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(ring)),
+            fmt::format("allowing {} bytes of dynamic shared memory to {} of spec '{}'", ring, source_.name, spec.name));
+  }
+}
+
+bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields) {
+  if (kernel_extent[1] < plan.rows_y) return false;
+  const long long v = plan.vector_x;
+  for (const auto& [name, b] : fields) {
+    const long long row = b->padded()[0];
+    if (b->ghost() % v != 0 || row % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
+  }
+  return true;
+}
+
+void StencilKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
+  const auto shape = check_bindings(spec_, fields, params);
+  const auto& plan = source_.plan;
+  const auto kext = plan.kernel_extent(shape);
+  for (int ax = 0; ax < 3; ++ax)
+    if (kext[ax] > (1LL << 30)) throw BindingError(fmt::format("spec '{}': extent {} along kernel axis {} is too large", spec_.name, kext[ax], ax));
+  const LaunchDims d = plan.launch(shape);
+  if (d.grid[1] > 65535 || d.grid[2] > 65535)
+    throw BindingError(fmt::format("spec '{}': grid {}x{}x{} exceeds the 65535 limit on y/z; use a larger block_y or points_per_thread",
+                                   spec_.name, d.grid[0], d.grid[1], d.grid[2]));
+  std::vector<unsigned char> args = pack_args(spec_, fields, params, kext);
+  void* kernel_params[] = {args.data()};
+  const CUfunction f = clamped_ && !fits_vector_runs(plan, kext, fields) ? clamped_ : function();
+  const unsigned shared = f == function() ? static_cast<unsigned>(plan.dynamic_shared_bytes) : 0;
+  GPEN_CU(cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], shared, stream,
+                         kernel_params, nullptr),
+          fmt::format("launching {} of spec '{}'", source_.name, spec_.name));
+}
+
+PeriodicFill::PeriodicFill(Dtype dtype, const Context& ctx, KernelCache& cache)
+    : dtype_(dtype),
+      source_(generate_periodic_fill(dtype)),
+      compiled_(cache.get(source_program(source_, "periodic_fill"), ctx.info().arch())),
+      module_(compiled_.kernel.cubin, source_.kernel_name, source_.name),
+      sm_count_(ctx.info().sm_count) {}
+
+void PeriodicFill::launch(const DeviceBuffer& b, CUstream stream) const {
+  if (b.dtype() != dtype_)
+    throw BindingError(fmt::format("periodic fill: the buffer is {}, this fill kernel was built for {}", to_string(b.dtype()), to_string(dtype_)));
+  if (b.ghost() == 0) return;
+  CUdeviceptr p = b.get();
+  long long n[3] = {b.shape()[0], b.shape()[1], b.shape()[2]};
+  int dims = b.dims(), g = b.ghost();
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < g) throw BindingError(fmt::format("periodic fill: ghost width {} exceeds the interior extent {} along axis {}", g, n[axis], axis));
+    void* params[] = {&p, &n[0], &n[1], &n[2], &dims, &g, &axis};
+    GPEN_CU(cuLaunchKernel(module_.function(), static_cast<unsigned>(sm_count_ * 8), 1, 1, 256, 1, 1, 0, stream, params, nullptr),
+            "launching the periodic ghost fill");
+  }
+}
+
+}  // namespace gpen

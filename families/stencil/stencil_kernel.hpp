@@ -1,0 +1,42 @@
+// A stencil spec compiled (through the cache) and loaded on a context, with
+// launches whose arguments are bound by name and checked against the spec
+// before anything runs.
+#pragma once
+
+#include <string>
+
+#include "gpen/families/common/kernel.hpp"
+
+namespace gpen {
+
+// Whether a march kernel with several points a thread may take its fast
+// entry for these buffers: every pointer, x ghost width and padded row a
+// multiple of vector_x values, and at least rows_y rows (kernel y extent).
+bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields);
+
+class StencilKernel : public Kernel {
+ public:
+  StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+
+  const StencilPlan& plan() const { return source_.plan; }
+  void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
+
+ private:
+  CUfunction clamped_ = nullptr;  // plan().clamped_kernel_name, when there is one
+};
+
+// Periodic ghost zones of one buffer, on the GPU.
+class PeriodicFill {
+ public:
+  PeriodicFill(Dtype dtype, const Context& ctx, KernelCache& cache = process_cache());
+  void launch(const DeviceBuffer& buffer, CUstream stream = nullptr) const;
+
+ private:
+  Dtype dtype_;
+  GeneratedSource source_;
+  KernelCache::Result compiled_;
+  Module module_;
+  int sm_count_;
+};
+
+}  // namespace gpen

@@ -1,0 +1,106 @@
+#include "gpen/families/stencil/stencil_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/tunables.hpp"
+
+namespace gpen {
+
+const char* to_string(StencilStrategy s) {
+  switch (s) {
+    case StencilStrategy::Direct: return "direct";
+    case StencilStrategy::March: return "march";
+    case StencilStrategy::Tile: return "tile";
+    case StencilStrategy::Rolling: return "rolling";
+  }
+  return "?";
+}
+
+std::array<long long, 3> StencilPlan::kernel_extent(const std::array<long long, 3>& user) const {
+  std::array<long long, 3> k{1, 1, 1};
+  for (int ax = 0; ax < dims; ++ax) k[kernel_axis[ax]] = user[ax];
+  return k;
+}
+
+LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
+  const auto n = kernel_extent(user);
+  auto ceil_div = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
+  LaunchDims d;
+  d.block = {static_cast<unsigned>(block_x), static_cast<unsigned>(block_y), 1};
+  d.grid[0] = ceil_div(n[0], static_cast<long long>(block_x) * vector_x);
+  d.grid[1] = ceil_div(n[1], static_cast<long long>(block_y) * rows_y);
+  d.grid[2] = strategy == StencilStrategy::Direct ? static_cast<unsigned>(n[2]) : ceil_div(n[2], points_per_thread);
+  return d;
+}
+
+StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
+  StencilPlan p;
+  const std::string& s = tunable_string(choice, kStrategyTunable);
+  p.strategy = s == "direct" ? StencilStrategy::Direct
+               : s == "march" ? StencilStrategy::March
+               : s == "tile"  ? StencilStrategy::Tile
+                              : StencilStrategy::Rolling;
+  fill_plan(stencil_tunable_rows(), choice, p);
+  p.dims = spec.dims;
+  // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
+  p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};
+  p.kernel_name = "gpen_" + spec.name;
+  if (p.strategy == StencilStrategy::March && (p.vector_x > 1 || p.rows_y > 1)) p.clamped_kernel_name = p.kernel_name + "_clamped";
+
+  const Footprint fp = spec.footprint();
+  for (const auto* f : spec.inputs()) {
+    std::array<int, 3> g{0, 0, 0}, r{0, 0, 0};
+    for (int ax = 0; ax < spec.dims; ++ax) {
+      g[p.kernel_axis[ax]] = f->ghost;
+      r[p.kernel_axis[ax]] = fp[f->slot][ax];
+    }
+    p.in_ghost.push_back(g);
+    p.radius.push_back(r);
+    p.max_radius_z = std::max(p.max_radius_z, r[2]);
+  }
+  for (const auto* f : spec.output_fields()) {
+    std::array<int, 3> g{0, 0, 0};
+    for (int ax = 0; ax < spec.dims; ++ax) g[p.kernel_axis[ax]] = f->ghost;
+    p.out_ghost.push_back(g);
+  }
+
+  if (p.threads() > 1024) {
+    refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_y,
+                      fmt::format("block_x * block_y = {} threads, more than a block may have", p.threads()),
+                      "block_x * block_y <= 1024");
+  }
+  if (p.vector_x != 1 && p.vector_x != 2 && p.vector_x != 4) {
+    refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::vector_x, fmt::format("vector_x = {} is not a vector width", p.vector_x), "1, 2 or 4");
+  }
+  check_strategy_tunables(spec, choice);
+  if (p.strategy == StencilStrategy::Tile || p.strategy == StencilStrategy::Rolling) {
+    for (const auto& r : p.radius)
+      if (r[0] > 0 || r[1] > 0) p.shared_bytes += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y + 2 * r[1]) * size_of(spec.dtype);
+    if (p.shared_bytes > kMaxStaticShared) {
+      refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
+                        fmt::format("the {} strategy's tiles need {} bytes of shared memory with block {}x{}", s, p.shared_bytes, p.block_x, p.block_y),
+                        fmt::format("at most {} bytes: smaller block_x or block_y", kMaxStaticShared));
+    }
+  }
+  if (p.ring_ahead > 0) {
+    // Every input's tile (the block's points, the x radius rounded up to
+    // whole runs and the y radius around them) in each slot of the ring.
+    std::size_t values = 0;
+    for (const auto& r : p.radius) {
+      const int ax = (r[0] + p.vector_x - 1) / p.vector_x * p.vector_x;
+      values += static_cast<std::size_t>(p.block_x * p.vector_x + 2 * ax) * (p.block_y * p.rows_y + 2 * r[1]);
+    }
+    p.dynamic_shared_bytes = values * p.ring_slots() * size_of(spec.dtype);
+    if (p.dynamic_shared_bytes > kMaxDynamicShared) {
+      refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::ring_ahead,
+                        fmt::format("the march's ring of {} planes needs {} bytes of shared memory with block {}x{} and {}x{} points a thread",
+                                    p.ring_slots(), p.dynamic_shared_bytes, p.block_x, p.block_y, p.vector_x, p.rows_y),
+                        fmt::format("at most {} bytes: a smaller ring_ahead, block or vector_x * rows_y", kMaxDynamicShared));
+    }
+  }
+  return p;
+}
+
+}  // namespace gpen

@@ -1,0 +1,338 @@
+#include "gpen/measure/tune/tune.hpp"
+#include "gpen/families/common/spec_program.hpp"
+
+#include "gpen/families/common/problem.hpp"
+
+#include <condition_variable>
+#include <ctime>
+#include <deque>
+#include <future>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/tunables.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/families/common/grid_run.hpp"
+
+namespace gpen {
+namespace {
+
+// Threads that compile candidates into the process cache; NVRTC programs
+// are independent, so compiles run side by side while the GPU times others.
+// A job is not started when the compiles so far say it would end past the
+// deadline (its future then reports a broken promise). At a stop, jobs not
+// started are dropped; those running are waited for, or left running
+// (abandon): their state is shared, so detached threads never touch the
+// pool, and each job owns what it compiles.
+class CompilePool {
+ public:
+  CompilePool(unsigned n, bool abandon, std::chrono::steady_clock::time_point deadline)
+      : st_(std::make_shared<State>()), abandon_(abandon) {
+    st_->deadline = deadline;
+    for (unsigned i = 0; i < std::max(1u, n); ++i) threads_.emplace_back(work, st_);
+  }
+  ~CompilePool() {
+    {
+      std::lock_guard<std::mutex> l(st_->mu);
+      st_->stop = true;
+      st_->queue.clear();
+    }
+    st_->cv.notify_all();
+    for (auto& t : threads_) abandon_ ? t.detach() : t.join();
+  }
+  std::shared_future<void> submit(std::function<void()> job) {
+    std::packaged_task<void()> task(std::move(job));
+    std::shared_future<void> f = task.get_future().share();
+    {
+      std::lock_guard<std::mutex> l(st_->mu);
+      st_->queue.push_back(std::move(task));
+    }
+    st_->cv.notify_one();
+    return f;
+  }
+  // Compiles running now.
+  std::size_t running() const {
+    std::lock_guard<std::mutex> l(st_->mu);
+    return st_->running;
+  }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::packaged_task<void()>> queue;
+    bool stop = false;
+    std::size_t running = 0;
+    std::chrono::steady_clock::time_point deadline;
+    double compile_s = 0;  // the mean of the compiles so far
+    std::size_t compiles = 0;
+  };
+  static void work(std::shared_ptr<State> st) {
+    using clock = std::chrono::steady_clock;
+    while (true) {
+      std::packaged_task<void()> task;
+      {
+        std::unique_lock<std::mutex> l(st->mu);
+        st->cv.wait(l, [&] { return st->stop || !st->queue.empty(); });
+        if (st->stop || st->queue.empty()) return;
+        task = std::move(st->queue.front());
+        st->queue.pop_front();
+        const bool in_time = st->deadline == clock::time_point::max() ||
+                             clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(st->compile_s)) < st->deadline;
+        if (!in_time) continue;  // dropped: its future reports a broken promise
+        ++st->running;
+      }
+      const auto t0 = clock::now();
+      task();
+      const double took = std::chrono::duration<double>(clock::now() - t0).count();
+      std::lock_guard<std::mutex> l(st->mu);
+      --st->running;
+      st->compile_s += (took - st->compile_s) / static_cast<double>(++st->compiles);
+    }
+  }
+  std::shared_ptr<State> st_;
+  std::vector<std::thread> threads_;
+  bool abandon_;
+};
+
+// A variant's record, with any exception of `run` recorded as its failure.
+template <class Run>
+TunedVariant guarded(const Spec& spec, const TunableChoice& c, Run run) {
+  TunedVariant v;
+  v.choice = c;
+  v.variant = describe(spec.tunables, c);
+  try {
+    run(v);
+  } catch (const CompileError& e) {
+    v.reason = "does not compile: " + std::string(e.what()).substr(0, 300);
+  } catch (const std::exception& e) {
+    v.reason = std::string("does not run: ") + e.what();
+  }
+  return v;
+}
+
+// Grid kinds are checked against the default's output on the GPU, pairwise
+// specs against the CPU at a sample of targets too (Problem::Check).
+TunedVariant measure(Problem& problem, const TunableChoice& c, Problem::Check check, const TuneOptions& o) {
+  return guarded(problem.spec(), c, [&](TunedVariant& v) {
+    const Measurement m = problem.measure(c, o.repeat, check, o.warmup);
+    v.registers = m.usage.registers;
+    v.check = m.check;
+    if (m.check && !m.check->pass) {
+      v.reason = m.mismatch + ": " + m.check->summary();
+      return;
+    }
+    v.ms = m.median_ms;
+    const RateScale& k = problem.scale();
+    (k.kind == RateKind::Pairs ? v.pairs_per_s : v.teff_gbs) = k.in_unit(m.rate);
+  });
+}
+
+using MeasureFn = std::function<TunedVariant(const TunableChoice&)>;
+
+std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
+  if (o.time_limit_s <= 0) return std::chrono::steady_clock::time_point::max();
+  return o.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+}
+
+// False when the pool dropped the compile because it would have ended past
+// the deadline; a compile that failed counts as started (its error is
+// met again when the variant is measured).
+bool compile_started(const std::shared_future<void>& f) {
+  try {
+    f.get();
+  } catch (const std::future_error&) {
+    return false;
+  } catch (...) {
+  }
+  return true;
+}
+
+class GpuObjective : public Objective {
+ public:
+  GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const TuneOptions& o,
+               std::function<bool()> stop)
+      : ctx_(ctx), spec_(std::make_shared<const Spec>(spec)), space_(space), measure_(std::move(measure)), stop_(std::move(stop)),
+        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency()), o.abandon_compiles, deadline_of(o)) {}
+
+  void evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming, const EvaluationSink& done) override {
+    for (std::size_t i : batch) schedule(i);
+    for (std::size_t i : upcoming) schedule(i);
+    for (std::size_t i : batch) {
+      // A failed compile is not cached, so measure_ meets it again and
+      // records it like any other failure. Past the deadline, what is not
+      // measured yet is not waited for.
+      const std::shared_future<void>& compiled = compiles_.at(i);
+      while (compiled.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
+        if (stop_()) return;
+      if (stop_()) return;
+      if (!compile_started(compiled)) {
+        out_of_time_ = true;
+        return;
+      }
+      const TunedVariant v = measure_(space_.choice(i));
+      variants_[i] = v;
+      done({i, v.ms, v.reason});
+    }
+  }
+  void know(std::size_t i, const TunedVariant& v) { variants_[i] = v; }
+  const TunedVariant& variant(std::size_t i) const { return variants_.at(i); }
+  std::size_t compiling() const { return pool_.running(); }
+  // A compile was not started: it would have ended past the deadline.
+  bool out_of_time() const { return out_of_time_; }
+
+ private:
+  void schedule(std::size_t i) {
+    if (compiles_.count(i)) return;
+    compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch()] {
+      // Kept in memory only: the variants that lose never reach the disk.
+      process_cache().get(spec_program(*spec, c), arch, KernelCache::Store::Memory);
+    });
+  }
+  const Context& ctx_;
+  std::shared_ptr<const Spec> spec_;  // shared with compile jobs that may outlive this
+  const SearchSpace& space_;
+  MeasureFn measure_;
+  std::function<bool()> stop_;
+  CompilePool pool_;
+  std::map<std::size_t, std::shared_future<void>> compiles_;
+  std::map<std::size_t, TunedVariant> variants_;
+  bool out_of_time_ = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+
+void phase(const TuneOptions& o, const std::string& what) {
+  if (o.on_phase) o.on_phase(what);
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+SearchSpace space_of(const Context& ctx, const Spec& spec, const TuneOptions& o, TuneResult& res) {
+  const DeviceInfo& d = ctx.info();
+  SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block, d.max_shared_per_block_optin});
+  res.space_total = space.total();
+  res.space_valid = space.points().size();
+  res.rejected = space.rejected();
+  return space;
+}
+
+// After res.reference is measured and kept: the search, the best variant,
+// and its record in the tuning database.
+void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const std::string& size,
+                     const TuneOptions& o, TuneResult& res) {
+  if (!res.reference.ms)
+    throw std::runtime_error(fmt::format("spec '{}': the default variant ({}) cannot serve as the tuning reference: {}", spec.name,
+                                         res.reference.variant, res.reference.reason));
+  res.setup_s = seconds_since(o.started);
+  const auto deadline = deadline_of(o);
+  auto interrupted = [&] { return o.interrupt && o.interrupt->load(); };
+  GpuObjective objective(ctx, spec, space, std::move(measure), o,
+                         [&] { return interrupted() || std::chrono::steady_clock::now() >= deadline; });
+  SearchOptions so;
+  so.strategy = o.strategy;
+  so.budget = o.budget;
+  so.deadline = deadline;
+  so.should_stop = [&]() -> std::optional<SearchStop> {
+    if (interrupted()) return SearchStop::Interrupted;
+    if (objective.out_of_time()) return SearchStop::Time;
+    return std::nullopt;
+  };
+  so.seed = o.seed;
+  for (const TunedVariant& v : o.resume)
+    if (auto i = space.find(v.choice)) {
+      TunedVariant known = v;
+      known.resumed = true;
+      objective.know(*i, known);
+      so.already.push_back({*i, v.ms, v.reason});
+    }
+  // The default is also a point of the search (timed like the others), so
+  // that "best" is never worse than what the user had.
+  if (auto d0 = space.find(res.reference.choice)) so.first = {*d0};
+  TuneProgress progress;
+  progress.copy_gbs = res.copy_gbs;
+  progress.rsqrt_bound_per_s = res.rsqrt_bound_per_s;
+  so.on_evaluation = [&](const Evaluation& e, std::size_t done, std::size_t budget) {
+    res.evaluated.push_back(objective.variant(e.point));
+    const TunedVariant& v = res.evaluated.back();
+    res.resumed += v.resumed;
+    if (v.ms && (!res.best || *v.ms < *res.evaluated[*res.best].ms)) res.best = res.evaluated.size() - 1;
+    progress.done = done;
+    progress.budget = budget;
+    progress.failed += !v.ms;
+    progress.best = res.best ? &res.evaluated[*res.best] : nullptr;
+    progress.elapsed_s = seconds_since(o.started);
+    if (o.on_variant) o.on_variant(v, progress);
+  };
+  const SearchResult found = search(space, objective, so);
+  res.budget = found.budget;
+  res.stop = found.stop;
+  res.abandoned_compiles = o.abandon_compiles ? objective.compiling() : 0;
+  // The winner and the default are what `gpen run` will load: those go to disk.
+  const std::string arch = ctx.info().arch();
+  if (res.best) process_cache().persist(cache_key(spec_identity(spec, res.evaluated[*res.best].choice), arch));
+  process_cache().persist(cache_key(spec_identity(spec, res.reference.choice), arch));
+  if (o.save && res.best) {
+    const TunedVariant& keep = res.evaluated[*res.best];
+    TuningRecord r;
+    r.spec = spec.name;
+    r.size = size;
+    r.strategy = to_string(o.strategy);
+    r.date = today();
+    r.choice = keep.choice;
+    r.ms = *keep.ms;
+    r.teff_gbs = keep.teff_gbs;
+    r.copy_gbs = res.copy_gbs;
+    r.pairs_per_s = keep.pairs_per_s;
+    r.evaluations = static_cast<int>(res.evaluated.size());
+    TuningDb(o.db_path).store(res.key, r);
+    res.saved = true;
+  }
+  res.total_s = seconds_since(o.started);
+}
+
+}  // namespace
+
+TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
+  const Spec& spec = problem.spec();
+  TuneResult res;
+  const SearchSpace space = space_of(ctx, spec, o, res);
+  res.key = problem.tuning_key(ctx.info());
+  const RateScale& k = problem.scale();
+  (k.kind == RateKind::Pairs ? res.rsqrt_bound_per_s : res.copy_gbs) = k.bound_value;
+  phase(o, "measuring the default variant and checking it against the CPU reference");
+  // The default variant is the reference: checked against the CPU in
+  // double precision, then its output is what every other variant must match.
+  res.reference = measure(problem, spec.choose(o.fixed), Problem::Check::Cpu, o);
+  if (res.reference.ms) problem.keep_as_reference();
+  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure(problem, c, Problem::Check::Reference, o); }, problem.size(),
+                  o, res);
+  return res;
+}
+
+TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
+  if (spec.is_pairwise())
+    throw std::invalid_argument(fmt::format("spec '{}' is pairwise: tune it with tune_pairwise and its PairSizes", spec.name));
+  phase(o, fmt::format("measuring the copy bandwidth, preparing random inputs ({})", size_text(size, spec.dims)));
+  const auto problem = make_problem(ctx, spec, size_text(size, spec.dims));
+  return tune(ctx, *problem, o);
+}
+
+TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& o) {
+  if (!spec.is_pairwise()) throw std::invalid_argument(fmt::format("spec '{}' is not pairwise: tune it with tune()", spec.name));
+  phase(o, "preparing random inputs");
+  const auto problem = make_problem(ctx, spec, pair_size_text(spec, sizes));
+  return tune(ctx, *problem, o);
+}
+
+}  // namespace gpen

@@ -1,0 +1,103 @@
+// JIT-tuning of a spec on the running GPU: search the space of its
+// tunables (tune_search.hpp), compile candidates in parallel threads while
+// the GPU times others, verify every variant against the default variant's
+// output (itself verified against the CPU reference) before its time
+// counts, and remember the best in the tuning database.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpen/families/common/host_array.hpp"
+#include "gpen/families/common/problem.hpp"
+#include "gpen/families/pairwise/pairwise_kernel.hpp"
+#include "gpen/measure/tune/tune_search.hpp"
+#include "gpen/measure/tune/tuning_db.hpp"
+
+namespace gpen {
+
+struct TunedVariant {
+  TunableChoice choice;
+  std::string variant;         // "strategy=march block_x=..."
+  std::optional<double> ms;    // median; empty when it failed
+  double teff_gbs = 0;
+  double pairs_per_s = 0;      // pairwise specs
+  int registers = -1;
+  std::string reason;          // why it failed: compile error, launch error, wrong result
+  std::optional<Comparison> check;
+  bool resumed = false;        // measured by an earlier search (TuneOptions::resume)
+};
+
+// Where a search stands, after each evaluation.
+struct TuneProgress {
+  std::size_t done = 0, budget = 0, failed = 0;
+  const TunedVariant* best = nullptr;  // the fastest verified so far
+  double elapsed_s = 0;                // since TuneOptions::started
+  double copy_gbs = 0;                 // grid kinds (TuneResult::copy_gbs)
+  double rsqrt_bound_per_s = 0;        // pairwise (TuneResult::rsqrt_bound_per_s)
+};
+
+struct TuneOptions {
+  SearchStrategy strategy = SearchStrategy::Exhaustive;
+  std::size_t budget = 0;        // evaluations (see SearchOptions)
+  // Seconds from `started` (0: none), setup included: the copy measurement,
+  // the workload and the CPU check of the default come first and count.
+  double time_limit_s = 0;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  const std::atomic<bool>* interrupt = nullptr;  // set (Ctrl-C): stop as at the deadline
+  // At a stop, leave NVRTC compiles in flight running instead of waiting
+  // for them; a caller that sets this ends the process with std::_Exit
+  // when TuneResult::abandoned_compiles is not 0.
+  bool abandon_compiles = false;
+  std::uint64_t seed = 1;
+  std::vector<std::string> fixed;  // "name=value": tunables not searched
+  int warmup = 2, repeat = 10;
+  unsigned compile_threads = 0;    // 0: the hardware's
+  bool save = true;
+  std::string db_path = TuningDb::default_path();
+  // Variants measured before (a --resume log): not measured again, counted
+  // in the budget. Those that are no longer points of the space are skipped.
+  std::vector<TunedVariant> resume;
+  std::function<void(const std::string&)> on_phase;  // "measuring the default variant and checking it ...", ...
+  std::function<void(const TunedVariant&, const TuneProgress&)> on_variant;
+};
+
+struct TuneResult {
+  std::vector<TunedVariant> evaluated;  // in search order, resumed ones first
+  TunedVariant reference;               // the default variant, checked on the CPU
+  std::optional<std::size_t> best;      // index into evaluated
+  double copy_gbs = 0;           // grid kinds: measured in the same run
+  double rsqrt_bound_per_s = 0;  // pairwise: the GPU's (rsqrt_bound_per_s)
+  std::size_t space_total = 0, space_valid = 0;
+  std::vector<std::pair<std::string, std::size_t>> rejected;
+  std::size_t budget = 0;               // evaluations the search meant to make
+  SearchStop stop = SearchStop::Done;   // why it ended
+  std::size_t resumed = 0;              // of `evaluated`, taken from TuneOptions::resume
+  std::size_t abandoned_compiles = 0;   // left running at the stop (abandon_compiles)
+  double setup_s = 0, total_s = 0;      // from TuneOptions::started
+  TuningKey key;
+  bool saved = false;
+};
+
+// Tunes the spec of `problem` on it (any kind). The problem's setup (the
+// copy, the inputs) is the caller's and counts against TuneOptions::started.
+TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& options = {});
+
+// The same on a problem made here: a grid at `size`, or pairwise `sizes`.
+TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& options = {});
+
+// Pairwise specs: the objective is the time of a launch (pairs per second
+// reported beside it). The default variant is checked against the CPU
+// reference at a sample of targets; every other variant is checked there
+// too and, at every target, against the default's output
+// (compare_pairwise_outputs). Its inputs are not rotated between timed
+// launches: the kernels are bound by arithmetic (rsqrt), each source is
+// read once per tile of targets, so the L2 has little to flatter.
+TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& options = {});
+
+}  // namespace gpen

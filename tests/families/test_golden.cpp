@@ -1,0 +1,212 @@
+// Golden files: the generated source of every shipped spec x strategy,
+// compared byte for byte. GPEN_UPDATE_GOLDEN=1 rewrites them; review the
+// change as a git diff.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gpen/generator/codegen.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+
+namespace {
+
+// "line N: expected <...> got <...>" for the first line that differs.
+std::string first_difference(const std::string& want, const std::string& got) {
+  std::istringstream a(want), b(got);
+  std::string la, lb;
+  for (int n = 1;; ++n) {
+    const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+    if (ea && eb) return "identical";
+    if (ea || eb || la != lb)
+      return "first difference at line " + std::to_string(n) + ":\n  golden:    " + (ea ? "<end of file>" : la) +
+             "\n  generated: " + (eb ? "<end of file>" : lb);
+  }
+}
+
+}  // namespace
+
+bool update_golden() { return std::getenv("GPEN_UPDATE_GOLDEN") && std::string(std::getenv("GPEN_UPDATE_GOLDEN")) == "1"; }
+
+// Compares g, a unit of a spec of `kind`, with its golden file beside its
+// family (or rewrites it); returns whether it compared.
+bool check_golden(const std::string& kind, const GeneratedSource& g) {
+  const std::string golden = gpen::test::source_dir() + "/families/" + kind + "/golden/" + g.name;
+  CAPTURE(golden);
+  if (update_golden()) {
+    std::ofstream(golden, std::ios::binary) << g.source;
+    return false;
+  }
+  const std::string want = gpen::test::read_file(golden);
+  REQUIRE_MESSAGE(!want.empty(), "missing golden file; run with GPEN_UPDATE_GOLDEN=1");
+  CHECK_MESSAGE(want == g.source, first_difference(want, g.source));
+  return true;
+}
+
+// Every shipped spec of a kind directory with every strategy it allows;
+// returns how many files compared.
+int check_golden_every_strategy(const std::string& kind) {
+  int compared = 0;
+  for (const auto& path : gpen::test::shipped_specs(kind)) {
+    const Spec spec = load_spec(path);
+    for (const auto& v : spec.find_tunable("strategy")->values)
+      compared += check_golden(kind, generate(spec, spec.choose({"strategy=" + to_string(v)})));
+  }
+  return compared;
+}
+
+TEST_CASE("golden files of every shipped spec and strategy") {
+  const int compared = check_golden_every_strategy("stencil");
+  if (!update_golden()) CHECK(compared >= 20);  // 5 stencil specs x 4 strategies
+}
+
+TEST_CASE("golden files of every shipped scan spec") {
+  int compared = 0;
+  for (const auto& path : gpen::test::shipped_specs("scan")) {
+    const Spec spec = load_spec(path);
+    compared += check_golden("scan", generate(spec, spec.choose()));
+  }
+  if (!update_golden()) CHECK(compared == 7);
+}
+
+TEST_CASE("golden files of every shipped SBP operator and strategy") {
+  const int compared = check_golden_every_strategy("sbp");
+  if (!update_golden()) CHECK(compared == 5 * 2 + 2);  // five operators x {direct, pencil}, two Laplacians (direct)
+}
+
+TEST_CASE("golden files of every shipped pairwise spec and strategy") {
+  const int compared = check_golden_every_strategy("pairwise");
+  if (!update_golden()) CHECK(compared == 6 + 1);  // six specs, the grid one with tile and blocks
+}
+
+TEST_CASE("generation is deterministic") {
+  const Spec a = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  const Spec b = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  CHECK(generate(a, a.choose()).source == generate(b, b.choose()).source);
+  CHECK(a.hash.size() == 64);
+}
+
+TEST_CASE("banner names the spec, its hash and the tunables") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const auto g = generate(s, s.choose({"strategy=tile", "block_x=64", "block_y=4"}));
+  CHECK(g.source.find("spec 'laplacian3d_o8'") != std::string::npos);
+  CHECK(g.source.find("sha256:" + s.hash) != std::string::npos);
+  CHECK(g.source.find("strategy=tile block_x=64 block_y=4 points_per_thread=128 vector_x=1 rows_y=1 unroll_z=0") != std::string::npos);
+  CHECK(g.source.find("#include \"gpen/stencil_tile.cuh\"") != std::string::npos);
+}
+
+TEST_CASE("plan: launch geometry and shared memory") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const StencilPlan rolling = plan_stencil(s, s.choose({"strategy=rolling", "block_x=32", "block_y=8", "points_per_thread=16"}));
+  const LaunchDims d = rolling.launch({67, 45, 33});
+  CHECK(d.grid == std::array<unsigned, 3>{3, 6, 3});
+  CHECK(d.block == std::array<unsigned, 3>{32, 8, 1});
+  CHECK(rolling.shared_bytes == (32 + 8) * (8 + 8) * 8);
+  const StencilPlan direct = plan_stencil(s, s.choose({"strategy=direct"}));
+  CHECK(direct.launch({67, 45, 33}).grid[2] == 33);
+  CHECK(direct.shared_bytes == 0);
+
+  const Spec s2 = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian2d_o4.json");
+  const StencilPlan p2 = plan_stencil(s2, s2.choose({"points_per_thread=8"}));
+  CHECK(p2.kernel_extent({100, 50, 1}) == std::array<long long, 3>{100, 1, 50});  // y marched as kernel z
+  CHECK(p2.launch({100, 50, 1}).grid == std::array<unsigned, 3>{1, 1, 7});
+  CHECK(p2.radius[0] == std::array<int, 3>{2, 0, 2});
+}
+
+TEST_CASE("plan: march owns vector_x x rows_y points, other strategies refuse them") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  const StencilPlan m = plan_stencil(s, s.choose({"strategy=march", "block_x=32", "block_y=4", "vector_x=2", "rows_y=4", "points_per_thread=8"}));
+  CHECK(m.launch({67, 45, 33}).grid == std::array<unsigned, 3>{2, 3, 5});  // 67 / 64, 45 / 16, 33 / 8 (points_per_thread)
+  const auto g = generate(s, s.choose({"strategy=march", "vector_x=4", "rows_y=2"}));
+  CHECK(g.source.find("kVectorX = 4;") != std::string::npos);
+  CHECK(g.source.find("kRowsY = 2;") != std::string::npos);
+  // A choice that holds it under another strategy (a --set is refused before,
+  // by choose()) is refused by the plan, at the tunable.
+  TunableChoice tile = s.choose({"strategy=tile"});
+  tile["vector_x"] = 2LL;
+  try {
+    plan_stencil(s, tile);
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("only the march strategy has it") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables");
+  }
+  // Streaming stores: on by default in the march, off (and refused) elsewhere.
+  CHECK(plan_stencil(s, s.choose({"strategy=march"})).stream_stores);
+  CHECK(g.source.find("kStreamStores = true;") != std::string::npos);
+  CHECK_FALSE(plan_stencil(s, s.choose({"strategy=rolling"})).stream_stores);
+  CHECK(generate(s, s.choose({"strategy=march", "stream_stores=0"})).source.find("kStreamStores = false;") != std::string::npos);
+  tile = s.choose({"strategy=direct"});
+  tile["stream_stores"] = 1LL;
+  CHECK_THROWS_WITH_AS(plan_stencil(s, tile), doctest::Contains("stream_stores = 1 with strategy direct"), SpecError);
+}
+
+TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bounds") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  // The spec's defaults: ring 2 ahead, 32x4 threads of 2x4 points, 128 planes a block.
+  const StencilPlan p = plan_stencil(s, s.choose());
+  CHECK(p.ring_ahead == 2);
+  CHECK(p.ring_slots() == 4 + 2 + 1);  // planes k .. k + rz + D
+  // (64 + 2 * 4) x (16 + 2 * 4) values a slot, 8 bytes each.
+  CHECK(p.dynamic_shared_bytes == 72 * 24 * 7 * 8);
+  CHECK(p.shared_bytes == 0);
+  CHECK(p.launch({512, 512, 512}).grid == std::array<unsigned, 3>{8, 32, 4});
+  const auto g = generate(s, s.choose());
+  CHECK(g.source.find("kRingAhead = 2;") != std::string::npos);
+  CHECK(g.source.find("kRingSlots = 7;") != std::string::npos);
+  CHECK(g.source.find("== 96768, \"the ring's shared memory as planned\"") != std::string::npos);
+  CHECK(g.source.find("96768 bytes per block (dynamic): a ring of 7 planes") != std::string::npos);
+  CHECK(g.source.find("__launch_bounds__(") == std::string::npos);
+  // float32 runs of 4: the x radius 4 is one run on each side.
+  const Spec f = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
+  CHECK(plan_stencil(f, f.choose({"vector_x=4", "rows_y=1", "ring_ahead=1"})).dynamic_shared_bytes == (128 + 8) * (4 + 8) * 6 * 4);
+
+  // No ring: nothing dynamic, no slots.
+  const StencilPlan none = plan_stencil(s, s.choose({"ring_ahead=0"}));
+  CHECK(none.dynamic_shared_bytes == 0);
+  CHECK(generate(s, s.choose({"ring_ahead=0"})).source.find("kRingSlots = 0;") != std::string::npos);
+  // A march tunable: other strategies refuse it.
+  TunableChoice rolling = s.choose({"strategy=rolling"});
+  rolling["ring_ahead"] = 2LL;
+  CHECK_THROWS_WITH_AS(plan_stencil(s, rolling), doctest::Contains("only the march strategy has it"), SpecError);
+  CHECK_THROWS_WITH_AS(s.choose({"strategy=rolling", "ring_ahead=2"}), doctest::Contains("--set ring_ahead=2: only the march strategy has ring_ahead"),
+                       UsageError);
+  // Four inputs of radius 3 in 2x4 points a thread: more than any GPU's block may have.
+  const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  try {
+    plan_stencil(c, c.choose({"ring_ahead=2", "rows_y=4"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("the march's ring of 6 planes needs 248064 bytes of shared memory") != std::string::npos);
+    CHECK(e.detail().expected.find("a smaller ring_ahead") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables");
+  }
+  CHECK_NOTHROW(plan_stencil(c, c.choose({"ring_ahead=2", "rows_y=2"})));
+
+  // min_blocks: __launch_bounds__ on both entries.
+  const auto b = generate(s, s.choose({"min_blocks=3"}));
+  CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8(") != std::string::npos);
+  CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8_clamped(") != std::string::npos);
+}
+
+TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {
+  std::string t = "  \"tunables\": {\"block_x\": {\"values\": [1024]}, \"block_y\": {\"values\": [1]}},\n";
+  std::string js = gpen::test::minimal_spec("D2(u, x)", t);
+  js = gpen::test::with(js, "\"dims\": 2", "\"dims\": 3");
+  js = gpen::test::with(js, "\"ghost\": 1", "\"ghost\": 8");
+  js = gpen::test::with(js, "\"order\": 2", "\"order\": 16");
+  const Spec s = load_spec_string(js);
+  CHECK_NOTHROW(plan_stencil(s, s.choose({"strategy=direct"})));
+  // (1024 + 16) x 1 x 8 bytes fits; try a spec that does not
+  std::string t2 = "  \"tunables\": {\"block_x\": {\"values\": [1024]}, \"block_y\": {\"values\": [8]}},\n";
+  std::string js2 = gpen::test::minimal_spec("D2(u, x) + D2(u, y)", t2);
+  js2 = gpen::test::with(js2, "\"dims\": 2", "\"dims\": 3");
+  const Spec s2 = load_spec_string(js2);
+  try {
+    plan_stencil(s2, s2.choose({"strategy=tile"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("threads, more than a block may have") != std::string::npos);
+  }
+}
