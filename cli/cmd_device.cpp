@@ -10,13 +10,14 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "spec_options.hpp"
-#include "gpen/generator/tunables.hpp"
-#include "gpen/runtime/arch.hpp"
+#include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/common/problem.hpp"
 #include "gpen/families/common/spec_program.hpp"
 #include "gpen/families/pairwise/pairwise_run.hpp"
-#include "gpen/families/common/problem.hpp"
-#include "gpen/families/common/grid_run.hpp"
+#include "gpen/generator/family.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"
+#include "gpen/runtime/arch.hpp"
 
 namespace gpen::cli {
 namespace {
@@ -162,19 +163,19 @@ void add_compile(CLI::App& app, Runner& run) {
       const auto r = process_cache().get(spec_program(s, g), arch);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
       const auto& u = r.kernel.usage;
+      const std::size_t dynamic_shared = family_of(s).resources(s, g.choice).dynamic_shared_bytes;
       if (o->json) {
         Json doc = json_document("compile");
         doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"arch", arch},
                         {"variant", describe(s.tunables, g.choice)}, {"tunables", Json(choice_json(g.choice))}, {"unit", g.name},
                         {"kernel", g.kernel_name}, {"cache", {{"source", to_string(r.source)}, {"ms", r.ms}, {"key", r.key}}},
-                        {"usage", to_json(u)}, {"dynamic_shared_bytes", g.plan.dynamic_shared_bytes}});
+                        {"usage", to_json(u)}, {"dynamic_shared_bytes", dynamic_shared}});
         JsonChannel::emit(doc);
       } else {
         fmt::print("{} ({}) for {}: cache {} in {:.1f} ms\n", g.name, describe(s.tunables, g.choice), arch, src, r.ms);
         fmt::print("  registers {}, spill stores {} B, spill loads {} B, shared {} B, stack {} B\n", u.registers, u.spill_stores,
                    u.spill_loads, u.shared_bytes, u.stack_bytes);
-        if (g.plan.dynamic_shared_bytes)
-          fmt::print("  dynamic shared {} B a block (the march's ring of {} planes)\n", g.plan.dynamic_shared_bytes, g.plan.ring_slots());
+        if (dynamic_shared) fmt::print("  dynamic shared {} B a block, opted in at load\n", dynamic_shared);
         fmt::print("  key {}\n", r.key);
       }
       return kExitOk;

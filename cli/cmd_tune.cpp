@@ -19,10 +19,10 @@
 #include "progress.hpp"
 #include "search_svg.hpp"
 #include "spec_options.hpp"
-#include "gpen/generator/tunables.hpp"
-#include "gpen/families/pairwise/pairwise_run.hpp"
-#include "gpen/families/common/problem.hpp"
 #include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/common/problem.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tune.hpp"
 #include "gpen/measure/tune/tune_log.hpp"
 

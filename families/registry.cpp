@@ -1,5 +1,5 @@
-// The one list of kernel families: kind -> Family. A new family is its
-// files plus one line here (and its kind in the spec format).
+// kind -> Family, for the generator: the families of kinds.def. A new
+// family is its folder plus one line there (and its kind in the spec format).
 #include <algorithm>
 
 #include "gpen/generator/error.hpp"
@@ -7,13 +7,16 @@
 
 namespace gpen {
 
-const Family& stencil_family();
-const Family& scan_family();
-const Family& sbp_family();
-const Family& pairwise_family();
+#define GPEN_FAMILY(kind) const Family& kind##_family();
+#include "kinds.def"
+#undef GPEN_FAMILY
 
 const std::vector<const Family*>& families() {
-  static const std::vector<const Family*> all = {&stencil_family(), &scan_family(), &sbp_family(), &pairwise_family()};
+#define GPEN_FAMILY(kind) &kind##_family(),
+  static const std::vector<const Family*> all = {
+#include "kinds.def"
+  };
+#undef GPEN_FAMILY
   return all;
 }
 

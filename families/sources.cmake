@@ -3,7 +3,7 @@
 # tunable table, plan and unit printer: no CUDA) is compiled into
 # gpen::generator, its runtime half (kernel, CPU reference, problem) into
 # gpen::families. A new family adds its two lists here and one line to
-# families/kinds.def. Its device/ folder (args.h, unit template, .cuh) is
+# families/kinds.def (both registries are made from it). Its device/ folder (args.h, unit template, .cuh) is
 # found by generator/CMakeLists.txt.
 set(GPEN_FAMILY_GENERATOR_SOURCES
   registry.cpp
@@ -13,11 +13,11 @@ set(GPEN_FAMILY_GENERATOR_SOURCES
   pairwise/pairwise_scope.cpp pairwise/pairwise_tunables.cpp pairwise/pairwise_plan.cpp pairwise/pairwise_codegen.cpp pairwise/pairwise_family.cpp)
 set(GPEN_FAMILY_RUNTIME_SOURCES
   runtime_registry.cpp
-  common/host_array.cpp common/spec_program.cpp common/kernel.cpp common/device_compare.cpp common/tuning_key.cpp
+  common/host_array.cpp common/device_buffer.cpp common/spec_program.cpp common/kernel.cpp common/device_compare.cpp common/tuning_key.cpp
   common/workload.cpp common/grid_run.cpp common/problem.cpp
-  stencil/stencil_kernel.cpp
-  scan/scan_kernel.cpp scan/scan_reference.cpp
-  sbp/sbp_kernel.cpp sbp/sbp_reference.cpp
-  pairwise/pairwise_kernel.cpp pairwise/pairwise_reference.cpp pairwise/pairwise_run.cpp)
+  stencil/stencil_kernel.cpp stencil/stencil_runtime.cpp
+  scan/scan_kernel.cpp scan/scan_reference.cpp scan/scan_runtime.cpp
+  sbp/sbp_kernel.cpp sbp/sbp_reference.cpp sbp/sbp_runtime.cpp
+  pairwise/pairwise_kernel.cpp pairwise/pairwise_reference.cpp pairwise/pairwise_run.cpp pairwise/pairwise_runtime.cpp)
 list(TRANSFORM GPEN_FAMILY_GENERATOR_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
 list(TRANSFORM GPEN_FAMILY_RUNTIME_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -5,9 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
-#include "gpen/families/common/spec_program.hpp"
 
 namespace gpen::test {
 

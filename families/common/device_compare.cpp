@@ -1,11 +1,11 @@
 #include "gpen/families/common/device_compare.hpp"
-#include "gpen/families/common/spec_program.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/families/stencil/stencil_kernel.hpp"
 
 namespace gpen {

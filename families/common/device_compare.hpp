@@ -5,9 +5,10 @@
 // (an unwritten point stays NaN), and ghost values that lost their NaN poison.
 #pragma once
 
+#include "gpen/families/common/device_buffer.hpp"
+#include "gpen/families/common/host_array.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/device.hpp"
-#include "gpen/families/common/host_array.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
 
 namespace gpen {

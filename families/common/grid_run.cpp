@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/workload.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/families/common/workload.hpp"
 
 namespace gpen {
 

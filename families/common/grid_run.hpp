@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "gpen/families/common/host_array.hpp"
-#include "gpen/families/stencil/stencil_kernel.hpp"
 #include "gpen/families/common/workload.hpp"
+#include "gpen/families/stencil/stencil_kernel.hpp"
 
 namespace gpen {
 

@@ -1,13 +1,13 @@
 #include "gpen/families/common/kernel.hpp"
-#include "gpen/families/common/spec_program.hpp"
 
 #include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
 
-#include "gpen/generator/tunables.hpp"
 #include "gpen/families/common/runtime_family.hpp"
+#include "gpen/families/common/spec_program.hpp"
+#include "gpen/generator/tunables.hpp"
 
 namespace gpen {
 

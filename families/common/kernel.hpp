@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpen/families/common/device_buffer.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/device.hpp"
 #include "gpen/runtime/kernel_cache.hpp"

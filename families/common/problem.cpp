@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/families/common/runtime_family.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
 
 namespace gpen {
 namespace {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/tuning_key.hpp"
 
 namespace gpen {

@@ -4,12 +4,13 @@
 // stays in templates/gpen/pairwise.cuh.
 #include <fmt/format.h>
 
+#include "gpen/families/pairwise/device/pairwise_args.h"
+#include "gpen/families/pairwise/pairwise_plan.hpp"
+#include "gpen/families/pairwise/pairwise_scope.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
-#include "gpen/families/pairwise/pairwise_scope.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/families/pairwise/device/pairwise_args.h"
 
 namespace gpen {
 namespace {
@@ -165,14 +166,15 @@ std::string fold(const PairwisePlan& plan) {
 GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
-  g.pairwise_plan = plan_pairwise(spec, choice);
-  g.kernel_name = g.pairwise_plan.kernel_name;
-  g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(g.pairwise_plan.strategy));
+  const PairwisePlan p = plan_pairwise(spec, choice);
+  g.kernel_name = p.kernel_name;
+  g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(p.strategy));
+  g.plan = p;
   return g;
 }
 
 std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& g) {
-  const PairwisePlan& p = g.pairwise_plan;
+  const PairwisePlan& p = g.plan_as<PairwisePlan>();
   return instantiate("pairwise_unit.cu.in",
                      {{"banner", banner(spec, g.choice)},
                       {"strategy", to_string(p.strategy)},

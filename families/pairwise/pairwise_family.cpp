@@ -1,10 +1,10 @@
 // The pairwise family: every output at a target reduced over sources.
 #include <fmt/format.h>
 
+#include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/pairwise/pairwise_plan.hpp"
 #include "gpen/generator/expr_ast.hpp"
 #include "gpen/generator/family.hpp"
-#include "gpen/families/pairwise/pairwise_plan.hpp"
-#include "gpen/families/common/tunable_offer.hpp"
 
 namespace gpen {
 namespace {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/pairwise/pairwise_plan.hpp"
 
 namespace gpen {
 
@@ -56,7 +57,7 @@ class PairwiseKernel : public Kernel {
  public:
   PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
 
-  const PairwisePlan& plan() const { return source_.pairwise_plan; }
+  const PairwisePlan& plan() const { return source_.plan_as<PairwisePlan>(); }
   // Every spec but a grouped one.
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
   // A grouped spec: `groups` drives it (must be null for the others).

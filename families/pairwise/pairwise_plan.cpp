@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "gpen/generator/gpu_limits.hpp"
 #include "gpen/families/pairwise/pairwise_scope.hpp"
+#include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {

@@ -17,6 +17,7 @@
 #include <array>
 #include <string>
 
+#include "gpen/generator/codegen.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/tunable_table.hpp"
 
@@ -50,5 +51,10 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice);
 // Bytes of one source in shared memory: the values the outputs read at the
 // source, padded to whole 16-byte words so that a word is one load.
 std::size_t packed_source_bytes(const Spec& spec);
+
+// The unit of a choice (plan_unit, print_unit of the family; its plan is a
+// PairwisePlan).
+GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& unit);
 
 }  // namespace gpen

@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "gpen/families/pairwise/pairwise_kernel.hpp"
-#include "gpen/families/pairwise/pairwise_reference.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/tuning_key.hpp"
+#include "gpen/families/pairwise/pairwise_kernel.hpp"
+#include "gpen/families/pairwise/pairwise_reference.hpp"
 
 namespace gpen {
 

@@ -2,8 +2,8 @@
 // domain and pairs may choose. Threads a block (= sources a shared-memory
 // tile), targets a thread, the unrolling of the source loop; cell blocks
 // and streams for the block-on-block schedule on grids.
-#include "gpen/families/pairwise/pairwise_plan.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/pairwise/pairwise_plan.hpp"
 
 namespace gpen {
 

@@ -3,11 +3,12 @@
 // the tunables. The schedule stays in templates/gpen/sbp.cuh.
 #include <fmt/format.h>
 
+#include "gpen/families/sbp/device/sbp_args.h"
+#include "gpen/families/sbp/sbp_plan.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/families/sbp/device/sbp_args.h"
 
 namespace gpen {
 namespace {
@@ -102,18 +103,20 @@ std::string asserts(const SbpPlan& plan) {
 GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
-  g.sbp_plan = plan_sbp(spec, choice);
-  g.kernel_name = g.sbp_plan.kernel_name;
-  g.name = fmt::format("{}.sbp_{}.cu", spec.name, to_string(g.sbp_plan.strategy));
+  const SbpPlan p = plan_sbp(spec, choice);
+  g.kernel_name = p.kernel_name;
+  g.name = fmt::format("{}.sbp_{}.cu", spec.name, to_string(p.strategy));
+  g.plan = p;
   return g;
 }
 
 std::string print_sbp_unit(const Spec& spec, const GeneratedSource& g) {
+  const SbpPlan& p = g.plan_as<SbpPlan>();
   return instantiate("sbp_unit.cu.in",
                      {{"banner", banner(spec, g.choice)},
-                      {"strategy", to_string(g.sbp_plan.strategy)},
-                      {"bindings", bindings(spec, g.sbp_plan)},
-                      {"asserts", asserts(g.sbp_plan)},
+                      {"strategy", to_string(p.strategy)},
+                      {"bindings", bindings(spec, p)},
+                      {"asserts", asserts(p)},
                       {"kernel", g.kernel_name}});
 }
 

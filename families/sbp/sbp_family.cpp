@@ -1,9 +1,9 @@
 // The SBP family: summation-by-parts derivatives, closures at both ends.
 #include <fmt/format.h>
 
-#include "gpen/generator/family.hpp"
-#include "gpen/families/sbp/sbp_plan.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/sbp/sbp_plan.hpp"
+#include "gpen/generator/family.hpp"
 
 namespace gpen {
 namespace {

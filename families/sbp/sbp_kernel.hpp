@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/sbp/sbp_plan.hpp"
 
 namespace gpen {
 
@@ -10,7 +11,7 @@ class SbpKernel : public Kernel {
  public:
   SbpKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
 
-  const SbpPlan& plan() const { return source_.sbp_plan; }
+  const SbpPlan& plan() const { return source_.plan_as<SbpPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
 };
 

@@ -14,9 +14,10 @@
 #include <array>
 #include <string>
 
+#include "gpen/generator/codegen.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/tunable_table.hpp"
-#include "gpen/families/stencil/stencil_plan.hpp"
 
 namespace gpen {
 
@@ -44,5 +45,10 @@ const std::vector<TunableRow<SbpPlan>>& sbp_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice);
+
+// The unit of a choice (plan_unit, print_unit of the family; its plan is a
+// SbpPlan).
+GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_sbp_unit(const Spec& spec, const GeneratedSource& unit);
 
 }  // namespace gpen

@@ -2,8 +2,8 @@
 // axes may choose. A thread a point (direct) or pencils staged in shared
 // memory along one axis, whose two sides are tunables of their own,
 // independent of the block's threads (seed 001's Approach 3).
-#include "gpen/families/sbp/sbp_plan.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/sbp/sbp_plan.hpp"
 
 namespace gpen {
 

@@ -5,12 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/scan/device/scan_args.h"
+#include "gpen/families/scan/scan_plan.hpp"
+#include "gpen/families/scan/scan_op.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
-#include "gpen/families/scan/scan_op.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/families/scan/device/scan_args.h"
 
 namespace gpen {
 namespace {
@@ -61,18 +62,20 @@ std::string asserts(const ScanPlan& plan) {
 GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
-  g.scan_plan = plan_scan(spec, choice);
-  g.kernel_name = g.scan_plan.kernel_name;
-  g.name = fmt::format("{}.scan_{}.cu", spec.name, to_string(g.scan_plan.layout));
+  const ScanPlan p = plan_scan(spec, choice);
+  g.kernel_name = p.kernel_name;
+  g.name = fmt::format("{}.scan_{}.cu", spec.name, to_string(p.layout));
+  g.plan = p;
   return g;
 }
 
 std::string print_scan_unit(const Spec& spec, const GeneratedSource& g) {
+  const ScanPlan& p = g.plan_as<ScanPlan>();
   return instantiate("scan_unit.cu.in",
-                     {{"banner", banner(spec, g.choice, g.scan_plan)},
-                      {"layout", to_string(g.scan_plan.layout)},
-                      {"bindings", bindings(spec, g.scan_plan)},
-                      {"asserts", asserts(g.scan_plan)},
+                     {{"banner", banner(spec, g.choice, p)},
+                      {"layout", to_string(p.layout)},
+                      {"bindings", bindings(spec, p)},
+                      {"asserts", asserts(p)},
                       {"kernel", g.kernel_name}});
 }
 

@@ -1,10 +1,10 @@
 // The scan family: prefix sums (or any associative op) along one axis.
 #include <fmt/format.h>
 
+#include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/scan/scan_plan.hpp"
 #include "gpen/generator/expr_ast.hpp"
 #include "gpen/generator/family.hpp"
-#include "gpen/families/scan/scan_plan.hpp"
-#include "gpen/families/common/tunable_offer.hpp"
 
 namespace gpen {
 namespace {

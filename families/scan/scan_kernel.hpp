@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/scan/scan_plan.hpp"
 
 namespace gpen {
 
@@ -13,7 +14,7 @@ class ScanKernel : public Kernel {
  public:
   ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
 
-  const ScanPlan& plan() const { return source_.scan_plan; }
+  const ScanPlan& plan() const { return source_.plan_as<ScanPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
 
  private:

@@ -6,9 +6,10 @@
 #include <array>
 #include <string>
 
+#include "gpen/generator/codegen.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/tunable_table.hpp"
-#include "gpen/families/stencil/stencil_plan.hpp"
 
 namespace gpen {
 
@@ -67,5 +68,10 @@ const std::vector<TunableRow<ScanPlan>>& scan_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice);
+
+// The unit of a choice (plan_unit, print_unit of the family; its plan is a
+// ScanPlan).
+GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_scan_unit(const Spec& spec, const GeneratedSource& unit);
 
 }  // namespace gpen

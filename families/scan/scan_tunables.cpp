@@ -3,8 +3,8 @@
 // block_y rows a block and values a thread along the row; the columns
 // layout has rows of threads across x, each walking the axis, and block_y
 // groups of them stacked along it.
-#include "gpen/families/scan/scan_plan.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/scan/scan_plan.hpp"
 
 namespace gpen {
 

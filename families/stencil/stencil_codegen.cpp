@@ -3,11 +3,12 @@
 // expression, the constants and the tile sizes are generated here.
 #include <fmt/format.h>
 
+#include "gpen/families/stencil/device/stencil_args.h"
+#include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/families/stencil/device/stencil_args.h"
 
 namespace gpen {
 namespace {
@@ -123,20 +124,22 @@ std::string entries(const StencilPlan& plan) {
 GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice) {
   GeneratedSource g;
   g.choice = choice;
-  g.plan = plan_stencil(spec, choice);
-  g.kernel_name = g.plan.kernel_name;
-  g.name = fmt::format("{}.{}.cu", spec.name, to_string(g.plan.strategy));
+  const StencilPlan p = plan_stencil(spec, choice);
+  g.kernel_name = p.kernel_name;
+  g.name = fmt::format("{}.{}.cu", spec.name, to_string(p.strategy));
+  g.plan = p;
   return g;
 }
 
 std::string print_stencil_unit(const Spec& spec, const GeneratedSource& g) {
+  const StencilPlan& p = g.plan_as<StencilPlan>();
   return instantiate("stencil_unit.cu.in",
-                     {{"banner", banner(spec, g.choice, g.plan)},
-                      {"strategy", to_string(g.plan.strategy)},
-                      {"bindings", bindings(spec, g.plan)},
-                      {"asserts", asserts(spec, g.plan)},
-                      {"threads", std::to_string(g.plan.threads())},
-                      {"entries", entries(g.plan)}});
+                     {{"banner", banner(spec, g.choice, p)},
+                      {"strategy", to_string(p.strategy)},
+                      {"bindings", bindings(spec, p)},
+                      {"asserts", asserts(spec, p)},
+                      {"threads", std::to_string(p.threads())},
+                      {"entries", entries(p)}});
 }
 
 namespace {

@@ -1,9 +1,9 @@
 // The stencil family: outputs as expressions of inputs' neighbours.
 #include <fmt/format.h>
 
-#include "gpen/generator/family.hpp"
-#include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
+#include "gpen/generator/family.hpp"
 
 namespace gpen {
 namespace {

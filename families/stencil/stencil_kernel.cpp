@@ -1,6 +1,6 @@
 #include "gpen/families/stencil/stencil_kernel.hpp"
-#include "gpen/families/common/spec_program.hpp"
 
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/tunables.hpp"
 
 #include <chrono>
@@ -60,12 +60,12 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
 
 StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
     : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
-  if (!source_.plan.clamped_kernel_name.empty()) clamped_ = module_.function(source_.plan.clamped_kernel_name);
+  if (!plan().clamped_kernel_name.empty()) clamped_ = module_.function(plan().clamped_kernel_name);
   for (CUfunction f : {function(), clamped_})
-    if (f) check_block_fits(f, source_.plan.threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
+    if (f) check_block_fits(f, plan().threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
   // The march's ring lives in dynamic shared memory; more than 48 KiB a
   // block needs the function's opt-in. The clamped entry has no ring.
-  if (const std::size_t ring = source_.plan.dynamic_shared_bytes) {
+  if (const std::size_t ring = plan().dynamic_shared_bytes) {
     const int limit = ctx.info().max_shared_per_block_optin;
     if (ring > static_cast<std::size_t>(limit))
       throw std::runtime_error(fmt::format("spec '{}' ({}): the march's ring needs {} bytes of shared memory a block, this GPU allows {}; "
@@ -88,7 +88,7 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
 
 void StencilKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
-  const auto& plan = source_.plan;
+  const auto& plan = this->plan();
   const auto kext = plan.kernel_extent(shape);
   for (int ax = 0; ax < 3; ++ax)
     if (kext[ax] > (1LL << 30)) throw BindingError(fmt::format("spec '{}': extent {} along kernel axis {} is too large", spec_.name, kext[ax], ax));

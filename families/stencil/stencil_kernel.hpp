@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
 
 namespace gpen {
 
@@ -18,7 +19,7 @@ class StencilKernel : public Kernel {
  public:
   StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
 
-  const StencilPlan& plan() const { return source_.plan; }
+  const StencilPlan& plan() const { return source_.plan_as<StencilPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
 
  private:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpen/generator/codegen.hpp"
 #include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/tunable_table.hpp"
@@ -56,5 +57,10 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows();
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
+
+// The unit of a choice (plan_unit, print_unit of the family; its plan is a
+// StencilPlan).
+GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_stencil_unit(const Spec& spec, const GeneratedSource& unit);
 
 }  // namespace gpen

@@ -1,7 +1,7 @@
 // The stencil family's tunables: its table and what a spec of given
 // dimensions may choose.
-#include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
 
 namespace gpen {
 

@@ -9,19 +9,19 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/pairwise/device/pairwise_args.h"
+#include "gpen/families/pairwise/pairwise_scope.hpp"
+#include "gpen/families/sbp/sbp_check.hpp"
+#include "gpen/families/scan/scan_op.hpp"
+#include "gpen/generator/constraints.hpp"
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/family.hpp"
 #include "gpen/generator/fornberg.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/generator/lower.hpp"
-#include "gpen/families/pairwise/pairwise_scope.hpp"
-#include "gpen/families/sbp/sbp_check.hpp"
-#include "gpen/families/scan/scan_op.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/generator/spec.hpp"
-#include "gpen/generator/constraints.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/families/pairwise/device/pairwise_args.h"
 
 namespace gpen {
 

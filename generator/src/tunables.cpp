@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/diagnostics.hpp"
-#include "gpen/generator/limits.hpp"
 #include "gpen/generator/family.hpp"
+#include "gpen/generator/limits.hpp"
 
 namespace gpen {
 namespace {

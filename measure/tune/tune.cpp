@@ -1,7 +1,7 @@
 #include "gpen/measure/tune/tune.hpp"
-#include "gpen/families/common/spec_program.hpp"
 
 #include "gpen/families/common/problem.hpp"
+#include "gpen/families/common/spec_program.hpp"
 
 #include <condition_variable>
 #include <ctime>
@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "gpen/generator/tunables.hpp"
-#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/generator/tunables.hpp"
 
 namespace gpen {
 namespace {
@@ -320,18 +320,10 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   return res;
 }
 
-TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& o) {
-  if (spec.is_pairwise())
-    throw std::invalid_argument(fmt::format("spec '{}' is pairwise: tune it with tune_pairwise and its PairSizes", spec.name));
-  phase(o, fmt::format("measuring the copy bandwidth, preparing random inputs ({})", size_text(size, spec.dims)));
-  const auto problem = make_problem(ctx, spec, size_text(size, spec.dims));
-  return tune(ctx, *problem, o);
-}
-
-TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& o) {
-  if (!spec.is_pairwise()) throw std::invalid_argument(fmt::format("spec '{}' is not pairwise: tune it with tune()", spec.name));
-  phase(o, "preparing random inputs");
-  const auto problem = make_problem(ctx, spec, pair_size_text(spec, sizes));
+TuneResult tune(const Context& ctx, const Spec& spec, const std::string& size, const TuneOptions& o) {
+  check_problem_size(spec, size);
+  phase(o, fmt::format("preparing the problem ({}): the copy bandwidth where it is the bound, random inputs", size));
+  const auto problem = make_problem(ctx, spec, size);
   return tune(ctx, *problem, o);
 }
 

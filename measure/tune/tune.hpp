@@ -88,16 +88,14 @@ struct TuneResult {
 // copy, the inputs) is the caller's and counts against TuneOptions::started.
 TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& options = {});
 
-// The same on a problem made here: a grid at `size`, or pairwise `sizes`.
-TuneResult tune(const Context& ctx, const Spec& spec, const std::array<long long, 3>& size, const TuneOptions& options = {});
-
-// Pairwise specs: the objective is the time of a launch (pairs per second
-// reported beside it). The default variant is checked against the CPU
-// reference at a sample of targets; every other variant is checked there
-// too and, at every target, against the default's output
-// (compare_pairwise_outputs). Its inputs are not rotated between timed
+// The same on a problem made here, of the size `gpen tune --size` takes
+// for the spec's kind ("256x256x256", pairwise "4099" or "20x9x7"; throws
+// UsageError for another). Pairwise specs: the objective is the time of a
+// launch (pairs per second reported beside it); every variant is checked
+// at a sample of targets against the CPU reference and, at every target,
+// against the default's output. Their inputs are not rotated between timed
 // launches: the kernels are bound by arithmetic (rsqrt), each source is
 // read once per tile of targets, so the L2 has little to flatter.
-TuneResult tune_pairwise(const Context& ctx, const Spec& spec, const PairSizes& sizes, const TuneOptions& options = {});
+TuneResult tune(const Context& ctx, const Spec& spec, const std::string& size, const TuneOptions& options = {});
 
 }  // namespace gpen

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "gpen/generator/spec.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
+#include "gpen/generator/spec.hpp"
 
 namespace gpen {
 

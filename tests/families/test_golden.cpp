@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gpen/generator/codegen.hpp"
+#include "gpen/families/stencil/stencil_plan.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

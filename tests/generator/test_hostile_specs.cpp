@@ -13,12 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/limits.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
-#include "gpen/families/common/spec_program.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

@@ -1,7 +1,7 @@
 #include <fstream>
 
-#include "gpen/generator/templates.hpp"
 #include "gpen/generator/error.hpp"
+#include "gpen/generator/templates.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

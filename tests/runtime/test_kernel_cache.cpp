@@ -17,11 +17,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/cache_entry.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
-#include "gpen/families/common/spec_program.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

@@ -14,12 +14,12 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/runtime/checksum.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
-#include "gpen/families/common/spec_program.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

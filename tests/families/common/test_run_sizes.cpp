@@ -4,10 +4,10 @@
 // with the bytes asked for and those there are.
 #include <limits>
 
-#include "gpen/generator/error.hpp"
-#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/workload.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/generator/error.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

@@ -8,11 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "gpen/generator/codegen.hpp"
-#include "gpen/families/pairwise/pairwise_scope.hpp"
-#include "gpen/generator/tunables.hpp"
 #include "gpen/families/pairwise/pairwise_reference.hpp"
 #include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/families/pairwise/pairwise_scope.hpp"
+#include "gpen/generator/codegen.hpp"
+#include "gpen/generator/tunables.hpp"
+#include "gpen/families/pairwise/pairwise_plan.hpp"
 #include "test_nvrtc.hpp"
 #include "test_support.hpp"
 

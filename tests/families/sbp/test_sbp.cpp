@@ -7,10 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpen/generator/codegen.hpp"
 #include "gpen/families/sbp/sbp_check.hpp"
-#include "gpen/runtime/nvrtc_compiler.hpp"
 #include "gpen/families/sbp/sbp_reference.hpp"
+#include "gpen/generator/codegen.hpp"
+#include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/families/sbp/sbp_plan.hpp"
 #include "test_nvrtc.hpp"
 #include "test_support.hpp"
 

@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "test_support.hpp"
-#include "gpen/families/scan/scan_reference.hpp"
 #include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/scan/scan_reference.hpp"
+#include "gpen/families/scan/scan_plan.hpp"
 
 using namespace gpen;
 

@@ -9,10 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "gpen/generator/codegen.hpp"
 #include "gpen/families/scan/scan_op.hpp"
-#include "gpen/runtime/nvrtc_compiler.hpp"
 #include "gpen/families/scan/scan_reference.hpp"
+#include "gpen/generator/codegen.hpp"
+#include "gpen/runtime/nvrtc_compiler.hpp"
+#include "gpen/families/scan/scan_plan.hpp"
 #include "test_nvrtc.hpp"
 #include "test_support.hpp"
 
@@ -306,7 +307,7 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
         const CompiledKernel k = gpen::test::check_compiles(g, spec.name);
         // The block's registers fit an SM's 64K (__launch_bounds__): float32's
         // 32 x 32 default takes 66 registers a thread without it.
-        CHECK(k.usage.registers * g.scan_plan.threads() <= 65536);
+        CHECK(k.usage.registers * g.plan_as<ScanPlan>().threads() <= 65536);
         ++compiled;
       }
     }

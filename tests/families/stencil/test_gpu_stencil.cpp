@@ -6,10 +6,10 @@
 #include <cstdio>
 
 #include "test_support.hpp"
+#include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/kernel_cache.hpp"
-#include "gpen/families/common/spec_program.hpp"
-#include "gpen/families/common/grid_run.hpp"
 
 using namespace gpen;
 

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "test_support.hpp"
-#include "gpen/generator/tunables.hpp"
 #include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tune.hpp"
 
 using namespace gpen;
@@ -62,7 +62,7 @@ TEST_CASE("tuning the 8th-order Laplacian at 256^3: verified variants, at least 
   o.fixed = {"strategy=march", "points_per_thread=8", "unroll_z=0"};
   o.db_path = dir.path + "/tuning.json";
   o.repeat = 5;
-  const TuneResult r = tune(ctx, s, {256, 256, 256}, o);
+  const TuneResult r = tune(ctx, s, "256x256x256", o);
   CHECK(r.evaluated.size() == 16);
   check_tuning(r, TuningDb(o.db_path).find(tuning_key(s, {256, 256, 256}, ctx.info()), s));
 }
@@ -75,7 +75,7 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json");
     o.fixed = {"unroll=8"};
     const PairSizes n = parse_pair_size(s, "4099");
-    const TuneResult r = tune_pairwise(ctx, s, n, o);
+    const TuneResult r = tune(ctx, s, "4099", o);
     CHECK(r.evaluated.size() == 16);  // block_x 64-512 x targets_per_thread 1-8
     for (const auto& v : r.evaluated) CHECK((!v.ms || v.pairs_per_s > 0));
     check_tuning(r, TuningDb(o.db_path).find(pair_tuning_key(s, n, ctx.info()), s));
@@ -88,14 +88,13 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
     // variant the plan refuses: those belong to block on block.)
     o.fixed = {"unroll=8", "targets_per_thread=2", "block_x=128"};
     const PairSizes g = parse_pair_size(s, "20x9x7");
-    const TuneResult r = tune_pairwise(ctx, s, g, o);
+    const TuneResult r = tune(ctx, s, "20x9x7", o);
     int blocks = 0;
     for (const auto& v : r.evaluated) blocks += v.ms && v.variant.find("strategy=blocks") != std::string::npos;
     CHECK(blocks >= 2);
     check_tuning(r, TuningDb(o.db_path).find(pair_tuning_key(s, g, ctx.info()), s));
   }
-  CHECK_THROWS_AS(tune(ctx, load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json"), {64, 1, 1}, o),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(tune(ctx, load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json"), "64x1x1", o), UsageError);
 }
 
 TEST_CASE("tuning a long scan row and an SBP operator: verified variants, the best no slower than the default") {
@@ -115,7 +114,7 @@ TEST_CASE("tuning a long scan row and an SBP operator: verified variants, the be
     INFO(c.spec);
     const Spec s = load_spec(gpen::test::source_dir() + c.spec);
     o.fixed = c.fixed;
-    const TuneResult r = tune(ctx, s, c.size, o);
+    const TuneResult r = tune(ctx, s, size_text(c.size, s.dims), o);
     CHECK(r.evaluated.size() == 8);
     check_tuning(r, TuningDb(o.db_path).find(tuning_key(s, c.size, ctx.info()), s));
   }
@@ -129,7 +128,7 @@ TEST_CASE("tuning keeps its time limit, setup included, samples every strategy, 
   o.strategy = SearchStrategy::Exhaustive;  // 100k+ variants: far more than 30 s can time
   o.time_limit_s = 30;  // a cold cache: o8 variants take seconds each to compile
   o.started = std::chrono::steady_clock::now();
-  const TuneResult r = tune(ctx, s, {256, 256, 256}, o);
+  const TuneResult r = tune(ctx, s, "256x256x256", o);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - o.started).count();
   CHECK(r.stop == SearchStop::Time);
   // Compiles in flight at the deadline are waited for here (abandon_compiles
@@ -155,7 +154,7 @@ TEST_CASE("an interrupted search stops at the next measurement and keeps the bes
   o.on_variant = [&](const TunedVariant&, const TuneProgress& p) {
     if (p.done == 6) interrupt = true;  // Ctrl-C
   };
-  const TuneResult r = tune(ctx, s, {128, 128, 128}, o);
+  const TuneResult r = tune(ctx, s, "128x128x128", o);
   CHECK(r.stop == SearchStop::Interrupted);
   CHECK(r.evaluated.size() == 6);
   REQUIRE(r.best);

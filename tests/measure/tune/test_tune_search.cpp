@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpen/generator/constraints.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
+#include "gpen/generator/constraints.hpp"
 #include "gpen/measure/tune/tune_search.hpp"
 #include "test_support.hpp"
 

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "gpen/runtime/nvrtc_library.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"
+#include "gpen/runtime/nvrtc_library.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;

@@ -2,14 +2,12 @@
 // templates specialise on, and one extern "C" kernel.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <string>
 
-#include "gpen/families/pairwise/pairwise_plan.hpp"
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/spec.hpp"
-#include "gpen/families/sbp/sbp_plan.hpp"
-#include "gpen/families/scan/scan_plan.hpp"
-#include "gpen/families/stencil/stencil_plan.hpp"
 
 namespace gpen {
 
@@ -18,10 +16,15 @@ struct GeneratedSource {
   std::string kernel_name;  // extern "C" symbol
   std::string source;       // includes "gpen/*.cuh" (see template_headers()); empty until print_unit
   TunableChoice choice;
-  StencilPlan plan;    // kind "stencil"
-  ScanPlan scan_plan;  // kind "scan"
-  SbpPlan sbp_plan;    // kind "sbp"
-  PairwisePlan pairwise_plan;  // kind "pairwise"
+  std::any plan;  // the family's plan (StencilPlan, ScanPlan, ...): plan_as<P>()
+
+  // The plan as the family that made it knows it; InternalError for another type.
+  template <class Plan>
+  const Plan& plan_as() const {
+    const Plan* p = std::any_cast<Plan>(&plan);
+    GPEN_INTERNAL_CHECK(p, "unit '" + name + "' holds another family's plan");
+    return *p;
+  }
 };
 
 // Any kind: dispatches on spec.kind. plan_unit, then print_unit.
@@ -37,16 +40,6 @@ void print_unit(const Spec& spec, GeneratedSource& unit);
 // How many units print_unit has printed in this process (tests use it to
 // see that a warm cache hit printed none).
 std::size_t units_printed();
-
-// The halves of each kind, which plan_unit and print_unit dispatch to.
-GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice);
-GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice);
-GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice);
-GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice);
-std::string print_stencil_unit(const Spec& spec, const GeneratedSource& unit);
-std::string print_scan_unit(const Spec& spec, const GeneratedSource& unit);
-std::string print_sbp_unit(const Spec& spec, const GeneratedSource& unit);
-std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& unit);
 
 // SHA-256 of the generator's sources and the templates (generator/src,
 // generator/include, the embedded templates), computed at build time by

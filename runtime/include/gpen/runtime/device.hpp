@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "gpen/generator/spec.hpp"
 #include "gpen/runtime/driver.hpp"
 
 namespace gpen {
@@ -95,7 +94,7 @@ class Module {
 };
 
 // A device address as the pointer a kernel's argument block holds
-// (templates/gpen/*_args.h): never dereferenced on the host.
+// (families/<kind>/device/<kind>_args.h): never dereferenced on the host.
 template <class T = void>
 T* device_pointer(CUdeviceptr p) {
   return reinterpret_cast<T*>(static_cast<std::uintptr_t>(p));
@@ -119,33 +118,6 @@ class DeviceMemory {
  private:
   CUdeviceptr p_ = 0;
   std::size_t bytes_ = 0;
-};
-
-// A field on the device: a padded 1-3-D array with its dtype, interior
-// shape (x, y, z; unused axes 1) and ghost width on each axis it has.
-class DeviceBuffer {
- public:
-  DeviceBuffer(Dtype dtype, int dims, std::array<long long, 3> shape, int ghost);
-  Dtype dtype() const { return dtype_; }
-  int dims() const { return dims_; }
-  const std::array<long long, 3>& shape() const { return shape_; }
-  int ghost() const { return ghost_; }
-  // Padded extent per axis: shape + 2 ghost on the axes the array has.
-  std::array<long long, 3> padded() const;
-  std::size_t elements() const;
-  std::size_t bytes() const { return elements() * size_of(dtype_); }
-  CUdeviceptr get() const { return mem_.get(); }
-
-  // Whole padded array as doubles (converted from float32 if needed).
-  void upload(const std::vector<double>& host);
-  std::vector<double> download() const;
-
- private:
-  Dtype dtype_;
-  int dims_;
-  std::array<long long, 3> shape_;
-  int ghost_;
-  DeviceMemory mem_;
 };
 
 }  // namespace gpen

@@ -1,0 +1,34 @@
+// The runtime half of the stencil family (runtime_family.hpp).
+#include "gpen/families/common/grid_family.hpp"
+#include "gpen/families/common/host_array.hpp"
+#include "gpen/families/stencil/stencil_kernel.hpp"
+
+namespace gpen {
+namespace {
+
+class StencilRuntime final : public GridFamily {
+ public:
+  const char* kind() const override { return "stencil"; }
+  std::unique_ptr<Kernel> make_kernel(const Spec& s, const TunableChoice& c, const Context& ctx, KernelCache& cache) const override {
+    return std::make_unique<StencilKernel>(s, c, ctx, cache);
+  }
+  void reference(const Spec& spec, const std::vector<HostArray>& inputs, const ParamValues& params, std::vector<HostArray>& outputs,
+                 std::vector<HostArray>&) const override {
+    std::vector<const HostArray*> ins;
+    std::vector<HostArray*> outs;
+    for (const auto& h : inputs) ins.push_back(&h);
+    for (auto& o : outputs) outs.push_back(&o);
+    std::vector<double> values;
+    for (const auto& p : spec.params) values.push_back(params.count(p.name) ? params.at(p.name) : p.value);
+    reference_stencil(spec, ins, values, outs);
+  }
+};
+
+}  // namespace
+
+const RuntimeFamily& stencil_runtime() {
+  static const StencilRuntime family;
+  return family;
+}
+
+}  // namespace gpen
