@@ -35,7 +35,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice) {
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), domain(spec));
   for (const auto& l : spec.lets) s += fmt::format("//   let        {} = {}\n", l.name, to_source_text(*l.ast));
   for (std::size_t o = 0; o < spec.outputs.size(); ++o)
-    s += fmt::format("//   output     {}_i = {} over j of {}\n", spec.fields[spec.outputs[o].field].name, to_string(spec.pairwise().reduce[o]),
+    s += fmt::format("//   output     {}_i = {} over j of {}\n", spec.fields[spec.outputs[o].field].name, to_string(spec.outputs[o].reduce),
                      to_source_text(*spec.outputs[o].ast));
   return s;
 }
@@ -108,10 +108,10 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   s += "  // The identity and the reduction of each output.\n";
   s += "  static __device__ __forceinline__ real identity(int o) {\n";
   for (std::size_t o = 0; o < outs; ++o)
-    s += fmt::format("    {}return {};\n", o + 1 < outs ? fmt::format("if (o == {}) ", o) : "", real_value(reduce_identity(d.reduce[o]), spec.dtype));
+    s += fmt::format("    {}return {};\n", o + 1 < outs ? fmt::format("if (o == {}) ", o) : "", real_value(reduce_identity(spec.outputs[o].reduce), spec.dtype));
   s += "  }\n  static __device__ __forceinline__ real combine(int o, real x, real y) {\n";
   for (std::size_t o = 0; o < outs; ++o)
-    s += fmt::format("    {}return {};\n", o + 1 < outs ? fmt::format("if (o == {}) ", o) : "", combine_expr(d.reduce[o], spec.dtype, "x", "y"));
+    s += fmt::format("    {}return {};\n", o + 1 < outs ? fmt::format("if (o == {}) ", o) : "", combine_expr(spec.outputs[o].reduce, spec.dtype, "x", "y"));
   s += "  }\n  static __device__ __forceinline__ void init(real (&acc)[kOutputs]) {\n";
   for (std::size_t o = 0; o < outs; ++o) s += fmt::format("    acc[{}] = identity({});\n", o, o);
   s += "  }\n\n";
@@ -132,8 +132,8 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   s += printer.body("    ");
   for (std::size_t o = 0; o < outs; ++o) {
     const std::string a = fmt::format("acc[{}]", o);
-    s += d.reduce[o] == Reduce::Sum ? fmt::format("    {} += {};\n", a, results[o])
-                                     : fmt::format("    {} = {};\n", a, combine_expr(d.reduce[o], spec.dtype, a, results[o]));
+    s += spec.outputs[o].reduce == Reduce::Sum ? fmt::format("    {} += {};\n", a, results[o])
+                                     : fmt::format("    {} = {};\n", a, combine_expr(spec.outputs[o].reduce, spec.dtype, a, results[o]));
   }
   s += "  }\n\n  static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {\n";
   for (std::size_t o = 0; o < outs; ++o)

@@ -50,7 +50,7 @@ PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector
     std::vector<double> values(d.values.size(), 0), term(outs), term_mag(outs), acc(outs), mag(outs, 0);
     for (std::size_t v = 0; v < d.values.size(); ++v)
       if (!d.values[v].source) values[v] = value_at(d.values[v], i);
-    for (std::size_t o = 0; o < outs; ++o) acc[o] = reduce_identity(d.reduce[o]);
+    for (std::size_t o = 0; o < outs; ++o) acc[o] = reduce_identity(spec.outputs[o].reduce);
     long long terms = 0;
     auto sources = [&](long long begin, long long end) {
       for (long long j = begin; j < end; ++j) {
@@ -59,12 +59,12 @@ PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector
           if (d.values[v].source) values[v] = value_at(d.values[v], j);
         tape.run(values.data(), params.data(), term.data(), term_mag.data());
         for (std::size_t o = 0; o < outs; ++o) {
-          if (d.reduce[o] == Reduce::Sum) {
+          if (spec.outputs[o].reduce == Reduce::Sum) {
             acc[o] += term[o];
             mag[o] += term_mag[o];
           } else {
             const double before = acc[o];
-            acc[o] = d.reduce[o] == Reduce::Min ? std::fmin(acc[o], term[o]) : std::fmax(acc[o], term[o]);
+            acc[o] = spec.outputs[o].reduce == Reduce::Min ? std::fmin(acc[o], term[o]) : std::fmax(acc[o], term[o]);
             if (acc[o] != before) mag[o] = term_mag[o];  // the chosen term's
           }
         }

@@ -1,6 +1,7 @@
 // The SBP family: summation-by-parts derivatives, closures at both ends.
 #include <fmt/format.h>
 
+#include "gpen/families/sbp/sbp_decl.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/sbp/sbp_plan.hpp"
 #include "gpen/generator/family.hpp"
@@ -21,10 +22,16 @@ std::string describe(const Spec& s) {
                      fmt::join(axes, " + "), s.sbp().order, s.sbp().boundary_order, s.sbp().rows(), s.sbp().min_length());
 }
 
+// Its JSON: the root's keys, own object, and how fields and expressions read
+// (SpecShape: required, optional, own_key, expressions, pair_expressions, ghost_reach).
+SpecShape spec_shape() {
+  return SpecShape{{"name", "kind", "dtype", "dims", "fields", "sbp"}, {"$schema", "description", "params", "tunables", "constraints"}, "sbp", false, false, false};
+}
+
 }  // namespace
 
 const Family& sbp_family() {
-  static const Family f{"sbp", [] { return FamilyDecl{SbpDecl{}}; }, [] { return table_info(sbp_tunable_rows()); },
+  static const Family f{"sbp", spec_shape(), read_sbp, [] { return FamilyDecl{SbpDecl{}}; }, [] { return table_info(sbp_tunable_rows()); },
                         sbp_offers, plan_sbp_unit, print_sbp_unit, resources, describe};
   return f;
 }

@@ -1,6 +1,7 @@
 // The scan family: prefix sums (or any associative op) along one axis.
 #include <fmt/format.h>
 
+#include "gpen/families/scan/scan_decl.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/scan/scan_plan.hpp"
 #include "gpen/generator/expr_ast.hpp"
@@ -17,10 +18,16 @@ std::string describe(const Spec& s) {
                      s.inputs()[0]->name, axis_name(s.scan().axis), to_source_text(*s.scan().op_ast), s.scan().identity_text);
 }
 
+// Its JSON: the root's keys, own object, and how fields and expressions read
+// (SpecShape: required, optional, own_key, expressions, pair_expressions, ghost_reach).
+SpecShape spec_shape() {
+  return SpecShape{{"name", "kind", "dtype", "dims", "fields", "scan"}, {"$schema", "description", "tunables", "constraints"}, "scan", false, false, false};
+}
+
 }  // namespace
 
 const Family& scan_family() {
-  static const Family f{"scan", [] { return FamilyDecl{ScanDecl{}}; }, [] { return table_info(scan_tunable_rows()); },
+  static const Family f{"scan", spec_shape(), read_scan, [] { return FamilyDecl{ScanDecl{}}; }, [] { return table_info(scan_tunable_rows()); },
                         scan_offers, plan_scan_unit, print_scan_unit, resources, describe};
   return f;
 }

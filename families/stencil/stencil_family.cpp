@@ -22,10 +22,16 @@ std::string describe(const Spec& s) {
                      s.output_fields().size(), reach);
 }
 
+// Its JSON: the root's keys, own object, and how fields and expressions read
+// (SpecShape: required, optional, own_key, expressions, pair_expressions, ghost_reach).
+SpecShape spec_shape() {
+  return SpecShape{{"name", "kind", "dtype", "dims", "fields", "outputs"}, {"$schema", "description", "params", "operators", "lets", "tunables", "constraints"}, nullptr, true, false, true};
+}
+
 }  // namespace
 
 const Family& stencil_family() {
-  static const Family f{"stencil", [] { return FamilyDecl{StencilDecl{}}; }, [] { return table_info(stencil_tunable_rows()); },
+  static const Family f{"stencil", spec_shape(), nullptr, [] { return FamilyDecl{StencilDecl{}}; }, [] { return table_info(stencil_tunable_rows()); },
                         stencil_offers, plan_stencil_unit, print_stencil_unit, resources, describe};
   return f;
 }

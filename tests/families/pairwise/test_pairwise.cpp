@@ -54,10 +54,11 @@ std::vector<std::string> value_names(const Spec& s) {
 
 TEST_CASE("pair values: each field at both ends of a same-set pair, at one end of separate sets, cell coordinates on grids") {
   const Spec p = load_spec_string(potential_json());
-  CHECK(p.is_pairwise());
+  CHECK(p.kind == "pairwise");
   CHECK(value_names(p) == std::vector<std::string>{"x_i", "x_j", "m_i", "m_j"});
   CHECK_FALSE(p.pairwise().skip_self);
-  CHECK(p.pairwise().reduce == std::vector<Reduce>{Reduce::Sum});
+  CHECK(p.outputs.size() == 1);
+  CHECK(p.outputs[0].reduce == Reduce::Sum);
   std::vector<IrPtr> e{p.outputs[0].ir};
   CHECK(p.pairwise().read_by(false, e) == std::vector<int>{0});     // x_i
   CHECK(p.pairwise().read_by(true, e) == std::vector<int>{1, 3});   // x_j, m_j
@@ -74,7 +75,8 @@ TEST_CASE("pair values: each field at both ends of a same-set pair, at one end o
   CHECK(g.pairwise().read_by(false, {g.outputs[0].ir}).size() == 3);
   const Spec r = load_spec_string(with(potential_json(), "\"expr\": \"m_j / sqrt(dx*dx + eps2)\"}",
                                        "\"expr\": \"dx*dx\", \"reduce\": \"min\"}"));
-  CHECK(r.pairwise().reduce == std::vector<Reduce>{Reduce::Min});
+  CHECK(r.outputs.size() == 1);
+  CHECK(r.outputs[0].reduce == Reduce::Min);
 }
 
 TEST_CASE("pairwise errors name the JSON path, the line and column, and what was expected") {

@@ -41,7 +41,7 @@ std::string message(const SpecError& e) { return e.what(); }
 
 TEST_CASE("a scan spec parses: axis, operation, identity, direction") {
   const Spec s = load_spec_string(scan_json(R"J({"axis": "y", "op": "max(a, b)", "identity": "-inf", "exclusive": true, "reverse": true})J"));
-  CHECK(s.is_scan());
+  CHECK(s.kind == "scan");
   CHECK(s.scan().axis == 1);
   CHECK(s.scan().identity == -HUGE_VAL);
   CHECK(s.scan().exclusive);

@@ -12,6 +12,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/spec.hpp"
+#include "gpen/generator/spec_reading.hpp"
 #include "gpen/generator/tunable_table.hpp"
 
 namespace gpen {
@@ -27,6 +28,11 @@ struct UnitResources {
 // Each member a function of the family's own files (generator/src/<kind>_*.cpp).
 struct Family {
   const char* kind;
+  // How the parts every spec shares read for this kind (its root's keys,
+  // roles, expressions); then its own part, read after the fields (and
+  // params, where the shape reads them): null for a kind that has none.
+  SpecShape shape;
+  void (*read)(SpecReading& in);
   // An empty declaration of this kind, for the spec reader to fill.
   FamilyDecl (*declaration)();
   // Its tunables, one row each.

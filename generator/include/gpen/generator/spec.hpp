@@ -61,8 +61,11 @@ struct LetDecl {
   std::string pointer;
 };
 
+enum class Reduce { Sum, Min, Max };
+
 struct OutputDecl {
   int field = 0;  // index into Spec::fields
+  Reduce reduce = Reduce::Sum;  // how its terms combine, where it has several (pairwise: one a pair)
   std::string text;
   AstPtr ast;
   IrPtr ir;
@@ -147,7 +150,6 @@ struct PairValue {
   std::string member;   // its member in the generated Target/Source struct: "f_x", "ix"
 };
 
-enum class Reduce { Sum, Min, Max };
 const char* to_string(Reduce r);
 
 // The "pairwise" object of a pairwise spec: every output at target i is the
@@ -160,7 +162,6 @@ struct PairwiseDecl {
   bool skip_self = false;    // "self": "skip" leaves out the pair i == j
   bool grouped = false;      // "pairs": "grouped": per-target-group source ranges (a tree or cell list)
   std::vector<PairValue> values;
-  std::vector<Reduce> reduce;  // per entry of Spec::outputs
   std::string pointer;         // /pairwise
 
   // The values a side reads, in `values` order (the members of its struct).
@@ -202,9 +203,6 @@ struct Spec {
   ScanDecl& scan() { return const_cast<ScanDecl&>(std::as_const(*this).scan()); }
   SbpDecl& sbp() { return const_cast<SbpDecl&>(std::as_const(*this).sbp()); }
   PairwiseDecl& pairwise() { return const_cast<PairwiseDecl&>(std::as_const(*this).pairwise()); }
-  bool is_scan() const { return kind == "scan"; }
-  bool is_sbp() const { return kind == "sbp"; }
-  bool is_pairwise() const { return kind == "pairwise"; }
   std::vector<const FieldDecl*> inputs() const;
   std::vector<const FieldDecl*> output_fields() const;
   const FieldDecl* find_field(const std::string& n) const;
