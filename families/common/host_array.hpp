@@ -37,11 +37,6 @@ void fill_nan(HostArray& a);
 // Periodic ghost zones from the interior (the CPU twin of the GPU fill).
 void fill_periodic(HostArray& a);
 
-// Every output of a stencil spec at every interior point, evaluated from the
-// lowered expressions (not from the CUDA templates), on all cores.
-void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& inputs,
-                       const std::vector<double>& params, const std::vector<HostArray*>& outputs);
-
 struct Comparison {
   double rel_l2 = 0;    // ||got - want|| / ||want|| over the interior
   double max_abs = 0;   // max |got - want|

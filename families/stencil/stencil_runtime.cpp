@@ -1,6 +1,7 @@
 // The runtime half of the stencil family (runtime_family.hpp).
 #include "gpen/families/common/grid_family.hpp"
 #include "gpen/families/common/host_array.hpp"
+#include "gpen/families/stencil/stencil_reference.hpp"
 #include "gpen/families/stencil/stencil_kernel.hpp"
 
 namespace gpen {

@@ -52,54 +52,24 @@ __device__ __forceinline__ void unpack_carry(unsigned long long bits, real (&v)[
   }
 }
 
-// L2 cache policies are sm_80's; older GPUs get the plain accesses.
-#if __CUDA_ARCH__ >= 800
-#define GPEN_CARRY_HINTS 1
-#else
-#define GPEN_CARRY_HINTS 0
-#endif
-
-// An L2 policy that evicts these lines last.
-__device__ __forceinline__ unsigned long long keep_in_l2() {
-  unsigned long long policy = 0;
-#if GPEN_CARRY_HINTS
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-#endif
-  return policy;
-}
-
+// The carries stay in the L2 (evict last) until the last layer has taken
+// them; older GPUs than sm_80 get the plain accesses.
 __device__ __forceinline__ void publish_carry(ColumnCarry* c, unsigned long long tag, unsigned long long bits) {
-#if GPEN_CARRY_HINTS
-  asm volatile("st.relaxed.gpu.global.L2::cache_hint.v2.u64 [%0], {%1, %2}, %3;" ::"l"(c), "l"(tag), "l"(bits), "l"(keep_in_l2()) : "memory");
-#else
-  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(c), "l"(tag), "l"(bits) : "memory");
-#endif
+  arch::store_relaxed_kept(c, tag, bits, arch::evict_last_policy());
 }
 
 // Waits until the carry holds `tag`; returns its values' bits.
 __device__ __forceinline__ unsigned long long wait_for_carry(const ColumnCarry* c, unsigned long long tag) {
-  const unsigned long long policy = keep_in_l2();
+  const unsigned long long policy = arch::evict_last_policy();
   unsigned long long seen, bits;
-  do {
-#if GPEN_CARRY_HINTS
-    asm volatile("ld.relaxed.gpu.global.L2::cache_hint.v2.u64 {%0, %1}, [%2], %3;" : "=l"(seen), "=l"(bits) : "l"(c), "l"(policy) : "memory");
-#else
-    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(seen), "=l"(bits) : "l"(c) : "memory");
-    (void)policy;
-#endif
-  } while (seen != tag);
+  do arch::load_relaxed_kept(c, seen, bits, policy);
+  while (seen != tag);
   return bits;
 }
 
 // The last layer has taken its carries: their lines may leave the L2 like
 // any other, rather than crowd the kernels that follow.
-__device__ __forceinline__ void release_carry_line(const ColumnCarry* c) {
-#if GPEN_CARRY_HINTS
-  asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(c) : "memory");
-#else
-  (void)c;
-#endif
-}
+__device__ __forceinline__ void release_carry_line(const ColumnCarry* c) { arch::evict_normal(c); }
 
 template <class B>
 __device__ void scan_column_layers(const ScanArgs<typename B::real>& a) {

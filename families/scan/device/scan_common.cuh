@@ -19,6 +19,7 @@
 //                                         a is on the left (earlier values)
 #pragma once
 
+#include "gpen/arch/relaxed.cuh"
 #include "gpen/math.cuh"
 #include "gpen/stencil_vector.cuh"
 #include "gpen/scan_args.h"
@@ -39,11 +40,8 @@ constexpr unsigned kTileAggregate = 1, kTilePrefix = 2;
 // bench/RESULTS.md, "seventh session".)
 template <class real>
 __device__ __forceinline__ void store_status(unsigned long long* p, unsigned long long tag, real v) {
-  if constexpr (sizeof(real) == 4) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(tag << 32 | __float_as_uint(v)) : "memory");
-  } else {
-    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(tag), "l"(__double_as_longlong(v)) : "memory");
-  }
+  if constexpr (sizeof(real) == 4) arch::store_relaxed(p, tag << 32 | __float_as_uint(v));
+  else arch::store_relaxed(p, tag, static_cast<unsigned long long>(__double_as_longlong(v)));
 }
 
 // The tag (epoch << 2 | state) and value of the status at p.
@@ -51,11 +49,11 @@ template <class real>
 __device__ __forceinline__ unsigned long long load_status(const unsigned long long* p, real& v) {
   unsigned long long tag, bits;
   if constexpr (sizeof(real) == 4) {
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(bits) : "l"(p) : "memory");
+    bits = arch::load_relaxed(p);
     tag = bits >> 32;
     v = __uint_as_float(static_cast<unsigned>(bits));
   } else {
-    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(tag), "=l"(bits) : "l"(p) : "memory");
+    arch::load_relaxed(p, tag, bits);
     v = __longlong_as_double(static_cast<long long>(bits));
   }
   return tag;
@@ -141,8 +139,7 @@ __device__ typename B::real look_back(const ScanArgs<typename B::real>& a, long 
 #define GPEN_SCAN_STREAMING 1  // streaming won on y, z and one long row (bench/RESULTS.md, "third session")
 #endif
 
-// Asks the L2 for the line at p ahead of its use; loads nothing into registers.
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+using arch::prefetch_l2;
 
 // N values of a run at p (aligned to W values) in accesses of W values.
 template <int N, int W, class T>
