@@ -34,7 +34,8 @@ foreach(path IN LISTS FILES)
   if(NOT clash EQUAL -1)
     message(FATAL_ERROR "template ${rel} contains the raw-string delimiter")
   endif()
-  string(APPEND body "    {\"${rel}\", R\"gpen_tpl(${text})gpen_tpl\"},\n")
+  file(RELATIVE_PATH source "${SOURCE_ROOT}" "${path}")
+  string(APPEND body "    {\"${rel}\", \"${source}\", R\"gpen_tpl(${text})gpen_tpl\"},\n")
 endforeach()
 # The fingerprints of the headers and of every template (unit skeletons
 # too), hashed here so that a new process need not hash them again for every

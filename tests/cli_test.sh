@@ -45,7 +45,7 @@ expect 0 'gpen_laplacian3d_o8' -- $gpen gen $specs/stencil/laplacian3d_o8.json -
 expect 2 'float16 not in \{float32,float64\}' -- $gpen gen $specs/stencil/laplacian3d_o8.json --dtype float16
 expect 0 'using real = float;' -- $gpen gen $specs/stencil/laplacian3d_o8.json --dtype float32
 expect 2 '^gpen: usage: --set block_x=33: 33 is not an allowed value of block_x; allowed: 16, 32, 64, 128, 256$' -- $gpen gen $specs/stencil/laplacian3d_o8.json --set block_x=33
-expect 0 '#line 1 "templates/gpen/stencil_common.cuh"' -- $gpen gen $specs/stencil/laplacian3d_o2.json --standalone
+expect 0 '#line 1 "families/stencil/device/stencil_common.cuh"' -- $gpen gen $specs/stencil/laplacian3d_o2.json --standalone
 expect 0 'cache miss \(compiled\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 expect 0 'laplacian3d_o2' -- $gpen cache list

@@ -10,7 +10,7 @@
 #     sha256 and regular_file utilities, nothing of families/ or measure/;
 #   families/ is below measure/: nothing of measure/.
 # And no family is told apart by a string outside families/ and the spec
-# reader (generator/src/spec_parse.cpp, which reads the "kind" key).
+# reader (generator/src/spec/spec_parse.cpp, which reads the "kind" key).
 # Usage: layers_test.sh CXX SOURCE_ROOT BUILD_INCLUDE_DIR "CUDA_INCLUDE_DIR[;DIR...]" "GENERATOR_SOURCE[;...]"
 set -u
 cxx=$1 root=$2 build_include=$3
@@ -55,7 +55,7 @@ check "families/: below measure/" '/gpen/measure/' "${family_sources[@]}"
 # Family names as strings: comparisons with a kind outside families/.
 strays=$(grep -rnE '(kind|is_[a-z]+\(\)) *(==|!=) *"(stencil|scan|sbp|pairwise)"|is_(scan|sbp|pairwise)\(\)' \
   "$root/generator" "$root/runtime" "$root/measure" "$root/cli" --include=*.cpp --include=*.hpp |
-  grep -v "^$root/generator/src/spec_parse.cpp:" | sed "s|^$root/||")
+  grep -v "^$root/generator/src/spec/spec_parse.cpp:" | sed "s|^$root/||")
 if [ -n "$strays" ]; then echo "FAIL: a family told apart by a string outside families/:"; echo "$strays"; fail=1; fi
 [ $fail = 0 ] && echo "ok: the layers hold"
 exit $fail

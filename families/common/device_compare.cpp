@@ -10,7 +10,7 @@
 
 namespace gpen {
 namespace {
-constexpr int kStats = 5;      // as gpen::kCompareStats in templates/gpen/compare.cuh
+constexpr int kStats = 5;      // as gpen::kCompareStats in families/common/device/compare.cuh
 constexpr int kThreads = 256;  // as gpen::kCompareThreads
 }  // namespace
 

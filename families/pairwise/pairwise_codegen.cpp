@@ -1,7 +1,7 @@
-// Writes the bindings of a pairwise spec into templates/pairwise_unit.cu.in:
+// Writes the bindings of a pairwise spec into families/pairwise/device/pairwise_unit.cu.in:
 // the Target and Source structs (only the values the outputs read), their
 // loads, and the formula of every output with its reduction. The schedule
-// stays in templates/gpen/pairwise.cuh.
+// stays in families/pairwise/device/pairwise.cuh.
 #include <fmt/format.h>
 
 #include "gpen/families/pairwise/device/pairwise_args.h"

@@ -10,7 +10,7 @@
 
 namespace gpen {
 
-struct PairArgs;  // the kernel's argument block (templates/gpen/pairwise_args.h)
+struct PairArgs;  // the kernel's argument block (families/pairwise/device/pairwise_args.h)
 
 // The interaction lists of a grouped spec: group g's targets are
 // [target_groups[g], target_groups[g+1]); its sources are the ranges

@@ -1,6 +1,6 @@
-// Writes the bindings of an SBP spec into templates/sbp_unit.cu.in: the
+// Writes the bindings of an SBP spec into families/sbp/device/sbp_unit.cu.in: the
 // interior stencil and every closure row as straight-line sums, the axes and
-// the tunables. The schedule stays in templates/gpen/sbp.cuh.
+// the tunables. The schedule stays in families/sbp/device/sbp.cuh.
 #include <fmt/format.h>
 
 #include "gpen/families/sbp/device/sbp_args.h"

@@ -1,4 +1,4 @@
-// Writes the bindings of a scan spec into templates/scan_unit.cu.in: sizes,
+// Writes the bindings of a scan spec into families/scan/device/scan_unit.cu.in: sizes,
 // direction, the identity and the operation. The algorithm stays in
 // templates/gpen/scan_<layout>.cuh.
 #include <cmath>

@@ -23,7 +23,7 @@ class ScanKernel : public Kernel {
   unsigned reserve(std::size_t bytes, CUstream stream) const;
   // Every status word back to zero, in `stream`.
   void clear_status(CUstream stream) const;
-  // Bytes of one tile's status: 8 for float32, 16 for float64 (templates/gpen/scan_common.cuh).
+  // Bytes of one tile's status: 8 for float32, 16 for float64 (families/scan/device/scan_common.cuh).
   std::size_t status_bytes() const { return 2 * size_of(spec_.dtype); }
 
   long long l2_bytes_;  // the GPU's, which chained carries must fit in (ScanPlan::geometry)

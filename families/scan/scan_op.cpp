@@ -47,7 +47,7 @@ bool is_log_sum_exp(const ScanDecl& scan) {
 
 // op(e, e) = e: the kernels pad partial segments with the identity and
 // start their carries at it, so they combine identity with identity
-// (templates/gpen/scan_rows.cuh). Sampling op(e, x) with finite x does not
+// (families/scan/device/scan_rows.cuh). Sampling op(e, x) with finite x does not
 // reach it: max(a, b) + log(1 + exp(-abs(a - b))) is x at (-inf, x) but
 // NaN at (-inf, -inf), since -inf - -inf is NaN.
 void check_identity_with_itself(const ScanDecl& scan, const JsonSource& src) {

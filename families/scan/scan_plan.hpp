@@ -1,6 +1,6 @@
 // Spec + tunables -> the numbers a scan kernel is specialised on, and the
 // launch geometry for a problem size. The array is seen as
-// [outer][length][inner] around the scan axis (see templates/gpen/scan_common.cuh).
+// [outer][length][inner] around the scan axis (see families/scan/device/scan_common.cuh).
 #pragma once
 
 #include <array>
@@ -32,7 +32,7 @@ struct ScanGeometry {
 
   // The tile of the plane that block `b` of it (0 <= b < plane_tiles) scans:
   // full runs in the order run j -> j * spread mod runs, a ragged tail in
-  // place. plane_tile() in templates/gpen/scan_column_steps.cuh computes the same.
+  // place. plane_tile() in families/scan/device/scan_column_steps.cuh computes the same.
   long long tile_of_block(long long b) const;
 };
 

@@ -1,4 +1,4 @@
-// Writes the bindings of a stencil spec into templates/stencil_unit.cu.in.
+// Writes the bindings of a stencil spec into families/stencil/device/stencil_unit.cu.in.
 // The algorithm stays in templates/gpen/stencil_<strategy>.cuh; only the
 // expression, the constants and the tile sizes are generated here.
 #include <fmt/format.h>

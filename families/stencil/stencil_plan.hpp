@@ -41,7 +41,7 @@ struct StencilPlan {
   std::size_t dynamic_shared_bytes = 0;  // dynamic shared memory of one block (the march's ring)
   std::string kernel_name;
   // march with several points a thread: the entry for arrays that do not
-  // fit the vector accesses (see templates/gpen/stencil_march.cuh); else empty.
+  // fit the vector accesses (see families/stencil/device/stencil_march.cuh); else empty.
   std::string clamped_kernel_name;
 
   int threads() const { return block_x * block_y; }

@@ -30,8 +30,8 @@ TEST_CASE("every template is embedded, and the override directory wins") {
 
 TEST_CASE("inline_includes pastes headers once with #line directives") {
   const std::string out = inline_includes("#include \"gpen/stencil_tile.cuh\"\nint x;\n", "unit.cu");
-  CHECK(out.find("#line 1 \"templates/gpen/stencil_tile.cuh\"") != std::string::npos);
-  CHECK(out.find("#line 1 \"templates/gpen/stencil_common.cuh\"") != std::string::npos);
+  CHECK(out.find("#line 1 \"families/stencil/device/stencil_tile.cuh\"") != std::string::npos);
+  CHECK(out.find("#line 1 \"families/stencil/device/stencil_common.cuh\"") != std::string::npos);
   CHECK(out.find("#include \"gpen/") == std::string::npos);
   CHECK(out.find("#line 2 \"unit.cu\"") != std::string::npos);
 }

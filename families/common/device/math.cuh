@@ -1,7 +1,7 @@
 // gpen math helpers: the functions of the expression language that CUDA's
 // math library lacks. Included by every family whose specs hold
 // expressions (stencil_common.cuh, scan_common.cuh, pairwise.cuh); the
-// generator prints calls of them as gpen::name (generator/src/ir.cpp).
+// generator prints calls of them as gpen::name (generator/src/expr/ir.cpp).
 #pragma once
 
 namespace gpen {

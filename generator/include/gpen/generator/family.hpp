@@ -25,7 +25,7 @@ struct UnitResources {
   std::size_t dynamic_shared_bytes = 0;   // dynamic shared memory a block, opted in at load
 };
 
-// Each member a function of the family's own files (generator/src/<kind>_*.cpp).
+// Each member a function of the family's own files (families/<kind>/<kind>_*.cpp).
 struct Family {
   const char* kind;
   // How the parts every spec shares read for this kind (its root's keys,

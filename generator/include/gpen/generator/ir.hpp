@@ -129,7 +129,7 @@ double apply_math(MathFn fn, const double* args);
 // log(exp(a) + exp(b)) without overflow, as torch.logaddexp: -inf is its
 // identity (logaddexp(-inf, -inf) = -inf, logaddexp(x, -inf) = x), +inf
 // absorbs, NaN propagates. The CPU twin of gpen::logaddexp in
-// templates/gpen/math.cuh.
+// families/common/device/math.cuh.
 double logaddexp(double a, double b);
 
 // Evaluates e in double precision. `read` returns an input value at an access.

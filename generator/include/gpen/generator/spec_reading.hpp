@@ -1,5 +1,5 @@
 // One spec being read from its JSON: what the shared parts (fields, params,
-// expressions; generator/src/spec_parse.cpp) and the family's own object
+// expressions; generator/src/spec/spec_parse.cpp) and the family's own object
 // (Family::read, in families/<kind>/<kind>_decl.cpp) read in turn, and what
 // failed so far, so that what depends on a failed part is skipped rather
 // than blamed. Every independent part is a unit of `diag`.

@@ -1,5 +1,5 @@
-// The CUDA templates under templates/, embedded at build time, and the
-// filler that expands ${placeholders} in them.
+// The CUDA templates (families/<kind>/device/), embedded at build time, and
+// the filler that expands ${placeholders} in them.
 #pragma once
 
 #include <map>
@@ -9,7 +9,8 @@
 namespace gpen {
 
 struct EmbeddedTemplate {
-  const char* path;  // relative to templates/, e.g. "gpen/stencil_rolling.cuh"
+  const char* path;    // the name an #include knows: "gpen/stencil_rolling.cuh", "stencil_unit.cu.in"
+  const char* source;  // the file it was read from, relative to the source tree
   const char* text;
 };
 

@@ -4,7 +4,7 @@
 // The plan is filled from the table (fill_plan), so no plan names a tunable
 // by string; what a spec may choose (values, default, range) depends on the
 // spec's shape and is offered per row by the family's offer function
-// (generator/src/<kind>_tunables.cpp).
+// (families/<kind>/<kind>_tunables.cpp).
 #pragma once
 
 #include <string>

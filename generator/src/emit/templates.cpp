@@ -99,6 +99,16 @@ std::string fill_template(const std::string& name, const std::string& text,
 }
 
 namespace {
+// The name #line gives a template: its file in gpen's source tree, or its
+// include name when GPEN_TEMPLATE_DIR overrides it (that directory's path
+// is the environment's, and is not printed into CUDA).
+std::string template_file(const std::string& path) {
+  if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir && std::ifstream(std::string(dir) + "/" + path)) return path;
+  for (const auto& t : embedded_templates())
+    if (path == t.path) return t.source;
+  return path;
+}
+
 void inline_into(const std::string& text, const std::string& name, std::set<std::string>& done, std::string& out) {
   std::istringstream in(text);
   std::string line;
@@ -110,8 +120,9 @@ void inline_into(const std::string& text, const std::string& name, std::set<std:
       const auto q1 = line.find('"');
       const std::string path = line.substr(q1 + 1, line.find('"', q1 + 1) - q1 - 1);
       if (done.insert(path).second) {
-        out += fmt::format("#line 1 \"templates/{}\"\n", path);
-        inline_into(template_text(path), "templates/" + path, done, out);
+        const std::string file = template_file(path);
+        out += fmt::format("#line 1 \"{}\"\n", file);
+        inline_into(template_text(path), file, done, out);
         out += fmt::format("#line {} \"{}\"\n", lineno + 1, name);
       }
       continue;

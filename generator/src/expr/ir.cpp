@@ -19,7 +19,7 @@ const std::vector<MathFnInfo>& math_functions() {
       {MathFn::Tanh, "tanh", 1, "tanh", "tanhf"},   {MathFn::Pow, "pow", 2, "pow", "powf"},
       {MathFn::Abs, "abs", 1, "fabs", "fabsf"},     {MathFn::Min, "min", 2, "fmin", "fminf"},
       {MathFn::Max, "max", 2, "fmax", "fmaxf"},     {MathFn::Fma, "fma", 3, "fma", "fmaf"},
-      // one overloaded helper in templates/gpen/math.cuh, logf and friends in its float one
+      // one overloaded helper in families/common/device/math.cuh, logf and friends in its float one
       {MathFn::LogAddExp, "logaddexp", 2, "gpen::logaddexp", "gpen::logaddexp"},
   };
   return all;
