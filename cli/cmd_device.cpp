@@ -158,7 +158,7 @@ void add_compile(CLI::App& app, Runner& run) {
       std::string why;
       if (!o->size.empty() && driver_available(&why))
         choice = tuned_or_chosen(o->spec, s, o->size, Context(0).info(), !o->no_tuned);
-      const GeneratedSource g = o->spec.generate(s, choice);
+      const Variant g = o->spec.generate(s, choice);
       const std::string arch = arch_or_device(o->arch);
       const auto r = process_cache().get(spec_program(s, g), arch);
       const std::string src = r.source == KernelCache::Source::Compiled ? "miss (compiled)" : fmt::format("hit ({})", to_string(r.source));
@@ -405,7 +405,7 @@ void add_survey(CLI::App& app, Runner& run) {
           Json row = {{"file", f}, {"spec", s.name}, {"kind", s.kind}, {"strategy", v}, {"check", true}, {"compiled", false},
                       {"registers", nullptr}, {"compile_ms", nullptr}, {"launched", false}, {"verify", nullptr}, {"error", nullptr}};
           try {
-            const GeneratedSource g = generate(s, choice);
+            const Variant g = generate(s, choice);
             const auto r = process_cache().get(spec_program(s, g), arch);
             regs = r.kernel.usage.registers;
             ms = r.ms;

@@ -116,7 +116,7 @@ void add_gen(CLI::App& app, Runner& run) {
   cmd->callback([&run, o] {
     run = [o] {
       const Spec s = o->spec.load();
-      const GeneratedSource g = o->spec.generate(s, o->spec.choose(s));
+      const Variant g = o->spec.generate(s, o->spec.choose(s));
       const std::string text = o->standalone ? inline_includes(g.source, g.name) : g.source;
       if (o->out.empty()) fmt::print("{}", text);
       else write_file(o->out, text);

@@ -38,7 +38,7 @@ struct SpecOptions {
   // generate(s, c), where a plan error at the spec's "tunables" that the
   // --set brought (the defaults plan) is the --set's: a UsageError naming
   // them, not a position in the spec (which need not have "tunables").
-  GeneratedSource generate(const Spec& s, const TunableChoice& c) const {
+  Variant generate(const Spec& s, const TunableChoice& c) const {
     try {
       return gpen::generate(s, c);
     } catch (const SpecError& e) {

@@ -16,7 +16,7 @@ namespace gpen::test {
 // cache unless compiled with --no-cache, see nvrtc_options()), registers and
 // no spills (a spill means a register array went to local memory).
 // Returns the compiled unit for further checks.
-inline CompiledKernel check_compiles(const GeneratedSource& g, const std::string& spec_name) {
+inline CompiledKernel check_compiles(const Variant& g, const std::string& spec_name) {
   CAPTURE(g.name);
   const CompiledKernel k = compile_with_nvrtc(source_program(g, spec_name), "sm_90");
   INFO("NVRTC log:\n" << k.log);

@@ -21,7 +21,7 @@ class DeviceComparer {
 
  private:
   Dtype dtype_;
-  GeneratedSource source_;
+  Variant source_;
   KernelCache::Result compiled_;
   Module module_;
   unsigned blocks_;

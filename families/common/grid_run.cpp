@@ -65,10 +65,10 @@ double measure_copy_gbs(const Context& ctx, std::size_t bytes, int repeat) {
   return 2.0 * bytes / (median_of(t) * 1e-3) / 1e9;
 }
 
-VariantFacts variant_facts(const Kernel& kernel, const Spec& spec, const TunableChoice& choice) {
+VariantFacts variant_facts(const Kernel& kernel, const Spec& spec) {
   VariantFacts f;
   f.spec = spec.name;
-  f.variant = describe(spec.tunables, choice);
+  f.variant = describe(spec.tunables, kernel.source().choice);
   f.tunables = kernel.source().choice;
   f.unit = kernel.source().name;
   f.cache = to_string(kernel.compiled().source);
@@ -78,12 +78,12 @@ VariantFacts variant_facts(const Kernel& kernel, const Spec& spec, const Tunable
   return f;
 }
 
-RunReport measure_variant(const Context& ctx, Workload& w, const TunableChoice& choice, const MeasureOptions& opt) {
+RunReport measure_variant(const Context& ctx, Workload& w, const Variant& variant, const MeasureOptions& opt) {
   const Spec& spec = w.spec();
-  const std::unique_ptr<Kernel> k = make_kernel(spec, choice, ctx);
+  const std::unique_ptr<Kernel> k = make_kernel(spec, variant, ctx);
   const Kernel& kernel = *k;
   RunReport rep;
-  static_cast<VariantFacts&>(rep) = variant_facts(kernel, spec, choice);
+  static_cast<VariantFacts&>(rep) = variant_facts(kernel, spec);
 
   Stream stream;
   // The verified result is the first launch on freshly poisoned outputs,
@@ -112,7 +112,7 @@ RunReport run_spec(const Context& ctx, const Spec& spec, const TunableChoice& ch
   mo.warmup = opt.warmup;
   mo.repeat = opt.repeat;
   mo.check = opt.verify ? MeasureOptions::Check::Cpu : MeasureOptions::Check::None;
-  return measure_variant(ctx, w, choice, mo);
+  return measure_variant(ctx, w, plan_unit(spec, choice), mo);
 }
 
 }  // namespace gpen

@@ -37,7 +37,7 @@ struct VariantFacts {
   double load_ms = 0;   // cuModuleLoadData + cuModuleGetFunction
   ResourceUsage usage;
 };
-VariantFacts variant_facts(const Kernel& kernel, const Spec& spec, const TunableChoice& choice);
+VariantFacts variant_facts(const Kernel& kernel, const Spec& spec);
 
 struct RunReport : VariantFacts {
   double median_ms = 0, min_ms = 0;
@@ -56,7 +56,7 @@ struct MeasureOptions {
   int repeat = 20;
   enum class Check { None, Cpu, Reference } check = Check::Cpu;  // Reference: the workload's kept output, on the GPU
 };
-RunReport measure_variant(const Context& ctx, Workload& w, const TunableChoice& choice, const MeasureOptions& opt);
+RunReport measure_variant(const Context& ctx, Workload& w, const Variant& variant, const MeasureOptions& opt);
 
 // Device-to-device copy bandwidth, bytes read + written per second (GB/s),
 // median of `repeat` copies of `bytes` bytes.

@@ -65,7 +65,7 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
   return shape;
 }
 
-Kernel::Kernel(const Spec& spec, GeneratedSource unit, const Context& ctx, KernelCache& cache)
+Kernel::Kernel(const Spec& spec, Variant unit, const Context& ctx, KernelCache& cache)
     : spec_(spec),
       source_(std::move(unit)),
       compiled_(cache.get(spec_program(spec, source_), ctx.info().arch())),
@@ -94,8 +94,12 @@ void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advi
   }
 }
 
+std::unique_ptr<Kernel> make_kernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache) {
+  return runtime_family_of(spec).make_kernel(spec, std::move(variant), ctx, cache);
+}
+
 std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache) {
-  return runtime_family_of(spec).make_kernel(spec, choice, ctx, cache);
+  return make_kernel(spec, plan_unit(spec, choice), ctx, cache);
 }
 
 }  // namespace gpen

@@ -36,7 +36,7 @@ class Kernel {
 
   // The unit as planned: plan, names, choice. Its source text is empty:
   // printed only when the cache missed, and then not kept.
-  const GeneratedSource& source() const { return source_; }
+  const Variant& source() const { return source_; }
   const KernelCache::Result& compiled() const { return compiled_; }
   double module_load_ms() const { return load_ms_; }
 
@@ -47,19 +47,21 @@ class Kernel {
   // Looks `unit` (plan_unit(spec, choice)) up in the cache, which prints and
   // compiles it on a miss only, and loads it; registers, shared memory and
   // stack then come from the loaded function.
-  Kernel(const Spec& spec, GeneratedSource unit, const Context& ctx, KernelCache& cache);
+  Kernel(const Spec& spec, Variant unit, const Context& ctx, KernelCache& cache);
   // Throws, in words, when a block of `threads` threads of `f` does not fit
   // in one SM's registers (rather than CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
   void check_block_fits(CUfunction f, int threads, const std::string& advice) const;
   CUfunction function() const { return module_.function(); }
 
   const Spec& spec_;
-  GeneratedSource source_;
+  Variant source_;
   KernelCache::Result compiled_;
   double load_ms_ = 0;
   Module module_;
 };
 
+// The kernel of a variant (plan_unit(spec, choice)), of whichever family the spec's is.
+std::unique_ptr<Kernel> make_kernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache = process_cache());
 std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
 
 }  // namespace gpen

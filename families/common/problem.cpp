@@ -24,12 +24,12 @@ class GridProblem final : public Problem {
   const std::string& size() const override { return size_; }
   TuningKey tuning_key(const DeviceInfo& d) const override { return gpen::tuning_key(spec(), work_.size(), d); }
   const RateScale& scale() const override { return scale_; }
-  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup) override {
+  Measurement measure(const Variant& variant, int repeat, Check check, int warmup) override {
     MeasureOptions mo;
     if (warmup >= 0) mo.warmup = warmup;
     mo.repeat = repeat;
     mo.check = check == Check::Cpu ? MeasureOptions::Check::Cpu : check == Check::Reference ? MeasureOptions::Check::Reference : MeasureOptions::Check::None;
-    const RunReport r = measure_variant(ctx_, work_, choice, mo);
+    const RunReport r = measure_variant(ctx_, work_, variant, mo);
     Measurement m;
     static_cast<VariantFacts&>(m) = r;
     m.median_ms = r.median_ms;
@@ -78,8 +78,8 @@ class PairProblem final : public Problem {
   const RateScale& scale() const override { return scale_; }
   // Check::Reference: the CPU reference at the sample of targets (every
   // target for the NaN poison), then every target against the kept output.
-  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup) override {
-    const PairRunReport r = measure_pairwise(ctx_, work_, choice, warmup >= 0 ? warmup : 2, repeat, check != Check::None);
+  Measurement measure(const Variant& variant, int repeat, Check check, int warmup) override {
+    const PairRunReport r = measure_pairwise(ctx_, work_, variant, warmup >= 0 ? warmup : 2, repeat, check != Check::None);
     Measurement m;
     static_cast<VariantFacts&>(m) = r;
     m.median_ms = r.median_ms;

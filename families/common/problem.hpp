@@ -68,7 +68,11 @@ class Problem {
   // Compiles through the cache, launches once on NaN-poisoned outputs,
   // checks, then times `repeat` launches after `warmup` (-1: the kind's
   // usual few).
-  virtual Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup = -1) = 0;
+  // `variant` is plan_unit(spec(), choice), planned once by the caller.
+  virtual Measurement measure(const Variant& variant, int repeat, Check check, int warmup = -1) = 0;
+  Measurement measure(const TunableChoice& choice, int repeat, Check check, int warmup = -1) {
+    return measure(plan_unit(spec(), choice), repeat, check, warmup);
+  }
   Measurement measure(const TunableChoice& choice, int repeat, bool verify) { return measure(choice, repeat, verify ? Check::Cpu : Check::None); }
   // Keeps the outputs of the last measured variant as the reference of Check::Reference.
   virtual void keep_as_reference() = 0;

@@ -20,7 +20,7 @@ class RuntimeFamily {
  public:
   virtual ~RuntimeFamily() = default;
   virtual const char* kind() const = 0;
-  virtual std::unique_ptr<Kernel> make_kernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache) const = 0;
+  virtual std::unique_ptr<Kernel> make_kernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache) const = 0;
   // `gpen run --size` for this kind; throws UsageError.
   virtual void check_size(const Spec& spec, const std::string& size) const = 0;
   virtual TuningKey tuning_key(const Spec& spec, const std::string& size, const DeviceInfo& device) const = 0;

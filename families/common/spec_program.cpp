@@ -18,21 +18,21 @@ ProgramIdentity spec_identity(const Spec& spec, const TunableChoice& choice) {
   return {"spec " + spec.hash + " " + choice_json(choice).dump(), templates_sha256(), generator_fingerprint()};
 }
 
-Program source_program(const GeneratedSource& unit, const std::string& label) {
+Program source_program(const Variant& unit, const std::string& label) {
   // The unit #includes the templates, so their text is part of what is
   // compiled: an edited template (or a GPEN_TEMPLATE_DIR) must miss.
   return Program{unit.name, unit.kernel_name, label, {"source " + unit.source, template_headers_sha256(), ""},
                  [text = unit.source] { return text; }, [] { return template_headers(); }};
 }
 
-Program spec_program(const Spec& spec, const GeneratedSource& unit) {
+Program spec_program(const Spec& spec, const Variant& unit) {
   if (spec.hash.empty()) {
-    GeneratedSource whole = unit;
+    Variant whole = unit;
     if (whole.source.empty()) print_unit(spec, whole);
     return source_program(whole, spec.name);
   }
   // The Program outlives neither; the unit is copied for a later print.
-  auto planned = std::make_shared<GeneratedSource>(unit);
+  auto planned = std::make_shared<Variant>(unit);
   return Program{unit.name, unit.kernel_name, spec.name, spec_identity(spec, unit.choice),
                  [&spec, planned] {
                    if (planned->source.empty()) print_unit(spec, *planned);

@@ -163,8 +163,8 @@ std::string fold(const PairwisePlan& plan) {
 
 }  // namespace
 
-GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice) {
-  GeneratedSource g;
+Variant plan_pairwise_unit(const Spec& spec, const TunableChoice& choice) {
+  Variant g;
   g.choice = choice;
   const PairwisePlan p = plan_pairwise(spec, choice);
   g.kernel_name = p.kernel_name;
@@ -173,7 +173,7 @@ GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice
   return g;
 }
 
-std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& g) {
+std::string print_pairwise_unit(const Spec& spec, const Variant& g) {
   const PairwisePlan& p = g.plan_as<PairwisePlan>();
   return instantiate("pairwise_unit.cu.in",
                      {{"banner", banner(spec, g.choice)},

@@ -83,8 +83,8 @@ double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists
   return static_cast<double>(sizes.targets) * sizes.sources - (spec.pairwise().skip_self ? sizes.targets : 0);
 }
 
-PairwiseKernel::PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
+PairwiseKernel::PairwiseKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, std::move(variant), ctx, cache) {
   check_block_fits(function(), plan().block, "use a smaller block_x or fewer targets_per_thread");
   if (!plan().fold_kernel_name.empty()) fold_ = module_.function(plan().fold_kernel_name);
 }

@@ -55,7 +55,10 @@ double pair_count(const Spec& spec, const PairSizes& sizes, const PairGroupLists
 
 class PairwiseKernel : public Kernel {
  public:
-  PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+  // `variant` is plan_unit(spec, choice): planned once, by whoever chose it.
+  PairwiseKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache = process_cache());
+  PairwiseKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache())
+      : PairwiseKernel(spec, plan_unit(spec, choice), ctx, cache) {}
 
   const PairwisePlan& plan() const { return source_.plan_as<PairwisePlan>(); }
   // Every spec but a grouped one.

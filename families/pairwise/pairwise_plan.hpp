@@ -54,7 +54,7 @@ std::size_t packed_source_bytes(const Spec& spec);
 
 // The unit of a choice (plan_unit, print_unit of the family; its plan is a
 // PairwisePlan).
-GeneratedSource plan_pairwise_unit(const Spec& spec, const TunableChoice& choice);
-std::string print_pairwise_unit(const Spec& spec, const GeneratedSource& unit);
+Variant plan_pairwise_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_pairwise_unit(const Spec& spec, const Variant& unit);
 
 }  // namespace gpen

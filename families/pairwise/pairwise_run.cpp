@@ -151,11 +151,11 @@ Comparison PairWorkload::compare_to_reference() const {
   return compare_pairwise_outputs(spec_.dtype, download_outputs(), kept_);
 }
 
-PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const TunableChoice& choice, int warmup, int repeat, bool verify) {
+PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const Variant& variant, int warmup, int repeat, bool verify) {
   const Spec& spec = w.spec();
-  const PairwiseKernel kernel(spec, choice, ctx);
+  const PairwiseKernel kernel(spec, variant, ctx);
   PairRunReport rep;
-  static_cast<VariantFacts&>(rep) = variant_facts(kernel, spec, choice);
+  static_cast<VariantFacts&>(rep) = variant_facts(kernel, spec);
   Stream stream;
   w.poison_outputs(stream.get());
   kernel.launch(w.bindings(), w.groups(), w.params(), stream.get());

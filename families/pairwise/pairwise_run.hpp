@@ -73,7 +73,7 @@ struct PairRunReport : VariantFacts {
 
 // Compiles through the cache, launches once on poisoned outputs, verifies
 // (when `verify`), then times `repeat` launches after `warmup`.
-PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const TunableChoice& choice, int warmup, int repeat, bool verify);
+PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const Variant& variant, int warmup, int repeat, bool verify);
 
 // rsqrt throughput of the GPU: SMs x 16 a clock (the special-function
 // units of compute capability 7.0-9.0) x the clock it reports.

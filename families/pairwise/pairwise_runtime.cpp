@@ -10,8 +10,8 @@ namespace {
 class PairwiseRuntime final : public RuntimeFamily {
  public:
   const char* kind() const override { return "pairwise"; }
-  std::unique_ptr<Kernel> make_kernel(const Spec& s, const TunableChoice& c, const Context& ctx, KernelCache& cache) const override {
-    return std::make_unique<PairwiseKernel>(s, c, ctx, cache);
+  std::unique_ptr<Kernel> make_kernel(const Spec& s, Variant v, const Context& ctx, KernelCache& cache) const override {
+    return std::make_unique<PairwiseKernel>(s, std::move(v), ctx, cache);
   }
   void check_size(const Spec& spec, const std::string& size) const override { parse_pair_size(spec, size); }
   TuningKey tuning_key(const Spec& spec, const std::string& size, const DeviceInfo& d) const override {

@@ -100,8 +100,8 @@ std::string asserts(const SbpPlan& plan) {
 
 }  // namespace
 
-GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice) {
-  GeneratedSource g;
+Variant plan_sbp_unit(const Spec& spec, const TunableChoice& choice) {
+  Variant g;
   g.choice = choice;
   const SbpPlan p = plan_sbp(spec, choice);
   g.kernel_name = p.kernel_name;
@@ -110,7 +110,7 @@ GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice) {
   return g;
 }
 
-std::string print_sbp_unit(const Spec& spec, const GeneratedSource& g) {
+std::string print_sbp_unit(const Spec& spec, const Variant& g) {
   const SbpPlan& p = g.plan_as<SbpPlan>();
   return instantiate("sbp_unit.cu.in",
                      {{"banner", banner(spec, g.choice)},

@@ -30,8 +30,8 @@ std::array<double, 3> sbp_scales(const Spec& spec, const ParamValues& params) {
   return s;
 }
 
-SbpKernel::SbpKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
+SbpKernel::SbpKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, std::move(variant), ctx, cache) {
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y");
 }
 

@@ -9,7 +9,10 @@ namespace gpen {
 
 class SbpKernel : public Kernel {
  public:
-  SbpKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+  // `variant` is plan_unit(spec, choice): planned once, by whoever chose it.
+  SbpKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache = process_cache());
+  SbpKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache())
+      : SbpKernel(spec, plan_unit(spec, choice), ctx, cache) {}
 
   const SbpPlan& plan() const { return source_.plan_as<SbpPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;

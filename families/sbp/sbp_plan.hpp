@@ -48,7 +48,7 @@ SbpPlan plan_sbp(const Spec& spec, const TunableChoice& choice);
 
 // The unit of a choice (plan_unit, print_unit of the family; its plan is a
 // SbpPlan).
-GeneratedSource plan_sbp_unit(const Spec& spec, const TunableChoice& choice);
-std::string print_sbp_unit(const Spec& spec, const GeneratedSource& unit);
+Variant plan_sbp_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_sbp_unit(const Spec& spec, const Variant& unit);
 
 }  // namespace gpen

@@ -59,8 +59,8 @@ std::string asserts(const ScanPlan& plan) {
 
 }  // namespace
 
-GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice) {
-  GeneratedSource g;
+Variant plan_scan_unit(const Spec& spec, const TunableChoice& choice) {
+  Variant g;
   g.choice = choice;
   const ScanPlan p = plan_scan(spec, choice);
   g.kernel_name = p.kernel_name;
@@ -69,7 +69,7 @@ GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice) {
   return g;
 }
 
-std::string print_scan_unit(const Spec& spec, const GeneratedSource& g) {
+std::string print_scan_unit(const Spec& spec, const Variant& g) {
   const ScanPlan& p = g.plan_as<ScanPlan>();
   return instantiate("scan_unit.cu.in",
                      {{"banner", banner(spec, g.choice, p)},

@@ -13,8 +13,8 @@ constexpr unsigned kEpochs = 1u << 30;  // status words hold epoch << 2 | state 
 
 }  // namespace
 
-ScanKernel::ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, plan_unit(spec, choice), ctx, cache), l2_bytes_(ctx.info().l2_bytes) {
+ScanKernel::ScanKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, std::move(variant), ctx, cache), l2_bytes_(ctx.info().l2_bytes) {
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
 }
 

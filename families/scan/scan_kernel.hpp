@@ -12,7 +12,10 @@ namespace gpen {
 
 class ScanKernel : public Kernel {
  public:
-  ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+  // `variant` is plan_unit(spec, choice): planned once, by whoever chose it.
+  ScanKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache = process_cache());
+  ScanKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache())
+      : ScanKernel(spec, plan_unit(spec, choice), ctx, cache) {}
 
   const ScanPlan& plan() const { return source_.plan_as<ScanPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;

@@ -71,7 +71,7 @@ ScanPlan plan_scan(const Spec& spec, const TunableChoice& choice);
 
 // The unit of a choice (plan_unit, print_unit of the family; its plan is a
 // ScanPlan).
-GeneratedSource plan_scan_unit(const Spec& spec, const TunableChoice& choice);
-std::string print_scan_unit(const Spec& spec, const GeneratedSource& unit);
+Variant plan_scan_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_scan_unit(const Spec& spec, const Variant& unit);
 
 }  // namespace gpen

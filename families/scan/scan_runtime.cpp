@@ -9,8 +9,8 @@ namespace {
 class ScanRuntime final : public GridFamily {
  public:
   const char* kind() const override { return "scan"; }
-  std::unique_ptr<Kernel> make_kernel(const Spec& s, const TunableChoice& c, const Context& ctx, KernelCache& cache) const override {
-    return std::make_unique<ScanKernel>(s, c, ctx, cache);
+  std::unique_ptr<Kernel> make_kernel(const Spec& s, Variant v, const Context& ctx, KernelCache& cache) const override {
+    return std::make_unique<ScanKernel>(s, std::move(v), ctx, cache);
   }
   void reference(const Spec& spec, const std::vector<HostArray>& inputs, const ParamValues&, std::vector<HostArray>& outputs,
                  std::vector<HostArray>& scales) const override {

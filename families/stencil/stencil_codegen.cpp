@@ -121,8 +121,8 @@ std::string entries(const StencilPlan& plan) {
 
 }  // namespace
 
-GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice) {
-  GeneratedSource g;
+Variant plan_stencil_unit(const Spec& spec, const TunableChoice& choice) {
+  Variant g;
   g.choice = choice;
   const StencilPlan p = plan_stencil(spec, choice);
   g.kernel_name = p.kernel_name;
@@ -131,7 +131,7 @@ GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice)
   return g;
 }
 
-std::string print_stencil_unit(const Spec& spec, const GeneratedSource& g) {
+std::string print_stencil_unit(const Spec& spec, const Variant& g) {
   const StencilPlan& p = g.plan_as<StencilPlan>();
   return instantiate("stencil_unit.cu.in",
                      {{"banner", banner(spec, g.choice, p)},
@@ -144,8 +144,8 @@ std::string print_stencil_unit(const Spec& spec, const GeneratedSource& g) {
 
 namespace {
 // A fixed kernel of the runtime, specialised on the dtype only.
-GeneratedSource generate_utility(const std::string& unit, const std::string& what, const std::string& kernel_stem, Dtype dtype) {
-  GeneratedSource g;
+Variant generate_utility(const std::string& unit, const std::string& what, const std::string& kernel_stem, Dtype dtype) {
+  Variant g;
   g.kernel_name = fmt::format("{}_{}", kernel_stem, to_string(dtype));
   g.name = g.kernel_name + ".cu";
   g.source = instantiate(unit,
@@ -156,11 +156,11 @@ GeneratedSource generate_utility(const std::string& unit, const std::string& wha
 }
 }  // namespace
 
-GeneratedSource generate_periodic_fill(Dtype dtype) {
+Variant generate_periodic_fill(Dtype dtype) {
   return generate_utility("ghost_fill_unit.cu.in", "periodic ghost-zone fill", "gpen_periodic_fill", dtype);
 }
 
-GeneratedSource generate_compare(Dtype dtype) {
+Variant generate_compare(Dtype dtype) {
   return generate_utility("compare_unit.cu.in", "comparison of two arrays", "gpen_compare", dtype);
 }
 

@@ -58,8 +58,8 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
 
 }  // namespace
 
-StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, plan_unit(spec, choice), ctx, cache) {
+StencilKernel::StencilKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache)
+    : Kernel(spec, std::move(variant), ctx, cache) {
   if (!plan().clamped_kernel_name.empty()) clamped_ = module_.function(plan().clamped_kernel_name);
   for (CUfunction f : {function(), clamped_})
     if (f) check_block_fits(f, plan().threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
@@ -70,7 +70,7 @@ StencilKernel::StencilKernel(const Spec& spec, const TunableChoice& choice, cons
     if (ring > static_cast<std::size_t>(limit))
       throw std::runtime_error(fmt::format("spec '{}' ({}): the march's ring needs {} bytes of shared memory a block, this GPU allows {}; "
                                            "use a smaller ring_ahead, block or vector_x * rows_y",
-                                           spec.name, describe(spec.tunables, choice), ring, limit));
+                                           spec.name, describe(spec.tunables, source_.choice), ring, limit));
     GPEN_CU(cuFuncSetAttribute(function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(ring)),
             fmt::format("allowing {} bytes of dynamic shared memory to {} of spec '{}'", ring, source_.name, spec.name));
   }

@@ -17,7 +17,10 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
 
 class StencilKernel : public Kernel {
  public:
-  StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache());
+  // `variant` is plan_unit(spec, choice): planned once, by whoever chose it.
+  StencilKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache = process_cache());
+  StencilKernel(const Spec& spec, const TunableChoice& choice, const Context& ctx, KernelCache& cache = process_cache())
+      : StencilKernel(spec, plan_unit(spec, choice), ctx, cache) {}
 
   const StencilPlan& plan() const { return source_.plan_as<StencilPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
@@ -34,7 +37,7 @@ class PeriodicFill {
 
  private:
   Dtype dtype_;
-  GeneratedSource source_;
+  Variant source_;
   KernelCache::Result compiled_;
   Module module_;
   int sm_count_;

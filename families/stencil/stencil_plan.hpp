@@ -60,7 +60,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
 
 // The unit of a choice (plan_unit, print_unit of the family; its plan is a
 // StencilPlan).
-GeneratedSource plan_stencil_unit(const Spec& spec, const TunableChoice& choice);
-std::string print_stencil_unit(const Spec& spec, const GeneratedSource& unit);
+Variant plan_stencil_unit(const Spec& spec, const TunableChoice& choice);
+std::string print_stencil_unit(const Spec& spec, const Variant& unit);
 
 }  // namespace gpen

@@ -10,8 +10,8 @@ namespace {
 class StencilRuntime final : public GridFamily {
  public:
   const char* kind() const override { return "stencil"; }
-  std::unique_ptr<Kernel> make_kernel(const Spec& s, const TunableChoice& c, const Context& ctx, KernelCache& cache) const override {
-    return std::make_unique<StencilKernel>(s, c, ctx, cache);
+  std::unique_ptr<Kernel> make_kernel(const Spec& s, Variant v, const Context& ctx, KernelCache& cache) const override {
+    return std::make_unique<StencilKernel>(s, std::move(v), ctx, cache);
   }
   void reference(const Spec& spec, const std::vector<HostArray>& inputs, const ParamValues& params, std::vector<HostArray>& outputs,
                  std::vector<HostArray>&) const override {

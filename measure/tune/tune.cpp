@@ -115,9 +115,10 @@ TunedVariant guarded(const Spec& spec, const TunableChoice& c, Run run) {
 
 // Grid kinds are checked against the default's output on the GPU, pairwise
 // specs against the CPU at a sample of targets too (Problem::Check).
-TunedVariant measure(Problem& problem, const TunableChoice& c, Problem::Check check, const TuneOptions& o) {
+// `planned` is the variant of c as its compile planned it (null: planned here).
+TunedVariant measure(Problem& problem, const TunableChoice& c, const Variant* planned, Problem::Check check, const TuneOptions& o) {
   return guarded(problem.spec(), c, [&](TunedVariant& v) {
-    const Measurement m = problem.measure(c, o.repeat, check, o.warmup);
+    const Measurement m = planned ? problem.measure(*planned, o.repeat, check, o.warmup) : problem.measure(c, o.repeat, check, o.warmup);
     v.registers = m.usage.registers;
     v.check = m.check;
     if (m.check && !m.check->pass) {
@@ -130,7 +131,7 @@ TunedVariant measure(Problem& problem, const TunableChoice& c, Problem::Check ch
   });
 }
 
-using MeasureFn = std::function<TunedVariant(const TunableChoice&)>;
+using MeasureFn = std::function<TunedVariant(const TunableChoice&, const Variant* planned)>;
 
 std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
   if (o.time_limit_s <= 0) return std::chrono::steady_clock::time_point::max();
@@ -172,7 +173,7 @@ class GpuObjective : public Objective {
         out_of_time_ = true;
         return;
       }
-      const TunedVariant v = measure_(space_.choice(i));
+      const TunedVariant v = measure_(space_.choice(i), planned_.at(i)->get());
       variants_[i] = v;
       done({i, v.ms, v.reason});
     }
@@ -186,9 +187,14 @@ class GpuObjective : public Objective {
  private:
   void schedule(std::size_t i) {
     if (compiles_.count(i)) return;
-    compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch()] {
+    // The variant is planned here once, then compiled, then measured.
+    auto planned = std::make_shared<std::shared_ptr<const Variant>>();
+    planned_[i] = planned;
+    compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch(), planned] {
+      const auto v = std::make_shared<const Variant>(plan_unit(*spec, c));
+      *planned = v;
       // Kept in memory only: the variants that lose never reach the disk.
-      process_cache().get(spec_program(*spec, c), arch, KernelCache::Store::Memory);
+      process_cache().get(spec_program(*spec, *v), arch, KernelCache::Store::Memory);
     });
   }
   const Context& ctx_;
@@ -198,6 +204,9 @@ class GpuObjective : public Objective {
   std::function<bool()> stop_;
   CompilePool pool_;
   std::map<std::size_t, std::shared_future<void>> compiles_;
+  // Each compile's planned variant, set before its future is ready (null
+  // when planning failed: measuring plans again and records why).
+  std::map<std::size_t, std::shared_ptr<std::shared_ptr<const Variant>>> planned_;
   std::map<std::size_t, TunedVariant> variants_;
   bool out_of_time_ = false;
 };
@@ -313,9 +322,9 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   phase(o, "measuring the default variant and checking it against the CPU reference");
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.
-  res.reference = measure(problem, spec.choose(o.fixed), Problem::Check::Cpu, o);
+  res.reference = measure(problem, spec.choose(o.fixed), nullptr, Problem::Check::Cpu, o);
   if (res.reference.ms) problem.keep_as_reference();
-  search_and_save(ctx, spec, space, [&](const TunableChoice& c) { return measure(problem, c, Problem::Check::Reference, o); }, problem.size(),
+  search_and_save(ctx, spec, space, [&](const TunableChoice& c, const Variant* planned) { return measure(problem, c, planned, Problem::Check::Reference, o); }, problem.size(),
                   o, res);
   return res;
 }

@@ -32,7 +32,7 @@ bool update_golden() { return std::getenv("GPEN_UPDATE_GOLDEN") && std::string(s
 
 // Compares g, a unit of a spec of `kind`, with its golden file beside its
 // family (or rewrites it); returns whether it compared.
-bool check_golden(const std::string& kind, const GeneratedSource& g) {
+bool check_golden(const std::string& kind, const Variant& g) {
   const std::string golden = gpen::test::source_dir() + "/families/" + kind + "/golden/" + g.name;
   CAPTURE(golden);
   if (update_golden()) {

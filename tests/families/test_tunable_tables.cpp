@@ -93,7 +93,7 @@ TEST_CASE("a tunable's binding is a constant of the generated unit, with the val
     CAPTURE(file);
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/" + file);
     const TunableChoice c = s.choose(set);
-    const GeneratedSource g = generate(s, c);
+    const Variant g = generate(s, c);
     int bound = 0;
     for (const auto& t : family_of(s).tunables()) {
       if (t.binding.empty() || (!t.strategy.empty() && to_string(c.at("strategy")) != t.strategy)) continue;

@@ -65,7 +65,7 @@ std::vector<std::string> banner(const std::string& source) {
 void check_same_shape(const std::string& hostile_json, const std::string& shipped_json) {
   const Spec h = load_spec_string(hostile_json, "hostile.json");
   const Spec s = load_spec_string(shipped_json, "shipped.json");
-  const GeneratedSource gh = generate(h, h.choose()), gs = generate(s, s.choose());
+  const Variant gh = generate(h, h.choose()), gs = generate(s, s.choose());
   CHECK(directives(gh.source) == directives(gs.source));
   CHECK(banner(gh.source).size() == banner(gs.source).size());
   const auto body = [](const std::string& src) { return src.substr(src.find("\n#")); };
@@ -151,7 +151,7 @@ TEST_CASE("only ptxas' own lines give the resource usage, and no number breaks t
 
 TEST_CASE("NVRTC gets no #include but gpen's headers") {
   const Spec s = load_spec_string(shipped("stencil/laplacian3d_o2.json"));
-  GeneratedSource g = generate(s, s.choose());
+  Variant g = generate(s, s.choose());
   g.source = with(g.source, "#include \"gpen/", "#include \"/etc/hostname\"\n#include \"gpen/");
   CHECK_THROWS_AS(compile_with_nvrtc(source_program(g, s.name), "sm_90"), InternalError);
   // The hostile SBP spec compiles like the shipped one, and its usage is ptxas'.

@@ -34,7 +34,7 @@ using gpen::test::in_child;
 using gpen::test::read_file;
 using gpen::test::TempDir;
 
-GeneratedSource sample(const std::string& strategy = "direct") {
+Variant sample(const std::string& strategy = "direct") {
   static const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json");
   return generate(s, s.choose({"strategy=" + strategy}));
 }
@@ -109,7 +109,7 @@ std::string only_entry(const std::string& dir) {
 
 TEST_CASE("miss compiles and stores, a new cache in the same directory hits on disk, then memory") {
   TempDir d;
-  const GeneratedSource g = sample();
+  const Variant g = sample();
   KernelCache a(d.path);
   const auto r1 = a.get(source_program(g, "laplacian3d_o2"), "sm_90");
   CHECK(r1.source == KernelCache::Source::Compiled);
@@ -134,7 +134,7 @@ TEST_CASE("a disk hit reports the named entry's resources, as the compile did, i
   // registers, and spills in float64); the ptxas log names both.
   TempDir d;
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
-  const GeneratedSource g = generate(s, s.choose({}));
+  const Variant g = generate(s, s.choose({}));
   KernelCache a(d.path);
   const auto r1 = a.get(source_program(g, s.name), "sm_90");
   REQUIRE(r1.kernel.log.find("Compiling entry function", r1.kernel.log.find("Compiling entry function") + 1) != std::string::npos);
@@ -172,7 +172,7 @@ TEST_CASE("the key changes with each ingredient") {
 
 TEST_CASE("corrupt and truncated entries are recompiled and replaced, with a warning") {
   TempDir d;
-  const GeneratedSource g = sample();
+  const Variant g = sample();
   KernelCache(d.path).get(source_program(g, "t"), "sm_90");
   const std::string path = only_entry(d.path);
   REQUIRE(!path.empty());
@@ -202,7 +202,7 @@ TEST_CASE("corrupt and truncated entries are recompiled and replaced, with a war
 
 TEST_CASE("two processes filling the same key at once leave one valid entry") {
   TempDir d;
-  const GeneratedSource g = sample("rolling");
+  const Variant g = sample("rolling");
   pid_t kids[2];
   for (pid_t& k : kids) {
     k = fork();
@@ -234,7 +234,7 @@ TEST_CASE("an unwritable cache directory falls back to memory with a warning") {
   CHECK_FALSE(c.writable());
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("is not writable") != std::string::npos);
-  const GeneratedSource g = sample();
+  const Variant g = sample();
   CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Compiled);
   CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Memory);
   CHECK(c.list().empty());

@@ -21,14 +21,14 @@ TEST_CASE("every shipped stencil spec and strategy compiles for sm_90") {
 
 TEST_CASE("fp32 variants compile too") {
   const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
-  const GeneratedSource g = generate(spec, spec.choose());
+  const Variant g = generate(spec, spec.choose());
   CHECK(g.source.find("using real = float;") != std::string::npos);
   CHECK(compile_with_nvrtc(source_program(g, spec.name), "sm_90").cubin.size() > 1000);
 }
 
 TEST_CASE("the runtime's own kernels compile: periodic fill and device comparison, both dtypes") {
   for (Dtype dt : {Dtype::Float64, Dtype::Float32})
-    for (const GeneratedSource& g : {generate_periodic_fill(dt), generate_compare(dt)}) {
+    for (const Variant& g : {generate_periodic_fill(dt), generate_compare(dt)}) {
       CAPTURE(g.name);
       const CompiledKernel k = compile_with_nvrtc(source_program(g, "runtime"), "sm_90");
       CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
@@ -43,7 +43,7 @@ TEST_CASE("march variants with several points a thread compile without spilling"
     const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", dt);
     for (const char* set : {"vector_x=2", "vector_x=4", "rows_y=2"}) {
       // From the register march's 2x2 points (the spec's own defaults are the ring's).
-      const GeneratedSource g = generate(spec, spec.choose({"strategy=march", "ring_ahead=0", "vector_x=2", "rows_y=2", set}));
+      const Variant g = generate(spec, spec.choose({"strategy=march", "ring_ahead=0", "vector_x=2", "rows_y=2", set}));
       CAPTURE(g.name);
       CAPTURE(set);
       const CompiledKernel k = compile_with_nvrtc(source_program(g, spec.name), "sm_90");
@@ -59,7 +59,7 @@ TEST_CASE("the march's ring compiles for every shipped stencil spec, both dtypes
     for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
       const Spec spec = load_spec(path, dt);
       for (const char* ahead : {"ring_ahead=1", "ring_ahead=3"}) {
-        const GeneratedSource g = generate(spec, spec.choose({"strategy=march", "rows_y=1", "vector_x=1", ahead}));
+        const Variant g = generate(spec, spec.choose({"strategy=march", "rows_y=1", "vector_x=1", ahead}));
         CAPTURE(g.name);
         CAPTURE(ahead);
         const CompiledKernel k = compile_with_nvrtc(source_program(g, spec.name), "sm_90");
@@ -95,7 +95,7 @@ TEST_CASE("ptxas usage is read from the named entry's section of the log") {
 
 TEST_CASE("a compile error shows the log and the generated lines around it") {
   const Spec spec = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json");
-  GeneratedSource g = generate(spec, spec.choose());
+  Variant g = generate(spec, spec.choose());
   g.source = gpen::test::with(g.source, "out[0] =", "out[0] = undefined_name +");
   try {
     compile_with_nvrtc(source_program(g, spec.name), "sm_90");

@@ -9,17 +9,17 @@ namespace {
 std::atomic<std::size_t> printed{0};
 }  // namespace
 
-GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice) { return family_of(spec).plan_unit(spec, choice); }
+Variant plan_unit(const Spec& spec, const TunableChoice& choice) { return family_of(spec).plan_unit(spec, choice); }
 
-void print_unit(const Spec& spec, GeneratedSource& unit) {
+void print_unit(const Spec& spec, Variant& unit) {
   ++printed;
   unit.source = family_of(spec).print_unit(spec, unit);
 }
 
 std::size_t units_printed() { return printed.load(); }
 
-GeneratedSource generate(const Spec& spec, const TunableChoice& choice) {
-  GeneratedSource g = plan_unit(spec, choice);
+Variant generate(const Spec& spec, const TunableChoice& choice) {
+  Variant g = plan_unit(spec, choice);
   print_unit(spec, g);
   return g;
 }

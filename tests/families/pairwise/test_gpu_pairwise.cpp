@@ -22,7 +22,7 @@ std::string spec_path(const char* name) { return std::string(GPEN_SOURCE_DIR) + 
 
 void check_pairwise(const Spec& s, const std::string& size, const std::vector<std::string>& set = {}) {
   PairWorkload w(pair_ctx(), s, parse_pair_size(s, size));
-  const PairRunReport r = measure_pairwise(pair_ctx(), w, s.choose(set), 0, 1, true);
+  const PairRunReport r = measure_pairwise(pair_ctx(), w, plan_unit(s, s.choose(set)), 0, 1, true);
   INFO(s.name << " " << to_string(s.dtype) << " " << r.variant << " size " << size);
   REQUIRE(r.check.has_value());
   INFO(r.check->summary());

@@ -55,13 +55,13 @@ TEST_CASE("logaddexp compiles with NVRTC in scans, stencil outputs and pairwise 
   for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
     CAPTURE(to_string(dt));
     const Spec scan = logcumsumexp(dt);
-    const GeneratedSource g = generate(scan, scan.choose());
+    const Variant g = generate(scan, scan.choose());
     CHECK(g.source.find("return gpen::logaddexp(a, b);") != std::string::npos);
     gpen::test::check_compiles(g, scan.name);
 
     const std::string dtype = dt == Dtype::Float32 ? "float32" : "float64";
     const Spec stencil = load_spec_string(with(gpen::test::minimal_spec("logaddexp(D2(u, x), k * u)"), "float64", dtype));
-    const GeneratedSource gs = generate(stencil, stencil.choose());
+    const Variant gs = generate(stencil, stencil.choose());
     CHECK(gs.source.find("gpen::logaddexp(") != std::string::npos);
     gpen::test::check_compiles(gs, stencil.name);
 
@@ -69,7 +69,7 @@ TEST_CASE("logaddexp compiles with NVRTC in scans, stencil outputs and pairwise 
       "fields": [{"name": "x", "role": "input"}, {"name": "phi", "role": "output"}],
       "pairwise": {"sources": "targets", "self": "include"},
       "outputs": [{"field": "phi", "expr": "logaddexp(x_i, -x_j)"}]})J");
-    const GeneratedSource gp = generate(pair, pair.choose());
+    const Variant gp = generate(pair, pair.choose());
     CHECK(gp.source.find("gpen::logaddexp(") != std::string::npos);
     gpen::test::check_compiles(gp, pair.name);
   }

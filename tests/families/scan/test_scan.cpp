@@ -277,7 +277,7 @@ TEST_CASE("the columns layout stacks as many groups along the axis as its length
 
 TEST_CASE("generated scan units: banner, layout, the operation, infinite identities") {
   const Spec s = load_spec_string(scan_json(R"J({"axis": "x", "op": "max(a, b)", "identity": "-inf", "reverse": true})J"));
-  const GeneratedSource g = generate(s, s.choose());
+  const Variant g = generate(s, s.choose());
   CHECK(g.name == "t.scan_rows.cu");
   CHECK(g.source.find("spec hash: sha256:" + s.hash) != std::string::npos);
   CHECK(g.source.find("tunables:  block_x=128 block_y=2 values_per_thread=4 vector_x=2") != std::string::npos);
@@ -303,7 +303,7 @@ TEST_CASE("every shipped scan spec compiles for sm_90, without spills") {
       if (spec.scan().axis == 0) sets.push_back({spec.dims == 1 ? "striped=0" : "striped=1", "values_per_thread=8", "lookback_delay=500"});
       else sets.push_back({"chained=1", "vector_x=1", "values_per_thread=16"});
       for (const auto& set : sets) {
-        const GeneratedSource g = generate(spec, spec.choose(set));
+        const Variant g = generate(spec, spec.choose(set));
         const CompiledKernel k = gpen::test::check_compiles(g, spec.name);
         // The block's registers fit an SM's 64K (__launch_bounds__): float32's
         // 32 x 32 default takes 66 registers a thread without it.

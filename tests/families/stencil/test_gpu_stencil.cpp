@@ -119,7 +119,7 @@ TEST_CASE("every compile reports its ptxas resources, also when the driver has c
   // unless told --no-cache; two fresh gpen caches compile the same unit twice.
   ctx();
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
-  const GeneratedSource g = generate(s, s.choose({}));
+  const Variant g = generate(s, s.choose({}));
   for (int i = 0; i < 2; ++i) {
     gpen::test::TempDir d;
     KernelCache cache(d.path);

@@ -11,7 +11,11 @@
 
 namespace gpen {
 
-struct GeneratedSource {
+// A variant of a spec: a choice of its tunables, the family's plan of it,
+// the unit's and kernel's names and, once printed, its source. Planned once
+// (plan_unit) and passed on: compiled (spec_program), launched (make_kernel)
+// and measured (Problem::measure) as it is.
+struct Variant {
   std::string name;         // "<spec>.<strategy>.cu", for messages and golden files
   std::string kernel_name;  // extern "C" symbol
   std::string source;       // includes "gpen/*.cuh" (see template_headers()); empty until print_unit
@@ -28,15 +32,15 @@ struct GeneratedSource {
 };
 
 // Any kind: dispatches on spec.kind. plan_unit, then print_unit.
-GeneratedSource generate(const Spec& spec, const TunableChoice& choice);
+Variant generate(const Spec& spec, const TunableChoice& choice);
 
 // generate() in its two halves, so that a kernel cache hit prints nothing:
 // plan_unit is the cheap one (the plan, the unit's and kernels' names, the
 // choice; it throws what generate() throws for a choice the plan refuses),
 // print_unit the costly one (expressions printed, templates filled): it
 // sets unit.source, for `unit` as plan_unit(spec, choice) returned it.
-GeneratedSource plan_unit(const Spec& spec, const TunableChoice& choice);
-void print_unit(const Spec& spec, GeneratedSource& unit);
+Variant plan_unit(const Spec& spec, const TunableChoice& choice);
+void print_unit(const Spec& spec, Variant& unit);
 // How many units print_unit has printed in this process (tests use it to
 // see that a warm cache hit printed none).
 std::size_t units_printed();
@@ -49,9 +53,9 @@ std::size_t units_printed();
 const char* generator_fingerprint();
 
 // The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
-GeneratedSource generate_periodic_fill(Dtype dtype);
+Variant generate_periodic_fill(Dtype dtype);
 
 // The comparison of two padded arrays on the GPU (kernel "gpen_compare_<dtype>").
-GeneratedSource generate_compare(Dtype dtype);
+Variant generate_compare(Dtype dtype);
 
 }  // namespace gpen

@@ -41,8 +41,8 @@ struct Family {
   std::vector<TunableOffer> (*offers)(const Spec& spec);
   // The unit of a choice, planned (throws SpecError for a choice the plan
   // refuses) without its source; then its source.
-  GeneratedSource (*plan_unit)(const Spec& spec, const TunableChoice& choice);
-  std::string (*print_unit)(const Spec& spec, const GeneratedSource& unit);
+  Variant (*plan_unit)(const Spec& spec, const TunableChoice& choice);
+  std::string (*print_unit)(const Spec& spec, const Variant& unit);
   UnitResources (*resources)(const Spec& spec, const TunableChoice& choice);
   // One line for `gpen check`: what the spec computes, e.g. "scan
   // 'cumsum_x', float64, 3-D; s = inclusive scan of u along x, ...".
