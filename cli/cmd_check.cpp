@@ -1,5 +1,4 @@
-// gpen check SPEC...   validate specs
-// gpen gen SPEC        print the generated CUDA
+// gpen check SPEC...: validate specs.
 #include <algorithm>
 #include <fstream>
 
@@ -14,6 +13,7 @@
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen::cli {
+
 namespace {
 
 // Each tunable the spec allows, with its family's one-line doc.
@@ -98,29 +98,6 @@ void add_check(CLI::App& app, Runner& run) {
         JsonChannel::emit(doc);
       }
       return status;
-    };
-  });
-}
-
-void add_gen(CLI::App& app, Runner& run) {
-  auto* cmd = app.add_subcommand("gen", "Print the CUDA source generated for a spec");
-  struct Opts {
-    SpecOptions spec;
-    std::string out;
-    bool standalone = false;
-  };
-  auto o = std::make_shared<Opts>();
-  o->spec.add_to(*cmd);
-  cmd->add_option("-o,--output", o->out, "Write to FILE instead of standard output")->check(output_file());
-  cmd->add_flag("--standalone", o->standalone, "Inline the templates (with #line directives) so that nvcc compiles the file alone");
-  cmd->callback([&run, o] {
-    run = [o] {
-      const Spec s = o->spec.load();
-      const Variant g = o->spec.generate(s, o->spec.choose(s));
-      const std::string text = o->standalone ? inline_includes(g.source, g.name) : g.source;
-      if (o->out.empty()) fmt::print("{}", text);
-      else write_file(o->out, text);
-      return kExitOk;
     };
   });
 }

@@ -1,0 +1,46 @@
+#include "reports.hpp"
+
+#include "gpen/generator/tunables.hpp"
+#include "gpen/runtime/nvrtc_compiler.hpp"
+
+namespace gpen::cli {
+
+Json verify_json(const std::optional<Comparison>& c) {
+  if (!c) return nullptr;
+  Json j = {{"pass", c->pass}, {"rel_l2", c->rel_l2}, {"max_abs", c->max_abs}, {"tolerance", c->tolerance}, {"non_finite", c->non_finite},
+            {"ghost_changed", c->ghost_changed}};
+  if (c->bound_ratio >= 0) j["worst_of_bound"] = c->bound_ratio;
+  return j;
+}
+
+Json report_json(const Problem& p, const Measurement& m, int repeat) {
+  const Spec& s = p.spec();
+  const RateScale& k = p.scale();
+  return Json{{"spec", m.spec},
+              {"kind", s.kind},
+              {"dtype", to_string(s.dtype)},
+              {"variant", m.variant},
+              {"tunables", Json(choice_json(m.tunables))},
+              {"unit", m.unit},
+              {"cache", {{"source", m.cache}, {"ms", m.cache_ms}, {"load_ms", m.load_ms}}},
+              {"usage", to_json(m.usage)},
+              {"size", p.size()},
+              {"repeat", repeat},
+              {"median_ms", m.median_ms},
+              {"min_ms", m.min_ms},
+              {k.work, m.work},
+              {k.rate, k.in_unit(m.rate)},
+              {k.percent, k.percent_of(m.rate)},
+              {"verify", verify_json(m.check)}};
+}
+
+Json run_document(const DeviceInfo& d, const Problem& p, const Measurement& m, int repeat) {
+  Json doc = json_document("run");
+  doc["gpu"] = d.name;
+  doc["arch"] = d.arch();
+  doc[p.scale().bound] = p.scale().bound_value;
+  doc.update(report_json(p, m, repeat));
+  return doc;
+}
+
+}  // namespace gpen::cli
