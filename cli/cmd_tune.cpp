@@ -141,7 +141,7 @@ void add_tune(CLI::App& app, Runner& run) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40, "an integer from 0 up"));
   cmd->add_option("--repeat", o->repeat, "Timed launches per variant (median)")->check(CLI::Range(1, kMaxRepeat, fmt::format("an integer from 1 to {}", kMaxRepeat)));
   cmd->add_option("--seed", o->seed, "Seed of the random orders");
-  cmd->add_option("--log", o->log, "Append every evaluation to FILE as a JSON line as it finishes (format: runtime/include/gpen/runtime/tune_log.hpp)")
+  cmd->add_option("--log", o->log, "Append every evaluation to FILE as a JSON line as it finishes (format: measure/tune/tune_log.hpp)")
       ->check(output_file());
   cmd->add_option("--resume", o->resume, "Go on from the --log of an earlier search of this spec, size and GPU: what it measured is not measured again")
       ->check(CLI::ExistingFile);

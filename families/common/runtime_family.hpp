@@ -1,8 +1,8 @@
 // A kernel family as the runtime sees it: its kernel, its problem sizes and
 // problem instances, and for the grid kinds the CPU reference a Workload
-// checks against. The generator's half is gpen/generator/family.hpp; this
-// list (runtime_families.cpp) is the runtime's one place that tells the
-// kinds apart.
+// checks against. The generator's half is gpen/generator/family.hpp; each
+// family defines one (families/<kind>/<kind>_runtime.cpp), listed by
+// families/runtime_registry.cpp from families/kinds.def.
 #pragma once
 
 #include <array>

@@ -1,9 +1,9 @@
-// A kernel family (stencil, scan, sbp, pairwise) as the generator sees it:
-// what it offers a spec to tune, how it plans and prints a unit, what it
-// asks of a GPU and how `gpen check` describes it. The registry
-// (family_registry.cpp) is the one list of them; the generator asks them
-// instead of testing a spec's kind (the spec reader, spec_parse.cpp, still
-// does: its parsers of each kind's object are next to move).
+// A kernel family as the generator sees it: how its JSON reads, what it
+// offers a spec to tune, how it plans and prints a unit, what it asks of a
+// GPU and how `gpen check` describes it. Each family defines one
+// (families/<kind>/<kind>_family.cpp); the registry (families/registry.cpp,
+// from families/kinds.def) is the one list of them, and the generator asks
+// them instead of testing a spec's kind.
 #pragma once
 
 #include <cstddef>
