@@ -92,8 +92,8 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   const std::size_t outs = spec.outputs.size();
   std::string s;
   s += fmt::format("  using real = {};\n", spec.dtype == Dtype::Float32 ? "float" : "double");
-  s += fmt::format("  static constexpr int kBlock = {}, kTargetsPerThread = {}, kUnroll = {};\n", plan.block, plan.targets_per_thread, plan.unroll);
-  s += fmt::format("  static constexpr int kOutputs = {}, kDims = {}, kCellBlock = {};\n", outs, spec.dims, plan.cell_block);
+  s += binding_lines(pairwise_tunable_rows(), plan);  // kBlock, kTargetsPerThread, kUnroll, kCellBlock
+  s += fmt::format("  static constexpr int kOutputs = {}, kDims = {};\n", outs, spec.dims);
   s += fmt::format("  static constexpr bool kSkipSelf = {};\n\n", d.skip_self);
   s += side_struct(spec, target_values, false);
   s += side_struct(spec, source_values, true);

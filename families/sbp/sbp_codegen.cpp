@@ -71,11 +71,10 @@ std::string bindings(const Spec& spec, const SbpPlan& plan) {
   for (int a : d.axes) on[a] = true;
   std::string s;
   s += fmt::format("  using real = {};\n", spec.dtype == Dtype::Float32 ? "float" : "double");
-  s += fmt::format("  static constexpr int kBlockX = {}, kBlockY = {};\n", plan.block_x, plan.block_y);
+  s += binding_lines(sbp_tunable_rows(), plan);  // kBlockX, kBlockY, kAlong, kAcross
   s += fmt::format("  static constexpr int kRadius = {}, kLeftRows = {}, kRightRows = {};\n", d.radius(), d.rows(), d.right.size());
   s += fmt::format("  static constexpr bool kOnAxis[3] = {{{}, {}, {}}};\n", on[0], on[1], on[2]);
-  s += fmt::format("  static constexpr int kAxis = {}, kAcrossAxis = {}, kThirdAxis = {};\n", plan.axis, plan.across_axis, plan.third_axis);
-  s += fmt::format("  static constexpr int kAlong = {}, kAcross = {};\n\n", plan.along, plan.across);
+  s += fmt::format("  static constexpr int kAxis = {}, kAcrossAxis = {}, kThirdAxis = {};\n\n", plan.axis, plan.across_axis, plan.third_axis);
   s += fmt::format("  // Interior: u(k) is the point k away along the axis.\n  //   {}\n", fractions(d.interior));
   s += "  template <class U>\n  static __device__ __forceinline__ real interior(const U& u) {\n";
   s += "    return " + sum(d.interior, -d.radius(), spec.dtype, "           ") + ";\n  }\n\n";

@@ -122,8 +122,10 @@ namespace {
 // units print every tunable's constant whatever the strategy
 // (binding_lines), so for them that default must be the plain value the
 // choice holds: else the unit would say otherwise than its variant. (SBP and
-// pairwise units print a pencil's sides and a cell block only where they
-// apply, and their plain values are not their plans' defaults.)
+// pairwise units print every constant too, but their plans keep their own
+// defaults under another strategy, not the plain values: a direct SBP unit
+// says kAlong = 1. Not checked here; the templates of that strategy do not
+// read them.)
 template <class Plan>
 void check_plain(const Spec& s, const std::vector<TunableRow<Plan>>& rows) {
   const TunableDecl* strategy = s.find_tunable("strategy");

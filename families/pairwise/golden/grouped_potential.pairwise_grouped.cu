@@ -14,8 +14,11 @@
 // the formula of every output, and the tunables.
 struct Bindings {
   using real = float;
-  static constexpr int kBlock = 64, kTargetsPerThread = 1, kUnroll = 8;
-  static constexpr int kOutputs = 1, kDims = 1, kCellBlock = 0;
+  static constexpr int kBlock = 64;
+  static constexpr int kTargetsPerThread = 1;
+  static constexpr int kUnroll = 8;
+  static constexpr int kCellBlock = 0;
+  static constexpr int kOutputs = 1, kDims = 1;
   static constexpr bool kSkipSelf = true;
 
   // What a target reads, once; kept in registers.

@@ -16,8 +16,11 @@
 // the formula of every output, and the tunables.
 struct Bindings {
   using real = float;
-  static constexpr int kBlock = 128, kTargetsPerThread = 2, kUnroll = 8;
-  static constexpr int kOutputs = 1, kDims = 3, kCellBlock = 0;
+  static constexpr int kBlock = 128;
+  static constexpr int kTargetsPerThread = 2;
+  static constexpr int kUnroll = 8;
+  static constexpr int kCellBlock = 0;
+  static constexpr int kOutputs = 1, kDims = 3;
   static constexpr bool kSkipSelf = true;
 
   // What a target reads, once; kept in registers.

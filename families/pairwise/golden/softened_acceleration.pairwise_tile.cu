@@ -18,8 +18,11 @@
 // the formula of every output, and the tunables.
 struct Bindings {
   using real = float;
-  static constexpr int kBlock = 256, kTargetsPerThread = 2, kUnroll = 8;
-  static constexpr int kOutputs = 3, kDims = 1, kCellBlock = 0;
+  static constexpr int kBlock = 256;
+  static constexpr int kTargetsPerThread = 2;
+  static constexpr int kUnroll = 8;
+  static constexpr int kCellBlock = 0;
+  static constexpr int kOutputs = 3, kDims = 1;
   static constexpr bool kSkipSelf = false;
 
   // What a target reads, once; kept in registers.

@@ -10,11 +10,13 @@
 // What the templates specialise on: the operator's rows and the tunables.
 struct Bindings {
   using real = double;
-  static constexpr int kBlockX = 64, kBlockY = 1;
+  static constexpr int kBlockX = 64;
+  static constexpr int kBlockY = 1;
+  static constexpr int kAlong = 256;
+  static constexpr int kAcross = 1;
   static constexpr int kRadius = 3, kLeftRows = 6, kRightRows = 6;
   static constexpr bool kOnAxis[3] = {true, false, false};
   static constexpr int kAxis = 0, kAcrossAxis = 1, kThirdAxis = 2;
-  static constexpr int kAlong = 256, kAcross = 1;
 
   // Interior: u(k) is the point k away along the axis.
   //   -1/60, 3/20, -3/4, 0, 3/4, -3/20, 1/60

@@ -10,11 +10,13 @@
 // What the templates specialise on: the operator's rows and the tunables.
 struct Bindings {
   using real = double;
-  static constexpr int kBlockX = 64, kBlockY = 1;
+  static constexpr int kBlockX = 64;
+  static constexpr int kBlockY = 1;
+  static constexpr int kAlong = 256;
+  static constexpr int kAcross = 1;
   static constexpr int kRadius = 2, kLeftRows = 4, kRightRows = 4;
   static constexpr bool kOnAxis[3] = {true, false, false};
   static constexpr int kAxis = 0, kAcrossAxis = 1, kThirdAxis = 2;
-  static constexpr int kAlong = 256, kAcross = 1;
 
   // Interior: u(k) is the point k away along the axis.
   //   -1/12, 4/3, -5/2, 4/3, -1/12
