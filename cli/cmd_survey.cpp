@@ -14,7 +14,6 @@
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
 #include "gpen/families/common/spec_program.hpp"
-#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/generator/family.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"

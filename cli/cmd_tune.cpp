@@ -21,7 +21,6 @@
 #include "spec_options.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
-#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tune.hpp"
 #include "gpen/measure/tune/tune_log.hpp"
@@ -32,18 +31,6 @@ namespace {
 // What `gpen tune` may take when --time is not given: long enough for a
 // local search to find most of what there is, short enough to wait for.
 constexpr double kDefaultTuneSeconds = 120;
-
-// Pairwise variants are rated in pairs/s against the rsqrt bound (given when
-// not 0), the others in GB/s against the copy.
-double percent_of_bound(const TunedVariant& v, double copy_gbs, double rsqrt_bound) {
-  return 100 * (rsqrt_bound > 0 ? v.pairs_per_s / rsqrt_bound : v.teff_gbs / copy_gbs);
-}
-
-std::string rate_text(const TunedVariant& v, double copy_gbs, double rsqrt_bound) {
-  const double percent = percent_of_bound(v, copy_gbs, rsqrt_bound);
-  if (rsqrt_bound > 0) return fmt::format("{:.3g} pairs/s ({:.1f}% of the rsqrt bound)", v.pairs_per_s, percent);
-  return fmt::format("{:.1f}% of copy", percent);
-}
 
 // "  37/2000  2.1/s  ETA 3m05s  best 88.1% of copy  2 failed"
 class TuneProgressText {
@@ -57,7 +44,7 @@ class TuneProgressText {
     double eta = rate > 0 ? (p.budget - p.done) / rate : -1;
     if (limit_ > 0) eta = eta < 0 ? limit_ - p.elapsed_s : std::min(eta, limit_ - p.elapsed_s);
     std::string s = fmt::format("  {}/{}  {:.1f}/s  ETA {}", p.done, p.budget, rate, format_duration(std::max(0.0, eta)));
-    if (p.best) s += "  best " + rate_text(*p.best, p.copy_gbs, p.rsqrt_bound_per_s);
+    if (p.best && p.scale) s += "  best " + p.scale->progress(p.best->rate);
     if (p.failed) s += fmt::format("  {} failed", p.failed);
     return s;
   }
@@ -109,11 +96,12 @@ Json result_json(const Spec& s, const TuneResult& r, const std::string& size, co
   for (const auto& v : r.evaluated) all.push_back(variant(v));
   Json doc = json_document("tune");
   doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"size", size}, {"gpu", d.name}, {"arch", d.arch()},
-                  {"strategy", strategy}, {"time_limit_s", time_s}, {"copy_gbs", r.copy_gbs}, {"rsqrt_bound_per_s", r.rsqrt_bound_per_s},
+                  {"strategy", strategy}, {"time_limit_s", time_s}, {"copy_gbs", 0.0}, {"rsqrt_bound_per_s", 0.0},
                   {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"budget", r.budget}, {"stop", to_string(r.stop)},
                   {"setup_s", r.setup_s}, {"total_s", r.total_s}, {"default", variant(r.reference)},
                   {"best", r.best ? variant(r.evaluated[*r.best]) : Json(nullptr)}, {"saved", r.saved ? Json(r.key.str()) : Json(nullptr)},
                   {"evaluations", all}});
+  doc[r.scale.bound] = r.scale.bound_value;  // the other bound stays 0 (docs/json.md)
   return doc;
 }
 
@@ -200,15 +188,13 @@ void add_tune(CLI::App& app, Runner& run) {
       std::fflush(stdout);
       bar.note("  measuring the copy bandwidth and preparing random inputs");
       const auto problem = make_problem(ctx, s, o->size);
-      const bool pairs = problem->scale().kind == RateKind::Pairs;  // rated in pairs/s, not GB/s
       const TuneResult r = tune(ctx, *problem, to);
       bar.finish();
 
-      const double copy = r.copy_gbs;
       std::size_t failed = 0;
       for (const auto& v : r.evaluated) failed += !v.ms;
       fmt::print("space: {} combinations, {} valid; {}\n", r.space_total, r.space_valid,
-                 pairs ? fmt::format("rsqrt bound {:.3e}/s", r.rsqrt_bound_per_s) : fmt::format("copy {:.1f} GB/s", copy));
+                 r.scale.bound_short());
       for (std::size_t i = 0; i < std::min<std::size_t>(3, r.rejected.size()); ++i)
         fmt::print("  not evaluated: {} x {}\n", r.rejected[i].second, r.rejected[i].first);
       fmt::print("search: {} ({} failed, each recorded with its reason{}); setup {:.1f} s, in all {:.1f} s\n", stop_text(r, o->time_s, o->budget),
@@ -219,10 +205,9 @@ void add_tune(CLI::App& app, Runner& run) {
       for (const auto& v : r.evaluated)
         if (v.ms) ok.push_back(&v);
       std::sort(ok.begin(), ok.end(), [](const TunedVariant* a, const TunedVariant* b) { return *a->ms < *b->ms; });
-      fmt::print("{:<4} {:<72} {:>9} {:>10} {:>7} {:>5}\n", "rank", "variant", "ms", pairs ? "pairs/s" : "GB/s", pairs ? "%rsqrt" : "%copy", "regs");
+      fmt::print("{:<4} {:<72} {:>9} {:>10} {:>7} {:>5}\n", "rank", "variant", "ms", r.scale.unit, r.scale.percent_column, "regs");
       auto row = [&](const std::string& rank, const TunedVariant& v) {
-        const std::string rate = pairs ? fmt::format("{:.3e}", v.pairs_per_s) : fmt::format("{:.1f}", v.teff_gbs);
-        fmt::print("{:<4} {:<72} {:>9.4f} {:>10} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, rate, percent_of_bound(v, copy, r.rsqrt_bound_per_s),
+        fmt::print("{:<4} {:<72} {:>9.4f} {:>10} {:>6.1f}% {:>5}\n", rank, v.variant, *v.ms, r.scale.number(v.rate), r.scale.percent_of_unit(v.rate),
                    v.registers);
       };
       for (std::size_t i = 0; i < std::min<std::size_t>(10, ok.size()); ++i) row(std::to_string(i + 1), *ok[i]);
@@ -230,7 +215,7 @@ void add_tune(CLI::App& app, Runner& run) {
       if (!ok.empty())
         fmt::print("best of the {} variants measured is {:.2f}x the default's speed; every timed variant matched {}, which matched the CPU reference ({})\n",
                    ok.size(), *r.reference.ms / *ok[0]->ms,
-                   pairs ? "the CPU reference at the sampled targets and, at every target, the default's output" : "the default's output on the GPU",
+                   r.reference_check,
                    r.reference.check ? r.reference.check->summary() : "-");
       for (const auto& v : r.evaluated)
         if (!v.ms) { fmt::print("  failed: {}: {}\n", v.variant, v.reason.substr(0, 200)); break; }  // the first, as an example

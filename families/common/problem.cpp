@@ -18,7 +18,8 @@ class GridProblem final : public Problem {
       : ctx_(ctx), size_(std::move(size)), copy_(o.copy_gbs ? *o.copy_gbs : measure_copy_gbs(ctx, std::size_t(1) << 30)),
         work_(ctx, spec, parse_size(size_, spec.dims), workload_options(o)) {
     const double copy = copy_;
-    scale_ = {RateKind::Bandwidth, "bytes", "teff_gbs", 1e9, "copy_gbs", "pct_copy", copy, fmt::format("copy ({:.1f} GB/s, same run)", copy)};
+    scale_ = {RateKind::Bandwidth, "bytes", "teff_gbs", 1e9, "copy_gbs", "pct_copy", copy, fmt::format("copy ({:.1f} GB/s, same run)", copy),
+              "GB/s", "%copy"};
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }
@@ -40,6 +41,7 @@ class GridProblem final : public Problem {
     if (check == Check::Reference) m.mismatch = "differs from the default's output";
     return m;
   }
+  std::string reference_check() const override { return "the default's output on the GPU"; }
   void keep_as_reference() override { work_.keep_as_reference(); }
   std::string rate_text(const Measurement& m) const override {
     return fmt::format("T_eff {:.1f} GB/s = {:.1f}% of {}", scale_.in_unit(m.rate), scale_.percent_of(m.rate), scale_.bound_text);
@@ -70,7 +72,7 @@ class PairProblem final : public Problem {
     const DeviceInfo& d = ctx.info();
     const double bound = rsqrt_bound_per_s(d);
     scale_ = {RateKind::Pairs, "pairs", "pairs_per_s", 1, "rsqrt_bound_per_s", "pct_rsqrt", bound,
-              fmt::format("the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)", bound, d.sm_count, d.clock_khz / 1000)};
+              fmt::format("the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)", bound, d.sm_count, d.clock_khz / 1000), "pairs/s", "%rsqrt"};
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }
@@ -93,6 +95,9 @@ class PairProblem final : public Problem {
     }
     return m;
   }
+  std::string reference_check() const override {
+    return "the CPU reference at the sampled targets and, at every target, the default's output";
+  }
   void keep_as_reference() override { work_.keep_as_reference(); }
   std::string rate_text(const Measurement& m) const override {
     return fmt::format("{:.4g} pairs, {:.3e} pairs/s = {:.1f}% of {}", m.work, m.rate, scale_.percent_of(m.rate), scale_.bound_text);
@@ -109,6 +114,17 @@ class PairProblem final : public Problem {
 };
 
 }  // namespace
+
+std::string RateScale::number(double rate) const { return kind == RateKind::Pairs ? fmt::format("{:.3e}", rate) : fmt::format("{:.1f}", rate); }
+
+std::string RateScale::bound_short() const {
+  return kind == RateKind::Pairs ? fmt::format("rsqrt bound {:.3e}/s", bound_value) : fmt::format("copy {:.1f} GB/s", bound_value);
+}
+
+std::string RateScale::progress(double rate) const {
+  if (kind == RateKind::Pairs) return fmt::format("{:.3g} pairs/s ({:.1f}% of the rsqrt bound)", rate, percent_of_unit(rate));
+  return fmt::format("{:.1f}% of copy", percent_of_unit(rate));
+}
 
 void check_problem_size(const Spec& spec, const std::string& size) { runtime_family_of(spec).check_size(spec, size); }
 

@@ -40,8 +40,17 @@ struct RateScale {
   std::string percent;     // "pct_copy", "pct_rsqrt"
   double bound_value = 0;  // in `rate`'s unit
   std::string bound_text;  // "copy (2993.2 GB/s, same run)"
+  std::string unit;        // "GB/s", "pairs/s": `rate`'s unit in tables
+  std::string percent_column;  // "%copy", "%rsqrt"
   double in_unit(double work_per_s) const { return work_per_s / per_unit; }
   double percent_of(double work_per_s) const { return bound_value > 0 ? 100 * in_unit(work_per_s) / bound_value : 0; }
+  double percent_of_unit(double rate) const { return bound_value > 0 ? 100 * rate / bound_value : 0; }
+  // A rate in `rate`'s unit for a table: "2712.3", "3.214e+10".
+  std::string number(double rate) const;
+  // The bound in a few words: "copy 2993.2 GB/s", "rsqrt bound 3.212e+12/s".
+  std::string bound_short() const;
+  // A rate and how near the bound it is: "90.6% of copy", "3.21e+10 pairs/s (45.0% of the rsqrt bound)".
+  std::string progress(double rate) const;
 };
 
 struct ProblemOptions {
@@ -80,6 +89,8 @@ class Problem {
   virtual std::string rate_text(const Measurement& m) const = 0;
   // For `gpen bench`'s table: the rate's columns after the time.
   virtual std::string rate_columns(const Measurement& m) const = 0;
+  // What Check::Reference compares a variant with, in words (for `gpen tune`).
+  virtual std::string reference_check() const = 0;
 };
 
 // The size as `gpen run --size` reads it for the spec's kind: a grid

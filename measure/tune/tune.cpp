@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include "gpen/families/common/grid_run.hpp"
-#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -127,7 +126,8 @@ TunedVariant measure(Problem& problem, const TunableChoice& c, const Variant* pl
     }
     v.ms = m.median_ms;
     const RateScale& k = problem.scale();
-    (k.kind == RateKind::Pairs ? v.pairs_per_s : v.teff_gbs) = k.in_unit(m.rate);
+    v.rate = k.in_unit(m.rate);
+    (k.kind == RateKind::Pairs ? v.pairs_per_s : v.teff_gbs) = v.rate;  // under the name logs and the database keep
   });
 }
 
@@ -269,8 +269,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   // that "best" is never worse than what the user had.
   if (auto d0 = space.find(res.reference.choice)) so.first = {*d0};
   TuneProgress progress;
-  progress.copy_gbs = res.copy_gbs;
-  progress.rsqrt_bound_per_s = res.rsqrt_bound_per_s;
+  progress.scale = &res.scale;
   so.on_evaluation = [&](const Evaluation& e, std::size_t done, std::size_t budget) {
     res.evaluated.push_back(objective.variant(e.point));
     const TunedVariant& v = res.evaluated.back();
@@ -301,7 +300,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     r.choice = keep.choice;
     r.ms = *keep.ms;
     r.teff_gbs = keep.teff_gbs;
-    r.copy_gbs = res.copy_gbs;
+    r.copy_gbs = res.scale.kind == RateKind::Bandwidth ? res.scale.bound_value : 0;
     r.pairs_per_s = keep.pairs_per_s;
     r.evaluations = static_cast<int>(res.evaluated.size());
     TuningDb(o.db_path).store(res.key, r);
@@ -317,8 +316,8 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   TuneResult res;
   const SearchSpace space = space_of(ctx, spec, o, res);
   res.key = problem.tuning_key(ctx.info());
-  const RateScale& k = problem.scale();
-  (k.kind == RateKind::Pairs ? res.rsqrt_bound_per_s : res.copy_gbs) = k.bound_value;
+  res.scale = problem.scale();
+  res.reference_check = problem.reference_check();
   phase(o, "measuring the default variant and checking it against the CPU reference");
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.

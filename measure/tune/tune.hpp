@@ -15,7 +15,6 @@
 
 #include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/problem.hpp"
-#include "gpen/families/pairwise/pairwise_kernel.hpp"
 #include "gpen/measure/tune/tune_search.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"
 
@@ -25,8 +24,9 @@ struct TunedVariant {
   TunableChoice choice;
   std::string variant;         // "strategy=march block_x=..."
   std::optional<double> ms;    // median; empty when it failed
-  double teff_gbs = 0;
-  double pairs_per_s = 0;      // pairwise specs
+  double rate = 0;             // in its problem's RateScale unit (TuneResult::scale)
+  double teff_gbs = 0;         // the same rate under its name, as logs and the database keep it
+  double pairs_per_s = 0;
   int registers = -1;
   std::string reason;          // why it failed: compile error, launch error, wrong result
   std::optional<Comparison> check;
@@ -38,8 +38,7 @@ struct TuneProgress {
   std::size_t done = 0, budget = 0, failed = 0;
   const TunedVariant* best = nullptr;  // the fastest verified so far
   double elapsed_s = 0;                // since TuneOptions::started
-  double copy_gbs = 0;                 // grid kinds (TuneResult::copy_gbs)
-  double rsqrt_bound_per_s = 0;        // pairwise (TuneResult::rsqrt_bound_per_s)
+  const RateScale* scale = nullptr;    // TuneResult::scale
 };
 
 struct TuneOptions {
@@ -71,8 +70,8 @@ struct TuneResult {
   std::vector<TunedVariant> evaluated;  // in search order, resumed ones first
   TunedVariant reference;               // the default variant, checked on the CPU
   std::optional<std::size_t> best;      // index into evaluated
-  double copy_gbs = 0;           // grid kinds: measured in the same run
-  double rsqrt_bound_per_s = 0;  // pairwise: the GPU's (rsqrt_bound_per_s)
+  RateScale scale;               // what rates are and the bound they are quoted against
+  std::string reference_check;   // what every variant was checked against (Problem::reference_check)
   std::size_t space_total = 0, space_valid = 0;
   std::vector<std::pair<std::string, std::size_t>> rejected;
   std::size_t budget = 0;               // evaluations the search meant to make

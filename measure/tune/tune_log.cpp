@@ -102,6 +102,7 @@ TuneLog read_tune_log(const std::string& path, const Spec& spec, const TuneLogHe
     }
     if (const auto* x = member(j, "teff_gbs", nlohmann::json::value_t::number_float)) v.teff_gbs = x->get<double>();
     if (const auto* x = member(j, "pairs_per_s", nlohmann::json::value_t::number_float)) v.pairs_per_s = x->get<double>();
+    v.rate = v.teff_gbs > 0 ? v.teff_gbs : v.pairs_per_s;  // one of them is the variant's rate, the other 0
     if (const auto it = j.find("registers"); it != j.end() && it->is_number_integer())
       v.registers = static_cast<int>(std::clamp<long long>(it->get<long long>(), -1, 1 << 20));
     try {

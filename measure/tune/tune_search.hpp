@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gpen/families/stencil/stencil_plan.hpp"
+#include "gpen/generator/gpu_limits.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen {
