@@ -1,4 +1,4 @@
-// gpen tune: search a spec's tunables on the GPU (runtime/tune.hpp) within a
+// gpen tune: search a spec's tunables on the GPU (measure/tune/tune.hpp) within a
 // time budget that counts the whole command, show progress (a line on a
 // terminal, plain lines when piped), log every evaluation as it finishes,
 // stop cleanly on Ctrl-C, print the best variants beside the default and

@@ -25,7 +25,7 @@ foreach(path IN LISTS FILES)
   string(LENGTH "${rel}" n)
   string(LENGTH "${text}" m)
   string(APPEND all "${n}:${rel}${m}:${text}")
-  # The headers, as template_headers() (generator/src/templates.cpp) takes them.
+  # The headers, as template_headers() (generator/src/emit/templates.cpp) takes them.
   if(rel MATCHES "\\.(cuh|h)$")
     string(APPEND headers "${n}:${rel}${m}:${text}")
   endif()

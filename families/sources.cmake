@@ -6,7 +6,7 @@
 # families/kinds.def (both registries are made from it). Its device/ folder (args.h, unit template, .cuh) is
 # found by generator/CMakeLists.txt.
 set(GPEN_FAMILY_GENERATOR_SOURCES
-  registry.cpp
+  registry.cpp common/utility_units.cpp
   pairwise/pairwise_decl.cpp scan/scan_decl.cpp sbp/sbp_decl.cpp
   stencil/stencil_tunables.cpp stencil/stencil_plan.cpp stencil/stencil_codegen.cpp stencil/stencil_family.cpp
   scan/scan_op.cpp scan/scan_tunables.cpp scan/scan_plan.cpp scan/scan_codegen.cpp scan/scan_family.cpp
@@ -14,7 +14,7 @@ set(GPEN_FAMILY_GENERATOR_SOURCES
   pairwise/pairwise_scope.cpp pairwise/pairwise_tunables.cpp pairwise/pairwise_plan.cpp pairwise/pairwise_codegen.cpp pairwise/pairwise_family.cpp)
 set(GPEN_FAMILY_RUNTIME_SOURCES
   runtime_registry.cpp
-  common/host_array.cpp common/device_buffer.cpp common/spec_program.cpp common/kernel.cpp common/device_compare.cpp common/tuning_key.cpp
+  common/host_array.cpp common/device_buffer.cpp common/spec_program.cpp common/kernel.cpp common/device_compare.cpp common/ghost_fill.cpp common/tuning_key.cpp
   common/workload.cpp common/grid_run.cpp common/problem.cpp
   stencil/stencil_kernel.cpp stencil/stencil_reference.cpp stencil/stencil_runtime.cpp
   scan/scan_kernel.cpp scan/scan_reference.cpp scan/scan_runtime.cpp

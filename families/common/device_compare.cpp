@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 
 #include "gpen/families/common/spec_program.hpp"
-#include "gpen/families/stencil/stencil_kernel.hpp"
+#include "gpen/families/common/kernel.hpp"
+#include "gpen/families/common/utility_units.hpp"
 
 namespace gpen {
 namespace {

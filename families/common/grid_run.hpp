@@ -12,7 +12,6 @@
 
 #include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/workload.hpp"
-#include "gpen/families/stencil/stencil_kernel.hpp"
 
 namespace gpen {
 

@@ -1,6 +1,6 @@
 // A spec's kernel of any kind, compiled through the cache and loaded on a
-// context; launched on fields bound by name. StencilKernel and ScanKernel
-// are the kinds; make_kernel picks by spec.kind.
+// context; launched on fields bound by name. Each family derives its own
+// (families/<kind>/<kind>_kernel.hpp); make_kernel asks the spec's family.
 #pragma once
 
 #include <map>

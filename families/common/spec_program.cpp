@@ -31,7 +31,7 @@ Program spec_program(const Spec& spec, const Variant& unit) {
     if (whole.source.empty()) print_unit(spec, whole);
     return source_program(whole, spec.name);
   }
-  // The Program outlives neither; the unit is copied for a later print.
+  // A copy of the unit, printed into on a miss (the caller's stays as planned).
   auto planned = std::make_shared<Variant>(unit);
   return Program{unit.name, unit.kernel_name, spec.name, spec_identity(spec, unit.choice),
                  [&spec, planned] {

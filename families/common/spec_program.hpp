@@ -13,6 +13,8 @@ namespace gpen {
 // `unit` is plan_unit(spec, choice) (or a whole generate()): its source is
 // printed on a cache miss only. A spec that was not parsed (no hash) has
 // nothing to be known by but its text: it is printed here and keyed by it.
+// The Program refers to `spec`: use it while the spec lives (as the cache's
+// get does, at once), and from one thread (its print fills the unit it holds).
 Program spec_program(const Spec& spec, const Variant& unit);
 // The same, planning the unit here.
 Program spec_program(const Spec& spec, const TunableChoice& choice);

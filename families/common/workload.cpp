@@ -1,7 +1,7 @@
 #include "gpen/families/common/workload.hpp"
 
 #include "gpen/families/common/runtime_family.hpp"
-#include "gpen/families/stencil/stencil_kernel.hpp"
+#include "gpen/families/common/ghost_fill.hpp"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // Writes the bindings of a scan spec into families/scan/device/scan_unit.cu.in: sizes,
 // direction, the identity and the operation. The algorithm stays in
-// templates/gpen/scan_<layout>.cuh.
+// families/scan/device/scan_<layout>.cuh.
 #include <cmath>
 
 #include <fmt/format.h>

@@ -29,18 +29,5 @@ class StencilKernel : public Kernel {
   CUfunction clamped_ = nullptr;  // plan().clamped_kernel_name, when there is one
 };
 
-// Periodic ghost zones of one buffer, on the GPU.
-class PeriodicFill {
- public:
-  PeriodicFill(Dtype dtype, const Context& ctx, KernelCache& cache = process_cache());
-  void launch(const DeviceBuffer& buffer, CUstream stream = nullptr) const;
-
- private:
-  Dtype dtype_;
-  Variant source_;
-  KernelCache::Result compiled_;
-  Module module_;
-  int sm_count_;
-};
 
 }  // namespace gpen

@@ -28,6 +28,18 @@ TEST_CASE("every template is embedded, and the override directory wins") {
   CHECK(template_text("gpen/stencil_direct.cuh") != "// overridden");
 }
 
+TEST_CASE("the override directory may be a source tree: each template at its file under families/") {
+  gpen::test::TempDir dir;
+  std::filesystem::create_directories(dir.path + "/families/stencil/device");
+  std::ofstream(dir.path + "/families/stencil/device/stencil_direct.cuh") << "// edited in a tree";
+  std::ofstream(dir.path + "/families/stencil/device/stencil_unit.cu.in") << "// unit edited in a tree";
+  setenv("GPEN_TEMPLATE_DIR", dir.path.c_str(), 1);
+  CHECK(template_text("gpen/stencil_direct.cuh") == "// edited in a tree");
+  CHECK(template_text("stencil_unit.cu.in") == "// unit edited in a tree");
+  CHECK(template_text("gpen/stencil_tile.cuh").find("stencil_tile") != std::string::npos);  // falls back
+  unsetenv("GPEN_TEMPLATE_DIR");
+}
+
 TEST_CASE("inline_includes pastes headers once with #line directives") {
   const std::string out = inline_includes("#include \"gpen/stencil_tile.cuh\"\nint x;\n", "unit.cu");
   CHECK(out.find("#line 1 \"families/stencil/device/stencil_tile.cuh\"") != std::string::npos);

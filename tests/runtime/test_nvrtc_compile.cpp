@@ -1,6 +1,7 @@
 // Every shipped spec x strategy compiles with NVRTC for sm_90. NVRTC needs
 // the toolkit only, so this runs in CI on machines without a GPU.
 #include "gpen/families/common/spec_program.hpp"
+#include "gpen/families/common/utility_units.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
 #include "test_nvrtc.hpp"
 #include "test_support.hpp"

@@ -17,7 +17,7 @@ namespace gpen {
 // since -inf - -inf is NaN; equal arguments take the branch instead. One
 // select, no tests of the class of a or b: the register pressure of a
 // scan that holds 16 values a thread stays that of a + b (checked by ptxas
-// in tests/test_scan.cpp). The CPU twin is gpen::logaddexp in ir.cpp.
+// in tests/families/scan/test_scan.cpp). The CPU twin is gpen::logaddexp in ir.cpp.
 __device__ __forceinline__ double logaddexp(double a, double b) {
   if (a == b) return a + 0.6931471805599453;     // + ln 2; for equal infinities a - b would be NaN
   return fmax(a, b) + log1p(exp(-fabs(a - b)));  // a NaN goes through a - b

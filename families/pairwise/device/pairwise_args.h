@@ -1,5 +1,5 @@
 // The pairwise kernels' argument blocks: the one definition, included by the
-// generated units (NVRTC) and by the host (runtime/src/pairwise_kernel.cpp),
+// generated units (NVRTC) and by the host (families/pairwise/pairwise_kernel.cpp),
 // so that both sides lay them out alike. Plain types only, no includes.
 #pragma once
 

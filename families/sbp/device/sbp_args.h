@@ -1,6 +1,6 @@
 // The SBP kernel's argument block: the one definition, included by the
 // generated unit (NVRTC, real = float or double) and by the host
-// (runtime/src/sbp_kernel.cpp, real = void: the pointers are the device's).
+// (families/sbp/sbp_kernel.cpp, real = void: the pointers are the device's).
 // Plain types only, no includes.
 #pragma once
 

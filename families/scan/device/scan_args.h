@@ -1,6 +1,6 @@
 // The scan kernels' argument block: the one definition, included by the
 // generated units (NVRTC, real = float or double) and by the host
-// (runtime/src/scan_kernel.cpp, real = void: the pointers are the device's).
+// (families/scan/scan_kernel.cpp, real = void: the pointers are the device's).
 // Plain types only, no includes.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The stencil kernels' argument block: the one definition, included by the
-// generated units (NVRTC) and by the host (runtime/src/stencil_kernel.cpp).
+// generated units (NVRTC) and by the host (families/stencil/stencil_kernel.cpp).
 // Its arrays are as long as the spec has fields and params, which the host
 // knows only at run time: it writes the block by stencil_args_layout(),
 // which it checks against StencilArgsOf for many counts. Plain types only,

@@ -15,16 +15,24 @@
 namespace gpen {
 
 std::string template_text(const std::string& path) {
+  const EmbeddedTemplate* embedded = nullptr;
+  for (const auto& t : embedded_templates())
+    if (path == t.path) embedded = &t;
   if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) {
-    std::ifstream in(std::string(dir) + "/" + path, std::ios::binary);
-    if (in) {
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      return ss.str();
+    // The directory is either a source tree (the template at its file,
+    // families/stencil/device/stencil_march.cuh) or laid out by include
+    // name (gpen/stencil_march.cuh, stencil_unit.cu.in).
+    for (const std::string& rel : {embedded ? std::string(embedded->source) : std::string(), path}) {
+      if (rel.empty()) continue;
+      std::ifstream in(std::string(dir) + "/" + rel, std::ios::binary);
+      if (in) {
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+      }
     }
   }
-  for (const auto& t : embedded_templates())
-    if (path == t.path) return t.text;
+  if (embedded) return embedded->text;
   throw std::runtime_error("gpen: no template named '" + path + "'");
 }
 
@@ -103,9 +111,9 @@ namespace {
 // include name when GPEN_TEMPLATE_DIR overrides it (that directory's path
 // is the environment's, and is not printed into CUDA).
 std::string template_file(const std::string& path) {
-  if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir && std::ifstream(std::string(dir) + "/" + path)) return path;
+  const char* dir = std::getenv("GPEN_TEMPLATE_DIR");
   for (const auto& t : embedded_templates())
-    if (path == t.path) return t.source;
+    if (path == t.path) return dir && *dir && std::ifstream(std::string(dir) + "/" + path) ? path : t.source;
   return path;
 }
 

@@ -389,7 +389,8 @@ class SpecParser final : public SpecReading {
     for (const auto* f : spec.inputs()) {
       const bool used = std::any_of(acc.begin(), acc.end(), [&](const Access& a) {
         // Pair expressions read values of the pair (PairValue), each of one field.
-        return access_fields.empty() ? a.field == f->slot : access_fields[a.field] == f - spec.fields.data();
+        return shape().pair_expressions ? static_cast<std::size_t>(a.field) < access_fields.size() && access_fields[a.field] == f - spec.fields.data()
+                                        : a.field == f->slot;
       });
       if (!used) spec.warnings.push_back(fmt::format("{}: input field '{}' is never read by the outputs", f->pointer, f->name));
     }

@@ -7,7 +7,9 @@
 
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/common/ghost_fill.hpp"
 #include "gpen/families/common/spec_program.hpp"
+#include "gpen/families/stencil/stencil_kernel.hpp"
 #include "gpen/families/stencil/stencil_reference.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/kernel_cache.hpp"

@@ -46,16 +46,12 @@ void print_unit(const Spec& spec, Variant& unit);
 std::size_t units_printed();
 
 // SHA-256 of the generator's sources and the templates (generator/src,
-// generator/include, the embedded templates), computed at build time by
-// cmake/embed_templates.cmake whenever one of them changes. The kernel cache keys a spec's kernel on
+// generator/include, the families' generator halves and headers, the
+// embedded templates), computed at build time by cmake/embed_templates.cmake
+// whenever one of them changes. The kernel cache keys a spec's kernel on
 // it rather than on the generated text: a generator edited without a
 // version bump makes other kernels, so its entries must miss.
 const char* generator_fingerprint();
 
-// The periodic ghost-fill kernel for arrays of `dtype` (kernel "gpen_periodic_fill_<dtype>").
-Variant generate_periodic_fill(Dtype dtype);
-
-// The comparison of two padded arrays on the GPU (kernel "gpen_compare_<dtype>").
-Variant generate_compare(Dtype dtype);
 
 }  // namespace gpen

@@ -2,6 +2,8 @@
 // so the line and column) of what it found, and what was expected.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <set>
 #include <string>

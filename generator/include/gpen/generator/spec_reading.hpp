@@ -39,7 +39,7 @@ struct SpecShape {
 
 class SpecReading {
  public:
-  SpecReading(std::shared_ptr<const JsonSource> source) : src(std::move(source)), reader(*src, diag) {}
+  explicit SpecReading(std::shared_ptr<const JsonSource> source) : src(std::move(source)), reader(*src, diag) {}
   virtual ~SpecReading() = default;
 
   // /params, as every kind that has them reads them.
