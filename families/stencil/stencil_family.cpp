@@ -4,6 +4,7 @@
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/family.hpp"
+#include "gpen/generator/ir_work.hpp"
 
 namespace gpen {
 namespace {
@@ -18,8 +19,13 @@ std::string describe(const Spec& s) {
   std::string reach;
   for (const auto* in : s.inputs())
     reach += fmt::format(" {}[{}]", in->name, fmt::join(std::vector<int>(fp[in->slot].begin(), fp[in->slot].begin() + s.dims), ","));
-  return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}", s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(),
-                     s.output_fields().size(), reach);
+  std::vector<IrPtr> outputs;
+  for (const auto& o : s.outputs) outputs.push_back(o.ir);
+  const IrWork w = ir_work(outputs);
+  return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} "
+                     "with common work once)",
+                     s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(), s.output_fields().size(), reach, w.reads, w.distinct_reads, w.ops,
+                     w.distinct_ops);
 }
 
 // Its JSON: the root's keys, own object, and how fields and expressions read

@@ -1,4 +1,5 @@
 #include "gpen/generator/ir.hpp"
+#include "gpen/generator/ir_work.hpp"
 #include "gpen/generator/lower.hpp"
 #include "test_support.hpp"
 
@@ -43,4 +44,30 @@ TEST_CASE("evaluate matches a hand computation") {
   auto read = [](const Access& a) { double x = 5 + a.off[0]; return x * x + 3; };
   const double v = evaluate(*s.outputs[0].ir, read, {2.0});
   CHECK(v == doctest::Approx(2 * std::sqrt(28.0) + 2.0).epsilon(1e-15));
+}
+
+TEST_CASE("the work of a point: reads and operations as written, and with common work once") {
+  const auto work = [](const std::string& expr) {
+    const Spec s = load_spec_string(gpen::test::minimal_spec(expr));
+    return ir_work({s.outputs[0].ir});
+  };
+  // The same derivative twice: written twice, its reads and sum counted once.
+  const IrWork twice = work("D2(u, x) * k + D2(u, x)");
+  CHECK(twice.reads == 6);
+  CHECK(twice.distinct_reads == 3);
+  CHECK(twice.ops == 3 + 1 + 3 + 1);
+  CHECK(twice.distinct_ops == 3 + 1 + 1);
+  // A mixed derivative is one linear combination of its 9 points.
+  const IrWork mixed = work("D2(D2(u, x), y)");
+  CHECK(mixed.reads == 9);
+  CHECK(mixed.distinct_reads == 9);
+  CHECK(mixed.ops == 9);
+  CHECK(mixed.distinct_ops == 9);
+  // A let used twice is written out at each use.
+  const Spec l = load_spec_string(gpen::test::minimal_spec("a * a", "  \"lets\": [{\"name\": \"a\", \"expr\": \"D2(u, y) + k\"}],\n"));
+  const IrWork let = ir_work({l.outputs[0].ir});
+  CHECK(let.reads == 6);
+  CHECK(let.distinct_reads == 3);
+  CHECK(let.ops == 2 * (3 + 1) + 1);
+  CHECK(let.distinct_ops == 3 + 1 + 1);
 }
