@@ -7,6 +7,7 @@
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
+#include "gpen/generator/ir_common.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
 
@@ -61,7 +62,9 @@ std::string bindings(const Spec& spec, const StencilPlan& plan) {
   CudaPrinter printer(spec, plan.kernel_axis);
   std::vector<IrPtr> roots;
   for (const auto& o : spec.outputs) roots.push_back(o.ir);
-  const std::vector<std::string> results = printer.emit(roots);
+  // A subexpression written in several outputs or lets is computed once:
+  // the printer gives a node met along several paths a temporary of its own.
+  const std::vector<std::string> results = printer.emit(share_common_subexpressions(roots));
 
   s += "\n  template <class In>\n";
   s += "  static __device__ __forceinline__ void compute(const In& in, const real* p, real* out) {\n";

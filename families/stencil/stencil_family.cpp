@@ -4,7 +4,7 @@
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/family.hpp"
-#include "gpen/generator/ir_work.hpp"
+#include "gpen/generator/ir_common.hpp"
 
 namespace gpen {
 namespace {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gpen/generator/codegen.hpp"
+#include "gpen/generator/ir_common.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "test_support.hpp"
 
@@ -210,4 +211,25 @@ TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {
   } catch (const SpecError& e) {
     CHECK(e.detail().message.find("threads, more than a block may have") != std::string::npos);
   }
+}
+
+TEST_CASE("a subexpression written in two outputs is computed once") {
+  const std::string spec = R"({
+    "name": "t", "kind": "stencil", "dtype": "float64", "dims": 2,
+    "fields": [{"name": "u", "role": "input", "ghost": 1}, {"name": "v", "role": "output"}, {"name": "w", "role": "output"}],
+    "params": [{"name": "k", "value": 2}],
+    "operators": [{"name": "D2", "derivative": 2, "order": 2}],
+    "outputs": [{"field": "v", "expr": "D2(u, x) * u"}, {"field": "w", "expr": "D2(u, x) * u + k"}]})";
+  const Spec s = load_spec_string(spec);
+  const std::string src = generate(s, s.choose({"strategy=direct"})).source;
+  const auto count = [&](const std::string& what) {
+    int n = 0;
+    for (auto at = src.find(what); at != std::string::npos; at = src.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("at<f_u, -1, 0, 0>()") == 1);  // D2(u, x) once
+  CHECK(count("* in.template at<f_u, 0, 0, 0>();") == 1);  // its product with u once
+  const IrWork w = ir_work({s.outputs[0].ir, s.outputs[1].ir});
+  CHECK(w.ops == 2 * (3 + 1) + 1);
+  CHECK(w.distinct_ops == 3 + 1 + 1);
 }

@@ -1,5 +1,5 @@
 #include "gpen/generator/ir.hpp"
-#include "gpen/generator/ir_work.hpp"
+#include "gpen/generator/ir_common.hpp"
 #include "gpen/generator/lower.hpp"
 #include "test_support.hpp"
 

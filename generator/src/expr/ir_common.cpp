@@ -1,0 +1,103 @@
+#include "gpen/generator/ir_common.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace gpen {
+namespace {
+
+// A node's own work, its arguments' left out.
+double own_reads(const Ir& e) { return e.kind == Ir::Kind::Field ? 1 : e.kind == Ir::Kind::Linear ? static_cast<double>(e.terms.size()) : 0; }
+double own_ops(const Ir& e) {
+  switch (e.kind) {
+    case Ir::Kind::Const:
+    case Ir::Kind::Param:
+    case Ir::Kind::Field: return 0;
+    case Ir::Kind::Linear: return static_cast<double>(e.terms.size());
+    default: return 1;
+  }
+}
+
+std::string access_key(const Access& a) { return fmt::format("{}@{},{},{}", a.field, a.off[0], a.off[1], a.off[2]); }
+
+// One node for each structure: canonical(e) is the first node met that is
+// structurally equal to e, with canonical arguments.
+class Sharing {
+ public:
+  IrPtr canonical(const IrPtr& e) {
+    if (const auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    std::vector<IrPtr> args;
+    bool same = true;
+    for (const auto& a : e->args) {
+      args.push_back(canonical(a));
+      same &= args.back() == a;
+    }
+    IrPtr node = e;
+    if (!same) {
+      auto copy = std::make_shared<Ir>(*e);
+      copy->args = args;
+      node = copy;
+    }
+    std::string key = fmt::format("{}|{}|{}|{}|{}", static_cast<int>(e->kind), e->number.exact ? e->number.r.str() : fmt::format("{}", e->number.d),
+                                  e->param, static_cast<int>(e->fn), access_key(e->access));
+    for (const auto& t : e->terms) key += "|" + t.coeff.str() + "*" + access_key(t.access);
+    for (const auto& a : args) key += fmt::format("|#{}", static_cast<const void*>(a.get()));
+    const auto [it, fresh] = by_key_.emplace(key, node);
+    return done_[e.get()] = it->second;
+  }
+
+ private:
+  std::map<const Ir*, IrPtr> done_;
+  std::map<std::string, IrPtr> by_key_;
+};
+
+// Work as written: shared nodes counted at every use (memoised by node, so
+// that chains of shared lets cost no more than their length).
+std::pair<double, double> written(const Ir& e, std::map<const Ir*, std::pair<double, double>>& memo) {
+  if (const auto it = memo.find(&e); it != memo.end()) return it->second;
+  std::pair<double, double> w{own_reads(e), own_ops(e)};
+  for (const auto& a : e.args) {
+    const auto c = written(*a, memo);
+    w.first += c.first;
+    w.second += c.second;
+  }
+  return memo[&e] = w;
+}
+
+// Each node once.
+void distinct(const Ir& e, std::set<const Ir*>& seen, std::set<std::string>& reads, double& ops) {
+  if (!seen.insert(&e).second) return;
+  ops += own_ops(e);
+  if (e.kind == Ir::Kind::Field) reads.insert(access_key(e.access));
+  for (const auto& t : e.terms) reads.insert(access_key(t.access));
+  for (const auto& a : e.args) distinct(*a, seen, reads, ops);
+}
+
+}  // namespace
+
+std::vector<IrPtr> share_common_subexpressions(const std::vector<IrPtr>& roots) {
+  Sharing s;
+  std::vector<IrPtr> out;
+  for (const auto& r : roots) out.push_back(s.canonical(r));
+  return out;
+}
+
+IrWork ir_work(const std::vector<IrPtr>& roots) {
+  IrWork w;
+  std::map<const Ir*, std::pair<double, double>> memo;
+  for (const auto& r : roots) {
+    const auto c = written(*r, memo);
+    w.reads += c.first;
+    w.ops += c.second;
+  }
+  std::set<const Ir*> seen;
+  std::set<std::string> reads;
+  for (const auto& r : share_common_subexpressions(roots)) distinct(*r, seen, reads, w.distinct_ops);
+  w.distinct_reads = static_cast<double>(reads.size());
+  return w;
+}
+
+}  // namespace gpen
