@@ -35,6 +35,11 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), spec.dims, axes[spec.dims - 1]);
   for (const auto* f : spec.inputs()) s += fmt::format("//   input:     {} (ghost {})\n", f->name, f->ghost);
   for (const auto* f : spec.output_fields()) s += fmt::format("//   output:    {} (ghost {})\n", f->name, f->ghost);
+  std::vector<IrPtr> outputs;
+  for (const auto& o : spec.outputs) outputs.push_back(o.ir);
+  const IrWork w = ir_work(outputs);
+  s += fmt::format("//   work:      {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} with common subexpressions once) a point\n", w.reads,
+                   w.distinct_reads, w.ops, w.distinct_ops);
   if (plan.shared_bytes) s += fmt::format("//   shared:    {} bytes per block\n", plan.shared_bytes);
   if (plan.dynamic_shared_bytes)
     s += fmt::format("//   shared:    {} bytes per block (dynamic): a ring of {} planes\n", plan.dynamic_shared_bytes, plan.ring_slots());

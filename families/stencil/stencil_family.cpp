@@ -23,7 +23,7 @@ std::string describe(const Spec& s) {
   for (const auto& o : s.outputs) outputs.push_back(o.ir);
   const IrWork w = ir_work(outputs);
   return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} "
-                     "with common work once)",
+                     "with common subexpressions once)",
                      s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(), s.output_fields().size(), reach, w.reads, w.distinct_reads, w.ops,
                      w.distinct_ops);
 }

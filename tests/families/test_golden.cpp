@@ -96,6 +96,7 @@ TEST_CASE("banner names the spec, its hash and the tunables") {
   CHECK(g.source.find("sha256:" + s.hash) != std::string::npos);
   CHECK(g.source.find("strategy=tile block_x=64 block_y=4 points_per_thread=128 vector_x=1 rows_y=1 unroll_z=0") != std::string::npos);
   CHECK(g.source.find("#include \"gpen/stencil_tile.cuh\"") != std::string::npos);
+  CHECK(g.source.find("//   work:      25 reads (25 distinct), 26 operations (26 with common subexpressions once) a point") != std::string::npos);
 }
 
 TEST_CASE("plan: launch geometry and shared memory") {

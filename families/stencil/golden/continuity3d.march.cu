@@ -8,6 +8,7 @@
 //   input:     uz (ghost 3)
 //   output:    dlnrho_dt (ghost 0)
 //   output:    div_u (ghost 0)
+//   work:      57 reads (39 distinct), 64 operations (45 with common subexpressions once) a point
 
 #include "gpen/stencil_march.cuh"
 

@@ -4,6 +4,7 @@
 //   dtype:     float64, 3-D arrays, x contiguous; axes x -> x, y -> y, z -> z (marched)
 //   input:     u (ghost 2)
 //   output:    u_next (ghost 0)
+//   work:      14 reads (13 distinct), 17 operations (17 with common subexpressions once) a point
 //   shared:    2304 bytes per block
 
 #include "gpen/stencil_rolling.cuh"

@@ -4,6 +4,7 @@
 //   dtype:     float64, 2-D arrays, x contiguous; axes x -> x, y -> z (marched)
 //   input:     u (ghost 2)
 //   output:    lap (ghost 0)
+//   work:      9 reads (9 distinct), 10 operations (10 with common subexpressions once) a point
 
 #include "gpen/stencil_direct.cuh"
 
