@@ -87,7 +87,7 @@ std::string combine_expr(Reduce r, Dtype dtype, const std::string& x, const std:
 
 std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   const PairwiseDecl& d = spec.pairwise();
-  const auto exprs = output_exprs(spec);
+  const auto exprs = spec.output_exprs();
   const auto target_values = d.read_by(false, exprs), source_values = d.read_by(true, exprs);
   const std::size_t outs = spec.outputs.size();
   std::string s;

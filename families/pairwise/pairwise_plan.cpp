@@ -13,7 +13,7 @@ const char* to_string(PairStrategy s) {
 }
 
 std::size_t packed_source_bytes(const Spec& spec) {
-  const std::size_t values = spec.pairwise().read_by(true, output_exprs(spec)).size();
+  const std::size_t values = spec.pairwise().read_by(true, spec.output_exprs()).size();
   const std::size_t bytes = values * size_of(spec.dtype);
   return (bytes + 15) / 16 * 16;
 }

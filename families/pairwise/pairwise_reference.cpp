@@ -30,7 +30,7 @@ std::vector<long long> sample_targets(long long n, long long count, std::uint64_
 PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector<double>>& inputs, const PairSizes& sizes,
                                  const std::vector<double>& params, std::vector<long long> targets, const PairGroupLists* groups) {
   const PairwiseDecl& d = spec.pairwise();
-  const std::vector<IrPtr> exprs = output_exprs(spec);
+  const std::vector<IrPtr> exprs = spec.output_exprs();
   const IrTape tape(exprs);
   const std::size_t outs = exprs.size();
   PairReference ref;

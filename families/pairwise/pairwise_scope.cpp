@@ -22,12 +22,6 @@ std::vector<int> PairwiseDecl::read_by(bool source, const std::vector<IrPtr>& ex
   return {used.begin(), used.end()};
 }
 
-std::vector<IrPtr> output_exprs(const Spec& spec) {
-  std::vector<IrPtr> v;
-  for (const auto& o : spec.outputs) v.push_back(o.ir);
-  return v;
-}
-
 Spec pairwise_scope(const Spec& spec) {
   Spec s;
   s.name = spec.name;

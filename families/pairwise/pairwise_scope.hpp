@@ -17,9 +17,6 @@ Spec pairwise_scope(const Spec& spec);
 // round, or a cell coordinate outside a grid, saying which names would do.
 void check_pair_names(const Spec& spec, const Ast& ast, const JsonSource& src, const std::string& pointer);
 
-// Every output's expression, in Spec::outputs order.
-std::vector<IrPtr> output_exprs(const Spec& spec);
-
 // The reduction's identity: 0, +inf, -inf.
 double reduce_identity(Reduce r);
 

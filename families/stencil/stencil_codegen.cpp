@@ -35,9 +35,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
       spec.name, spec.hash, describe(spec.tunables, choice), to_string(spec.dtype), spec.dims, axes[spec.dims - 1]);
   for (const auto* f : spec.inputs()) s += fmt::format("//   input:     {} (ghost {})\n", f->name, f->ghost);
   for (const auto* f : spec.output_fields()) s += fmt::format("//   output:    {} (ghost {})\n", f->name, f->ghost);
-  std::vector<IrPtr> outputs;
-  for (const auto& o : spec.outputs) outputs.push_back(o.ir);
-  const IrWork w = ir_work(outputs);
+  const IrWork w = ir_work(spec.output_exprs());
   s += fmt::format("//   work:      {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} with common subexpressions once) a point\n", w.reads,
                    w.distinct_reads, w.ops, w.distinct_ops);
   if (plan.shared_bytes) s += fmt::format("//   shared:    {} bytes per block\n", plan.shared_bytes);
@@ -65,11 +63,9 @@ std::string bindings(const Spec& spec, const StencilPlan& plan) {
   for (const auto* f : inputs) s += fmt::format("  static constexpr int f_{} = {};\n", f->name, f->slot);
 
   CudaPrinter printer(spec, plan.kernel_axis);
-  std::vector<IrPtr> roots;
-  for (const auto& o : spec.outputs) roots.push_back(o.ir);
   // A subexpression written in several outputs or lets is computed once:
   // the printer gives a node met along several paths a temporary of its own.
-  const std::vector<std::string> results = printer.emit(share_common_subexpressions(roots));
+  const std::vector<std::string> results = printer.emit(share_common_subexpressions(spec.output_exprs()));
 
   s += "\n  template <class In>\n";
   s += "  static __device__ __forceinline__ void compute(const In& in, const real* p, real* out) {\n";

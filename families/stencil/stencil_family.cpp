@@ -19,9 +19,7 @@ std::string describe(const Spec& s) {
   std::string reach;
   for (const auto* in : s.inputs())
     reach += fmt::format(" {}[{}]", in->name, fmt::join(std::vector<int>(fp[in->slot].begin(), fp[in->slot].begin() + s.dims), ","));
-  std::vector<IrPtr> outputs;
-  for (const auto& o : s.outputs) outputs.push_back(o.ir);
-  const IrWork w = ir_work(outputs);
+  const IrWork w = ir_work(s.output_exprs());
   return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} "
                      "with common subexpressions once)",
                      s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(), s.output_fields().size(), reach, w.reads, w.distinct_reads, w.ops,

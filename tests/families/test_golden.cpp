@@ -230,7 +230,7 @@ TEST_CASE("a subexpression written in two outputs is computed once") {
   };
   CHECK(count("at<f_u, -1, 0, 0>()") == 1);  // D2(u, x) once
   CHECK(count("* in.template at<f_u, 0, 0, 0>();") == 1);  // its product with u once
-  const IrWork w = ir_work({s.outputs[0].ir, s.outputs[1].ir});
+  const IrWork w = ir_work(s.output_exprs());
   CHECK(w.ops == 2 * (3 + 1) + 1);
   CHECK(w.distinct_ops == 3 + 1 + 1);
 }

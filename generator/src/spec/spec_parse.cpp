@@ -419,6 +419,11 @@ std::vector<const FieldDecl*> Spec::output_fields() const {
     if (f.role == FieldDecl::Role::Output) v.push_back(&f);
   return v;
 }
+std::vector<IrPtr> Spec::output_exprs() const {
+  std::vector<IrPtr> v;
+  for (const auto& o : outputs) v.push_back(o.ir);
+  return v;
+}
 const FieldDecl* Spec::find_field(const std::string& n) const {
   for (const auto& f : fields)
     if (f.name == n) return &f;

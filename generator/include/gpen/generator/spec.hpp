@@ -205,6 +205,8 @@ struct Spec {
   PairwiseDecl& pairwise() { return const_cast<PairwiseDecl&>(std::as_const(*this).pairwise()); }
   std::vector<const FieldDecl*> inputs() const;
   std::vector<const FieldDecl*> output_fields() const;
+  // Every output's expression, in `outputs` order.
+  std::vector<IrPtr> output_exprs() const;
   const FieldDecl* find_field(const std::string& n) const;
   const TunableDecl* find_tunable(const std::string& n) const;
   Footprint footprint() const;  // per input slot, user axes
