@@ -164,13 +164,9 @@ std::string fold(const PairwisePlan& plan) {
 }  // namespace
 
 Variant plan_pairwise_unit(const Spec& spec, const TunableChoice& choice) {
-  Variant g;
-  g.choice = choice;
-  const PairwisePlan p = plan_pairwise(spec, choice);
-  g.kernel_name = p.kernel_name;
-  g.name = fmt::format("{}.pairwise_{}.cu", spec.name, to_string(p.strategy));
-  g.plan = p;
-  return g;
+  PairwisePlan p = plan_pairwise(spec, choice);
+  const std::string what = std::string("pairwise_") + to_string(p.strategy);
+  return planned_variant(spec, choice, std::move(p), what);
 }
 
 std::string print_pairwise_unit(const Spec& spec, const Variant& g) {

@@ -100,13 +100,9 @@ std::string asserts(const SbpPlan& plan) {
 }  // namespace
 
 Variant plan_sbp_unit(const Spec& spec, const TunableChoice& choice) {
-  Variant g;
-  g.choice = choice;
-  const SbpPlan p = plan_sbp(spec, choice);
-  g.kernel_name = p.kernel_name;
-  g.name = fmt::format("{}.sbp_{}.cu", spec.name, to_string(p.strategy));
-  g.plan = p;
-  return g;
+  SbpPlan p = plan_sbp(spec, choice);
+  const std::string what = std::string("sbp_") + to_string(p.strategy);
+  return planned_variant(spec, choice, std::move(p), what);
 }
 
 std::string print_sbp_unit(const Spec& spec, const Variant& g) {

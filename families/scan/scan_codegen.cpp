@@ -60,13 +60,9 @@ std::string asserts(const ScanPlan& plan) {
 }  // namespace
 
 Variant plan_scan_unit(const Spec& spec, const TunableChoice& choice) {
-  Variant g;
-  g.choice = choice;
-  const ScanPlan p = plan_scan(spec, choice);
-  g.kernel_name = p.kernel_name;
-  g.name = fmt::format("{}.scan_{}.cu", spec.name, to_string(p.layout));
-  g.plan = p;
-  return g;
+  ScanPlan p = plan_scan(spec, choice);
+  const std::string what = std::string("scan_") + to_string(p.layout);
+  return planned_variant(spec, choice, std::move(p), what);
 }
 
 std::string print_scan_unit(const Spec& spec, const Variant& g) {

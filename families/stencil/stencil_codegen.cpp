@@ -126,13 +126,9 @@ std::string entries(const StencilPlan& plan) {
 }  // namespace
 
 Variant plan_stencil_unit(const Spec& spec, const TunableChoice& choice) {
-  Variant g;
-  g.choice = choice;
-  const StencilPlan p = plan_stencil(spec, choice);
-  g.kernel_name = p.kernel_name;
-  g.name = fmt::format("{}.{}.cu", spec.name, to_string(p.strategy));
-  g.plan = p;
-  return g;
+  StencilPlan p = plan_stencil(spec, choice);
+  const std::string what = to_string(p.strategy);
+  return planned_variant(spec, choice, std::move(p), what);
 }
 
 std::string print_stencil_unit(const Spec& spec, const Variant& g) {

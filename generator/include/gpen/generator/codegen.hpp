@@ -31,7 +31,19 @@ struct Variant {
   }
 };
 
-// Any kind: dispatches on spec.kind. plan_unit, then print_unit.
+// A family's plan of `choice` as a Variant, source not printed yet: the
+// unit "<spec>.<what>.cu" ("laplacian3d_o8.march") of the plan's kernel.
+template <class Plan>
+Variant planned_variant(const Spec& spec, const TunableChoice& choice, Plan plan, const std::string& what) {
+  Variant v;
+  v.name = spec.name + "." + what + ".cu";
+  v.kernel_name = plan.kernel_name;
+  v.choice = choice;
+  v.plan = std::move(plan);
+  return v;
+}
+
+// Any kind, through its family: plan_unit, then print_unit.
 Variant generate(const Spec& spec, const TunableChoice& choice);
 
 // generate() in its two halves, so that a kernel cache hit prints nothing:
