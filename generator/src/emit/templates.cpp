@@ -14,27 +14,41 @@
 
 namespace gpen {
 
-std::string template_text(const std::string& path) {
+namespace {
+
+struct FoundTemplate {
+  std::string text;
+  std::string line_name;  // what #line calls it (standalone units)
+};
+
+// A template by include name, from GPEN_TEMPLATE_DIR when that holds it,
+// else embedded. The directory is either a source tree (the template at its
+// file, families/stencil/device/stencil_march.cuh) or laid out by include
+// name (gpen/stencil_march.cuh, stencil_unit.cu.in). #line names the file in
+// gpen's source tree, or the include name for a directory of the second
+// kind (its path is the environment's, and is not printed into CUDA).
+FoundTemplate find_template(const std::string& path) {
   const EmbeddedTemplate* embedded = nullptr;
   for (const auto& t : embedded_templates())
     if (path == t.path) embedded = &t;
   if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) {
-    // The directory is either a source tree (the template at its file,
-    // families/stencil/device/stencil_march.cuh) or laid out by include
-    // name (gpen/stencil_march.cuh, stencil_unit.cu.in).
     for (const std::string& rel : {embedded ? std::string(embedded->source) : std::string(), path}) {
       if (rel.empty()) continue;
       std::ifstream in(std::string(dir) + "/" + rel, std::ios::binary);
       if (in) {
         std::ostringstream ss;
         ss << in.rdbuf();
-        return ss.str();
+        return {ss.str(), rel};
       }
     }
   }
-  if (embedded) return embedded->text;
+  if (embedded) return {embedded->text, embedded->source};
   throw std::runtime_error("gpen: no template named '" + path + "'");
 }
+
+}  // namespace
+
+std::string template_text(const std::string& path) { return find_template(path).text; }
 
 namespace {
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -107,16 +121,6 @@ std::string fill_template(const std::string& name, const std::string& text,
 }
 
 namespace {
-// The name #line gives a template: its file in gpen's source tree, or its
-// include name when GPEN_TEMPLATE_DIR overrides it (that directory's path
-// is the environment's, and is not printed into CUDA).
-std::string template_file(const std::string& path) {
-  const char* dir = std::getenv("GPEN_TEMPLATE_DIR");
-  for (const auto& t : embedded_templates())
-    if (path == t.path) return dir && *dir && std::ifstream(std::string(dir) + "/" + path) ? path : t.source;
-  return path;
-}
-
 void inline_into(const std::string& text, const std::string& name, std::set<std::string>& done, std::string& out) {
   std::istringstream in(text);
   std::string line;
@@ -128,9 +132,9 @@ void inline_into(const std::string& text, const std::string& name, std::set<std:
       const auto q1 = line.find('"');
       const std::string path = line.substr(q1 + 1, line.find('"', q1 + 1) - q1 - 1);
       if (done.insert(path).second) {
-        const std::string file = template_file(path);
-        out += fmt::format("#line 1 \"{}\"\n", file);
-        inline_into(template_text(path), file, done, out);
+        const FoundTemplate t = find_template(path);
+        out += fmt::format("#line 1 \"{}\"\n", t.line_name);
+        inline_into(t.text, t.line_name, done, out);
         out += fmt::format("#line {} \"{}\"\n", lineno + 1, name);
       }
       continue;
