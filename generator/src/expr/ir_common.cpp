@@ -67,13 +67,11 @@ std::pair<double, double> written(const Ir& e, std::map<const Ir*, std::pair<dou
   return memo[&e] = w;
 }
 
-// Each node once.
-void distinct(const Ir& e, std::set<const Ir*>& seen, std::set<std::string>& reads, double& ops) {
+// The operations of each node once.
+void distinct_ops(const Ir& e, std::set<const Ir*>& seen, double& ops) {
   if (!seen.insert(&e).second) return;
   ops += own_ops(e);
-  if (e.kind == Ir::Kind::Field) reads.insert(access_key(e.access));
-  for (const auto& t : e.terms) reads.insert(access_key(t.access));
-  for (const auto& a : e.args) distinct(*a, seen, reads, ops);
+  for (const auto& a : e.args) distinct_ops(*a, seen, ops);
 }
 
 }  // namespace
@@ -94,8 +92,11 @@ IrWork ir_work(const std::vector<IrPtr>& roots) {
     w.ops += c.second;
   }
   std::set<const Ir*> seen;
-  std::set<std::string> reads;
-  for (const auto& r : share_common_subexpressions(roots)) distinct(*r, seen, reads, w.distinct_ops);
+  std::vector<Access> reads;
+  for (const auto& r : share_common_subexpressions(roots)) {
+    distinct_ops(*r, seen, w.distinct_ops);
+    collect_accesses(*r, reads);
+  }
   w.distinct_reads = static_cast<double>(reads.size());
   return w;
 }
