@@ -12,6 +12,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh json      # build, --json of run, bench and tune on the GPU, each document checked
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh families  # build, survey verified on the GPU, sanitizers on a variant of each family
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -19,8 +20,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json | families | defaults) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm, json, families or defaults)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json | families | defaults | heavy) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm, json, families, defaults or heavy)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -114,6 +115,24 @@ print(len(rows), 'rows,', len(bad), 'not verified'); [print(r) for r in bad[:5]]
     sanitize $tool "grouped_potential 1000" specs/pairwise/grouped_potential.json --size 1000 --repeat 1 --verify --no-tuned
   done >"$out/sanitizer.txt"
   sanitizer_report "$out/sanitizer.txt"
+  exit 0
+fi
+
+if [ "${1:-tests}" = heavy ]; then
+  heavy=(specs/stencil/continuity3d.json specs/stencil/momentum_visc3d.json specs/stencil/induction3d.json specs/stencil/mhd_iso3d.json)
+  step "the stage strategy under the sanitizers, at sizes off the tile"
+  for tool in memcheck racecheck; do
+    sanitize $tool "momentum_visc3d stage 37x21x19" specs/stencil/momentum_visc3d.json --size 37x21x19 --set strategy=stage --set ring_ahead=1 --repeat 1 --verify --no-tuned
+    sanitize $tool "mhd_iso3d stage ahead 0 rows 1 33x19x11" specs/stencil/mhd_iso3d.json --size 33x19x11 --set strategy=stage --set ring_ahead=0 --set rows_y=1 --repeat 1 --verify --no-tuned
+    sanitize $tool "laplacian2d_o4 stage 1001x37" specs/stencil/laplacian2d_o4.json --size 1001x37 --set strategy=stage --set ring_ahead=2 --repeat 1 --verify --no-tuned
+  done >"$out/sanitizer.txt"
+  sanitizer_report "$out/sanitizer.txt"
+  step "heavy specs: variants x dtypes x sizes (gpen run --json; verified at 67x45x33)"
+  variants=()
+  [ -n "${HEAVY_VARIANTS:-}" ] && variants=(--variants "$HEAVY_VARIANTS")
+  python3 bench/heavy.py $gpen ${HEAVY_SPECS:-${heavy[*]}} --sizes "${HEAVY_SIZES:-256}" --large "${HEAVY_LARGE-512}" "${variants[@]}" >"$out/heavy.md" 2>"$out/heavy.log"
+  echo "heavy rc=$?"
+  cat "$out/heavy.md"
   exit 0
 fi
 

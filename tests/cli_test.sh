@@ -78,7 +78,7 @@ expect 2 '^--output: cannot write /nonexistent/x.cu: directory /nonexistent does
 expect 2 '^gpen: usage: --set block_x: not name=value \(tunables: strategy, block_x' -- $gpen gen $o8 --set block_x
 expect 2 "^gpen: usage: --set strategy=rollin: rollin is not an allowed value of strategy; allowed: direct, march, tile, rolling" -- $gpen gen $o8 --set strategy=rollin
 # A --set's mistake names the --set, not a line of the spec (laplacian3d_o2 has no "tunables").
-expect 2 '^gpen: usage: --set ring_ahead=2: only the march strategy has ring_ahead, and the strategy is rolling \(--set strategy=rolling\); expected ring_ahead = 0, or strategy march$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set strategy=rolling --set ring_ahead=2
+expect 2 '^gpen: usage: --set ring_ahead=2: only the march and stage strategies have ring_ahead, and the strategy is rolling \(--set strategy=rolling\); expected ring_ahead = 0, or strategy march or stage$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set strategy=rolling --set ring_ahead=2
 expect 2 '^gpen: usage: --set block_x=256 --set block_y=16: block_x \* block_y = 4096 threads, more than a block may have; expected block_x \* block_y <= 1024$' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set block_x=256 --set block_y=16
 # Every command's help shows its options' defaults, tune's included.
 expect 0 '--size TEXT=128 ' -- $gpen run --help

@@ -42,9 +42,11 @@ inline std::vector<std::string> shipped_specs(const std::string& kind) {
   return out;
 }
 
-inline const std::vector<std::string>& stencil_strategies() {
-  static const std::vector<std::string> s = {"direct", "march", "tile", "rolling"};
-  return s;
+// Whether `spec` may take the strategy `name` (a spec may narrow them: the
+// fused multi-field specs leave out the strategies that spill there).
+inline bool offers_strategy(const Spec& spec, const std::string& name) {
+  const auto& v = spec.find_tunable("strategy")->values;
+  return std::count(v.begin(), v.end(), TunableValue(name)) > 0;
 }
 
 // The SpecError that loading `json` throws (fails the test if none); with

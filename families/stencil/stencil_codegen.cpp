@@ -39,7 +39,10 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
   s += fmt::format("//   work:      {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} with common subexpressions once) a point\n", w.reads,
                    w.distinct_reads, w.ops, w.distinct_ops);
   if (plan.shared_bytes) s += fmt::format("//   shared:    {} bytes per block\n", plan.shared_bytes);
-  if (plan.dynamic_shared_bytes)
+  if (plan.strategy == StencilStrategy::Stage)
+    s += fmt::format("//   shared:    {} bytes per block (dynamic): each input's planes k - rz .. k + rz and {} ahead\n", plan.dynamic_shared_bytes,
+                     plan.ring_ahead);
+  else if (plan.dynamic_shared_bytes)
     s += fmt::format("//   shared:    {} bytes per block (dynamic): a ring of {} planes\n", plan.dynamic_shared_bytes, plan.ring_slots());
   return s;
 }
@@ -96,6 +99,9 @@ std::string asserts(const Spec& spec, const StencilPlan& plan) {
   if (plan.strategy == StencilStrategy::Tile || plan.strategy == StencilStrategy::Rolling) {
     s += fmt::format("static_assert(sizeof(gpen::PlaneTiles<Bindings>::real) * gpen::PlaneTiles<Bindings>::kTotal == {}, \"shared memory as planned\");\n", plan.shared_bytes);
     s += fmt::format("static_assert({} <= {}, \"static shared memory limit\");", plan.shared_bytes, kMaxStaticShared);
+  } else if (plan.strategy == StencilStrategy::Stage) {
+    s += fmt::format("static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == {}, \"the staged planes' shared memory as planned\");",
+                     plan.dynamic_shared_bytes);
   } else if (plan.ring_ahead > 0) {
     s += fmt::format("static_assert(sizeof(Bindings::real) * gpen::ring_values<Bindings>() == {}, \"the ring's shared memory as planned\");", plan.dynamic_shared_bytes);
   } else {

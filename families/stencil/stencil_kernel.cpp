@@ -63,14 +63,15 @@ StencilKernel::StencilKernel(const Spec& spec, Variant variant, const Context& c
   if (!plan().clamped_kernel_name.empty()) clamped_ = module_.function(plan().clamped_kernel_name);
   for (CUfunction f : {function(), clamped_})
     if (f) check_block_fits(f, plan().threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
-  // The march's ring lives in dynamic shared memory; more than 48 KiB a
-  // block needs the function's opt-in. The clamped entry has no ring.
+  // The march's ring and the stage's planes live in dynamic shared memory;
+  // more than 48 KiB a block needs the function's opt-in. The clamped entry
+  // has no ring.
   if (const std::size_t ring = plan().dynamic_shared_bytes) {
     const int limit = ctx.info().max_shared_per_block_optin;
     if (ring > static_cast<std::size_t>(limit))
-      throw std::runtime_error(fmt::format("spec '{}' ({}): the march's ring needs {} bytes of shared memory a block, this GPU allows {}; "
+      throw std::runtime_error(fmt::format("spec '{}' ({}): the {} strategy's planes need {} bytes of shared memory a block, this GPU allows {}; "
                                            "use a smaller ring_ahead, block or vector_x * rows_y",
-                                           spec.name, describe(spec.tunables, source_.choice), ring, limit));
+                                           spec.name, describe(spec.tunables, source_.choice), to_string(plan().strategy), ring, limit));
     GPEN_CU(cuFuncSetAttribute(function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(ring)),
             fmt::format("allowing {} bytes of dynamic shared memory to {} of spec '{}'", ring, source_.name, spec.name));
   }

@@ -14,6 +14,7 @@ const char* to_string(StencilStrategy s) {
     case StencilStrategy::March: return "march";
     case StencilStrategy::Tile: return "tile";
     case StencilStrategy::Rolling: return "rolling";
+    case StencilStrategy::Stage: return "stage";
   }
   return "?";
 }
@@ -41,6 +42,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   p.strategy = s == "direct" ? StencilStrategy::Direct
                : s == "march" ? StencilStrategy::March
                : s == "tile"  ? StencilStrategy::Tile
+               : s == "stage" ? StencilStrategy::Stage
                               : StencilStrategy::Rolling;
   fill_plan(stencil_tunable_rows(), choice, p);
   p.dims = spec.dims;
@@ -84,7 +86,21 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
                         fmt::format("at most {} bytes: smaller block_x or block_y", kMaxStaticShared));
     }
   }
-  if (p.ring_ahead > 0) {
+  if (p.strategy == StencilStrategy::Stage) {
+    // Every input's ring: 2 rz + 1 + ring_ahead tiles of the block's points
+    // with the x and y radius around them, corners included
+    // (families/stencil/device/stencil_stage.cuh).
+    std::size_t values = 0;
+    for (const auto& r : p.radius)
+      values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * (2 * r[2] + 1 + p.ring_ahead);
+    p.dynamic_shared_bytes = values * size_of(spec.dtype);
+    if (p.dynamic_shared_bytes > kMaxDynamicShared) {
+      refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
+                     fmt::format("the stage strategy's planes need {} bytes of shared memory with block {}x{}, {} rows a thread and ring_ahead {}",
+                                 p.dynamic_shared_bytes, p.block_x, p.block_y, p.rows_y, p.ring_ahead),
+                     fmt::format("at most {} bytes: a smaller block, rows_y or ring_ahead", kMaxDynamicShared));
+    }
+  } else if (p.ring_ahead > 0) {
     // Every input's tile (the block's points, the x radius rounded up to
     // whole runs and the y radius around them) in each slot of the ring.
     std::size_t values = 0;

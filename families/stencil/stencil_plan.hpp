@@ -15,7 +15,7 @@
 
 namespace gpen {
 
-enum class StencilStrategy { Direct, March, Tile, Rolling };
+enum class StencilStrategy { Direct, March, Tile, Rolling, Stage };
 const char* to_string(StencilStrategy s);
 
 struct LaunchDims {
@@ -26,11 +26,11 @@ struct LaunchDims {
 struct StencilPlan {
   StencilStrategy strategy = StencilStrategy::Rolling;
   int block_x = 32, block_y = 1, points_per_thread = 1;
-  int vector_x = 1, rows_y = 1;  // points a thread owns along x and y (march)
+  int vector_x = 1, rows_y = 1;  // points a thread owns along x (march) and y (march, stage)
   bool unroll_z = false;         // march: the z loop unrolled
-  bool stream_stores = false;    // march: outputs stored evict-first
+  bool stream_stores = false;    // march, stage: outputs stored evict-first
   int min_blocks = 0;            // march: __launch_bounds__(threads, min_blocks), 0: none
-  int ring_ahead = 0;            // march: planes copied this many steps ahead into a shared-memory ring (0: none)
+  int ring_ahead = 0;            // march, stage: planes copied this many steps ahead into shared memory (march: 0 is no ring)
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
@@ -38,14 +38,15 @@ struct StencilPlan {
   std::vector<std::array<int, 3>> out_ghost;  // per output slot, kernel axes
   int max_radius_z = 0;
   std::size_t shared_bytes = 0;  // static shared memory of one block
-  std::size_t dynamic_shared_bytes = 0;  // dynamic shared memory of one block (the march's ring)
+  std::size_t dynamic_shared_bytes = 0;  // dynamic shared memory of one block (the march's ring, the stage's planes)
   std::string kernel_name;
   // march with several points a thread: the entry for arrays that do not
   // fit the vector accesses (see families/stencil/device/stencil_march.cuh); else empty.
   std::string clamped_kernel_name;
 
   int threads() const { return block_x * block_y; }
-  int ring_slots() const { return ring_ahead > 0 ? max_radius_z + ring_ahead + 1 : 0; }
+  // Slots of the march's ring (the stage strategy keeps one ring an input).
+  int ring_slots() const { return strategy == StencilStrategy::March && ring_ahead > 0 ? max_radius_z + ring_ahead + 1 : 0; }
   // Interior extent in kernel axes for the user's sizes (x, y, z; unused = 1).
   std::array<long long, 3> kernel_extent(const std::array<long long, 3>& user) const;
   LaunchDims launch(const std::array<long long, 3>& user) const;

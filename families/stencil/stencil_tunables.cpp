@@ -2,40 +2,58 @@
 // dimensions may choose.
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
+#include "gpen/generator/ir_common.hpp"
 
 namespace gpen {
 
 const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
   static const std::vector<TunableRow<StencilPlan>> rows = {
-      {"strategy", "direct: a thread a point; march: along z with registers or a ring; tile, rolling: planes in shared memory", "", "", {}},
+      {"strategy", "direct: a thread a point; march: along z with registers or a ring; tile, rolling: planes in shared memory; stage: every input's planes in shared memory (many fields)", "", "", {}},
       {"block_x", "threads of a block along x", "kBlockX", "", &StencilPlan::block_x},
       {"block_y", "threads of a block along y (3-D arrays only)", "kBlockY", "", &StencilPlan::block_y},
       {"points_per_thread", "points a thread computes along z (the marched axis)", "kPointsPerThread", "", &StencilPlan::points_per_thread},
       {"vector_x", "points a thread owns along x, moved as one vector", "kVectorX", "march", &StencilPlan::vector_x},
-      {"rows_y", "rows a thread owns along y", "kRowsY", "march", &StencilPlan::rows_y},
+      {"rows_y", "rows a thread owns along y", "kRowsY", "march, stage", &StencilPlan::rows_y},
       {"unroll_z", "1: the march along z fully unrolled", "kUnrollZ", "march", &StencilPlan::unroll_z},
-      {"stream_stores", "1: outputs stored evict-first, leaving the L2 to the inputs", "kStreamStores", "march", &StencilPlan::stream_stores},
-      {"ring_ahead", "planes copied ahead by cp.async into a ring in shared memory (0: none)", "kRingAhead", "march", &StencilPlan::ring_ahead},
+      {"stream_stores", "1: outputs stored evict-first, leaving the L2 to the inputs", "kStreamStores", "march, stage", &StencilPlan::stream_stores},
+      {"ring_ahead", "planes copied ahead by cp.async into shared memory (march: 0 is no ring)", "kRingAhead", "march, stage", &StencilPlan::ring_ahead},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
   };
   return rows;
 }
 
+namespace {
+
+// Distinct values a point reads above which a spec defaults to the stage
+// strategy: the march keeps a queue and rows of neighbours in registers per
+// input and offset, which spill for fused kernels of many fields (the
+// momentum equation with viscous stress reads 291; bench/RESULTS.md,
+// "eighteenth session"); single operators and continuity3d read 7 to 40.
+constexpr double kStageReads = 128;
+
+}  // namespace
+
 std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   const auto& t = stencil_tunable_rows();
   const bool three = spec.dims == 3;
+  const bool heavy = ir_work(spec.output_exprs()).distinct_reads > kStageReads;
   std::vector<TunableOffer> b;
-  b.push_back(offer_strategy(t, {"direct", "march", "tile", "rolling"}, "march", {"direct", "march", "tile", "rolling"}));
+  b.push_back(offer_strategy(t, {"direct", "march", "tile", "rolling", "stage"}, heavy ? "stage" : "march",
+                             {"direct", "march", "tile", "rolling", "stage"}));
   b.push_back(offer(row_of(t, &StencilPlan::block_x), {16LL, 32LL, 64LL, 128LL, 256LL}, 32, 1, 1024));
   // y is marched (internally z) for 2-D arrays, so only 3-D kernels have a y block.
   if (three) b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL, 2LL, 4LL, 8LL, 16LL}, 4, 1, 1024));
   else b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL}, 1, 1, 1));
   if (spec.dims > 1)
-    b.push_back(offer(row_of(t, &StencilPlan::points_per_thread), {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL, 128LL, 256LL}, 8, 1, 4096));
+    // The stage strategy's block copies 2 rz planes more than it computes:
+    // a longer walk spreads them.
+    b.push_back(offer(row_of(t, &StencilPlan::points_per_thread), {1LL, 2LL, 4LL, 8LL, 16LL, 32LL, 64LL, 128LL, 256LL}, heavy ? 32 : 8, 1, 4096));
   else b.push_back(offer(row_of(t, &StencilPlan::points_per_thread), {1LL}, 1, 1, 1));
   // Defaults: the best 8th-order Laplacian variants on an H100 (bench/RESULTS.md, "second session").
   b.push_back(offer(row_of(t, &StencilPlan::vector_x), {1LL, 2LL, 4LL}, 2, 1, 4, 1));
-  if (three) b.push_back(offer(row_of(t, &StencilPlan::rows_y), {1LL, 2LL, 4LL}, 2, 1, 8, 1));
+  // The stage strategy's rows share y neighbours but multiply the
+  // temporaries of a heavy expression: one row by default.
+  if (three) b.push_back(offer(row_of(t, &StencilPlan::rows_y), {1LL, 2LL, 4LL}, heavy ? 1 : 2, 1, 8, 1));
   else b.push_back(offer(row_of(t, &StencilPlan::rows_y), {1LL}, 1, 1, 1, 1));
   b.push_back(offer(row_of(t, &StencilPlan::unroll_z), {0LL, 1LL}, 0, 0, 1));
   // Stores evict-first gain in float64, not in float32 (bench/RESULTS.md,
@@ -43,7 +61,7 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // output from the L2.
   b.push_back(offer(row_of(t, &StencilPlan::stream_stores), {0LL, 1LL}, 1, 0, 1));
   // The ring: families/stencil/device/stencil_ring.cuh; 0 reads through the L1.
-  b.push_back(offer(row_of(t, &StencilPlan::ring_ahead), {0LL, 1LL, 2LL, 3LL, 4LL}, 0, 0, 16));
+  b.push_back(offer(row_of(t, &StencilPlan::ring_ahead), {0LL, 1LL, 2LL, 3LL, 4LL}, heavy ? 1 : 0, 0, 16));
   // The ring's shared memory may allow fewer blocks an SM than registers do.
   b.push_back(offer(row_of(t, &StencilPlan::min_blocks), {0LL, 1LL, 2LL, 3LL, 4LL}, 0, 0, 32));
   return b;

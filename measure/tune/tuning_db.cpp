@@ -103,7 +103,7 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
       // value, which may be none of its values (cell_block of a tile);
       // choose() puts it back.
       const TunableDecl* t = spec.find_tunable(k);
-      if (t && !t->only_with_strategy.empty() && t->only_with_strategy != strategy && v.is_number_integer() &&
+      if (t && !t->belongs_to(strategy) && v.is_number_integer() &&
           TunableValue(v.get<long long>()) == t->plain)
         continue;
       overrides.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));

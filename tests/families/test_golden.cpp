@@ -7,6 +7,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/ir_common.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "test_support.hpp"
 
@@ -60,7 +61,7 @@ int check_golden_every_strategy(const std::string& kind) {
 
 TEST_CASE("golden files of every shipped spec and strategy") {
   const int compared = check_golden_every_strategy("stencil");
-  if (!update_golden()) CHECK(compared >= 20);  // 5 stencil specs x 4 strategies
+  if (!update_golden()) CHECK(compared >= 34);  // 5 stencil specs x 5 strategies, the heavy specs' 3 + 4 + 2
 }
 
 TEST_CASE("golden files of every shipped scan spec") {
@@ -172,8 +173,8 @@ TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bou
   // A march tunable: other strategies refuse it.
   TunableChoice rolling = s.choose({"strategy=rolling"});
   rolling["ring_ahead"] = 2LL;
-  CHECK_THROWS_WITH_AS(plan_stencil(s, rolling), doctest::Contains("only the march strategy has it"), SpecError);
-  CHECK_THROWS_WITH_AS(s.choose({"strategy=rolling", "ring_ahead=2"}), doctest::Contains("--set ring_ahead=2: only the march strategy has ring_ahead"),
+  CHECK_THROWS_WITH_AS(plan_stencil(s, rolling), doctest::Contains("only the march and stage strategies have it"), SpecError);
+  CHECK_THROWS_WITH_AS(s.choose({"strategy=rolling", "ring_ahead=2"}), doctest::Contains("--set ring_ahead=2: only the march and stage strategies have ring_ahead"),
                        UsageError);
   // Four inputs of radius 3 in 2x4 points a thread: more than any GPU's block may have.
   const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
@@ -191,6 +192,77 @@ TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bou
   const auto b = generate(s, s.choose({"min_blocks=3"}));
   CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8(") != std::string::npos);
   CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8_clamped(") != std::string::npos);
+}
+
+TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chosen by the footprint") {
+  // continuity3d: each input's ring has 2 rz + 1 + 2 slots of (32 + 2 rx) x
+  // (4 * 2 + 2 ry) values: lnrho reaches 3 along every axis, ux along x
+  // only, uy along y, uz along z.
+  const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  const StencilPlan p = plan_stencil(c, c.choose({"strategy=stage", "block_x=32", "block_y=4", "rows_y=2", "ring_ahead=2", "points_per_thread=16"}));
+  CHECK(p.strategy == StencilStrategy::Stage);
+  CHECK(p.dynamic_shared_bytes == (38 * 14 * 9 + 38 * 8 * 3 + 32 * 14 * 3 + 32 * 8 * 9) * 8);
+  CHECK(p.shared_bytes == 0);
+  CHECK(p.ring_slots() == 0);  // the march's ring constant stays 0
+  CHECK(p.launch({67, 45, 33}).grid == std::array<unsigned, 3>{3, 6, 3});  // 67 / 32, 45 / 8, 33 / 16
+  const auto g = generate(c, c.choose({"strategy=stage", "ring_ahead=2"}));
+  CHECK(g.source.find("#include \"gpen/stencil_stage.cuh\"") != std::string::npos);
+  CHECK(g.source.find("kRingAhead = 2;") != std::string::npos);
+  CHECK(g.source.find("\"the staged planes' shared memory as planned\"") != std::string::npos);
+  // The velocity of the induction equation is read at the point: its
+  // planes have no halo and no z neighbours (one slot and the ring's).
+  const Spec ind = load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json");
+  const StencilPlan pi = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1"}));
+  CHECK(pi.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1)) * 8);
+
+  // Seven inputs of radius 3 in 32x8 points: more than a block may have.
+  const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/mhd_iso3d.json");
+  try {
+    plan_stencil(m, m.choose({"rows_y=2", "ring_ahead=1", "block_x=32", "block_y=4"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("the stage strategy's planes need 238336 bytes of shared memory with block 32x4, 2 rows a thread and ring_ahead 1") !=
+          std::string::npos);
+    CHECK(e.detail().expected == "at most 232448 bytes: a smaller block, rows_y or ring_ahead");
+    CHECK(e.detail().pointer == "/tunables");
+  }
+  // The default strategy follows the footprint: the fused specs read more
+  // than 128 distinct values a point and stage them, one row a thread, one
+  // plane ahead, 32 planes a block; the single operators and continuity3d
+  // march.
+  for (const char* heavy : {"momentum_visc3d", "induction3d", "mhd_iso3d"}) {
+    CAPTURE(heavy);
+    const Spec h = load_spec(gpen::test::source_dir() + "/specs/stencil/" + heavy + ".json");
+    const TunableChoice d = h.choose();
+    CHECK(to_string(d.at("strategy")) == "stage");
+    CHECK(tunable_int(d, "rows_y") == 1);
+    CHECK(tunable_int(d, "ring_ahead") == 1);
+    CHECK(tunable_int(d, "points_per_thread") == 32);
+  }
+  CHECK(to_string(c.choose().at("strategy")) == "march");
+  CHECK(tunable_int(c.choose(), "rows_y") == 2);
+}
+
+TEST_CASE("a tunable of several strategies: listed, kept and refused by name") {
+  CHECK(strategy_listed("march, stage", "stage"));
+  CHECK(strategy_listed("march, stage", "march"));
+  CHECK(strategy_listed("march", "march"));
+  CHECK_FALSE(strategy_listed("march, stage", "tile"));
+  CHECK_FALSE(strategy_listed("march, stage", "mar"));
+  CHECK_FALSE(strategy_listed("march", "march, stage"));
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json");
+  // rows_y and ring_ahead: the stage strategy keeps them, the tile takes their plain values.
+  const TunableChoice st = s.choose({"strategy=stage", "rows_y=4", "ring_ahead=3"});
+  CHECK(plan_stencil(s, st).rows_y == 4);
+  CHECK(plan_stencil(s, st).ring_ahead == 3);
+  const TunableChoice tile = s.choose({"strategy=tile"});
+  CHECK(tunable_int(tile, "rows_y") == 1);
+  CHECK(tunable_int(tile, "ring_ahead") == 0);
+  // vector_x is the march's alone.
+  CHECK_THROWS_WITH_AS(s.choose({"strategy=stage", "vector_x=2"}), doctest::Contains("--set vector_x=2: only the march strategy has vector_x"), UsageError);
+  CHECK_THROWS_WITH_AS(s.choose({"strategy=tile", "rows_y=2"}),
+                       doctest::Contains("only the march and stage strategies have rows_y, and the strategy is tile (--set strategy=tile); expected rows_y = 1, or strategy march or stage"),
+                       UsageError);
 }
 
 TEST_CASE("plan refuses tiles beyond the static shared-memory limit") {

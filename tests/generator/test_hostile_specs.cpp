@@ -120,7 +120,7 @@ TEST_CASE("names, constraints and --set values never reach the unit as text") {
   CHECK(without_hash(generate(plain, plain.choose()).source) == without_hash(generate(constrained, constrained.choose()).source));
   // --set takes listed values only, and its text reaches the message escaped.
   CHECK_THROWS_WITH_AS(plain.choose({"strategy=march\n#define x 1"}),
-                       "--set strategy=march\\n#define x 1: march\\n#define x 1 is not an allowed value of strategy; allowed: direct, march, tile, rolling",
+                       "--set strategy=march\\n#define x 1: march\\n#define x 1 is not an allowed value of strategy; allowed: direct, march, tile, rolling, stage",
                        UsageError);
 
 }

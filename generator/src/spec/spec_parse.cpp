@@ -54,6 +54,7 @@ class SpecParser final : public SpecReading {
     diag.unit([&] { parts(); });
     diag.throw_if_any();
     if (shape().expressions) unused();
+    if (shape().ghost_reach) spec.parsed_footprint = spec.footprint();  // the kinds whose reads reach into ghost zones
     return std::move(spec);
   }
 
@@ -435,6 +436,7 @@ const TunableDecl* Spec::find_tunable(const std::string& n) const {
   return nullptr;
 }
 Footprint Spec::footprint() const {
+  if (parsed_footprint) return *parsed_footprint;
   Footprint fp(inputs().size(), {0, 0, 0});
   for (const auto& o : outputs) accumulate_footprint(*o.ir, fp);
   return fp;

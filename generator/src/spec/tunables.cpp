@@ -33,6 +33,32 @@ TunableValue read_value(const TunableOffer& b, const nlohmann::json& j, const st
   return j.get<long long>();
 }
 
+// The strategies of a list ("march, stage") one by one.
+std::vector<std::string> listed(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    std::size_t b = at, e = comma;
+    while (b < e && list[b] == ' ') ++b;
+    while (e > b && list[e - 1] == ' ') --e;
+    out.push_back(list.substr(b, e - b));
+    at = comma + 1;
+  }
+  return out;
+}
+
+// "the march strategy has", "the march and stage strategies have".
+std::string owners(const std::string& list) {
+  const auto s = listed(list);
+  if (s.size() == 1) return "the " + s[0] + " strategy has";
+  return fmt::format("the {} and {} strategies have", fmt::join(s.begin(), s.end() - 1, ", "), s.back());
+}
+
+// "march", "march or stage".
+std::string alternatives(const std::string& list) { return fmt::format("{}", fmt::join(listed(list), " or ")); }
+
+
 }  // namespace
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
@@ -121,15 +147,24 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
   for (const auto& t : tunables) {
     if (t.only_with_strategy.empty() || !c.count("strategy")) continue;
     const std::string strategy = to_string(c.at("strategy"));
-    if (strategy == t.only_with_strategy) continue;
+    if (t.belongs_to(strategy)) continue;
     const auto by = set_by.find(t.name);
     if (by == set_by.end()) c[t.name] = t.plain;
     else if (c.at(t.name) != t.plain)
-      throw UsageError(fmt::format("--set {}: only the {} strategy has {}, and the strategy is {}{}; expected {} = {}, or strategy {}", by->second,
-                                   t.only_with_strategy, t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
-                                   t.name, to_string(t.plain), t.only_with_strategy));
+      throw UsageError(fmt::format("--set {}: only {} {}, and the strategy is {}{}; expected {} = {}, or strategy {}", by->second,
+                                   owners(t.only_with_strategy), t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
+                                   t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
   }
   return c;
+}
+
+bool strategy_listed(const std::string& list, const std::string& strategy) {
+  const auto s = listed(list);
+  return std::find(s.begin(), s.end(), strategy) != s.end();
+}
+
+bool TunableDecl::belongs_to(const std::string& strategy) const {
+  return only_with_strategy.empty() || strategy_listed(only_with_strategy, strategy);
 }
 
 void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
@@ -139,11 +174,11 @@ void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
   for (const auto& t : spec.tunables) {
     const auto v = choice.find(t.name);
     if (t.only_with_strategy.empty() || v == choice.end()) continue;
-    if (strategy != t.only_with_strategy && v->second != t.plain)
+    if (!t.belongs_to(strategy) && v->second != t.plain)
       spec.source->fail(t.pointer,
-                        fmt::format("{} = {} with strategy {}: only the {} strategy has it", t.name, to_string(v->second), strategy, t.only_with_strategy),
-                        fmt::format("{} = {}, or strategy {}", t.name, to_string(t.plain), t.only_with_strategy));
-    if (strategy == t.only_with_strategy && !std::count(t.values.begin(), t.values.end(), v->second)) {
+                        fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v->second), strategy, owners(t.only_with_strategy)),
+                        fmt::format("{} = {}, or strategy {}", t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
+    if (t.belongs_to(strategy) && !std::count(t.values.begin(), t.values.end(), v->second)) {
       std::vector<std::string> vals;
       for (const auto& x : t.values) vals.push_back(to_string(x));
       spec.source->fail(t.pointer, fmt::format("{} = {} with strategy {}: not one of its values", t.name, to_string(v->second), strategy),

@@ -80,11 +80,19 @@ struct TunableDecl {
   std::vector<TunableValue> values;  // allowed, in the spec's order
   TunableValue default_value;
   std::string pointer;
-  // Set for tunables that one strategy alone has (march's vector_x): with
-  // any other strategy the tunable takes `plain` unless set explicitly.
+  // Set for tunables that some strategies alone have (march's vector_x;
+  // "march, stage" for rows_y): with any other strategy the tunable takes
+  // `plain` unless set explicitly.
   std::string only_with_strategy;
   TunableValue plain;
+
+  // Whether `strategy` has this tunable (every strategy has it where
+  // only_with_strategy is empty).
+  bool belongs_to(const std::string& strategy) const;
 };
+
+// Whether `strategy` is one of `list` ("march" or "march, stage").
+bool strategy_listed(const std::string& list, const std::string& strategy);
 
 // "block_x * block_y <= 512": see constraints.hpp.
 struct ConstraintDecl {
@@ -210,6 +218,10 @@ struct Spec {
   const FieldDecl* find_field(const std::string& n) const;
   const TunableDecl* find_tunable(const std::string& n) const;
   Footprint footprint() const;  // per input slot, user axes
+  // The footprint as parsing found it, for the kinds whose reads reach into
+  // ghost zones: plans ask for it per variant, and a fused spec's IR has
+  // thousands of reads (empty otherwise: footprint() walks the IR).
+  std::optional<Footprint> parsed_footprint;
 
   // Defaults, then each "name=value" override (a --set); throws UsageError
   // naming the override when it is no name=value, names no tunable, gives a

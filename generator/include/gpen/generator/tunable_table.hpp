@@ -25,7 +25,7 @@ struct TunableRow {
   const char* name;
   const char* doc;       // one line: what it changes
   const char* binding;   // its constant in the generated Bindings, e.g. "kBlockX"; "" when only the host uses it
-  const char* strategy;  // the strategy that has it; "" for every strategy
+  const char* strategy;  // the strategies that have it ("march, stage"); "" for every strategy
   std::variant<std::monostate, int Plan::*, bool Plan::*> member;  // monostate: the strategy
 };
 
@@ -35,7 +35,7 @@ template <class Plan>
 void fill_plan(const std::vector<TunableRow<Plan>>& rows, const TunableChoice& choice, Plan& plan) {
   const auto strategy = choice.find(kStrategyTunable);
   for (const auto& r : rows) {
-    if (*r.strategy && (strategy == choice.end() || to_string(strategy->second) != r.strategy)) continue;
+    if (*r.strategy && (strategy == choice.end() || !strategy_listed(r.strategy, to_string(strategy->second)))) continue;
     if (std::holds_alternative<std::monostate>(r.member)) continue;
     const auto v = choice.find(r.name);
     GPEN_INTERNAL_CHECK(v != choice.end() && std::holds_alternative<long long>(v->second), std::string("no integer tunable ") + r.name + " in the choice");
