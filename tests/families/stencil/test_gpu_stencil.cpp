@@ -126,7 +126,7 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
   for (const auto& path : gpen::test::shipped_specs("stencil"))
     for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
       const Spec s = load_spec(path, dt);
-      for (const char* cfg : {"0 1 1 32 4", "1 2 8 64 2", "2 1 32 32 2", "3 4 8 32 1"}) {
+      for (const char* cfg : {"0 1 1 32 4", "1 2 8 32 2", "2 1 32 32 2", "3 4 8 32 1", "1 1 8 64 1"}) {
         int ahead, y, ppt, bx, by;
         std::sscanf(cfg, "%d %d %d %d %d", &ahead, &y, &ppt, &bx, &by);
         if (s.dims < 3) y = by = 1;
