@@ -70,7 +70,7 @@ StencilKernel::StencilKernel(const Spec& spec, Variant variant, const Context& c
     const int limit = ctx.info().max_shared_per_block_optin;
     if (ring > static_cast<std::size_t>(limit))
       throw std::runtime_error(fmt::format("spec '{}' ({}): the {} strategy's planes need {} bytes of shared memory a block, this GPU allows {}; "
-                                           "use a smaller ring_ahead, block or vector_x * rows_y",
+                                           "use a smaller ring_ahead, block, vector_x or rows_y",
                                            spec.name, describe(spec.tunables, source_.choice), to_string(plan().strategy), ring, limit));
     GPEN_CU(cuFuncSetAttribute(function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(ring)),
             fmt::format("allowing {} bytes of dynamic shared memory to {} of spec '{}'", ring, source_.name, spec.name));

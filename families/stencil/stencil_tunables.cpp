@@ -60,7 +60,8 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // "sixth session"); 0 may suit a time loop whose next kernel reads the
   // output from the L2.
   b.push_back(offer(row_of(t, &StencilPlan::stream_stores), {0LL, 1LL}, 1, 0, 1));
-  // The ring: families/stencil/device/stencil_ring.cuh; 0 reads through the L1.
+  // The march's ring (families/stencil/device/stencil_ring.cuh; 0 reads
+  // through the L1) and the stage's planes in flight (stencil_stage.cuh).
   b.push_back(offer(row_of(t, &StencilPlan::ring_ahead), {0LL, 1LL, 2LL, 3LL, 4LL}, heavy ? 1 : 0, 0, 16));
   // The ring's shared memory may allow fewer blocks an SM than registers do.
   b.push_back(offer(row_of(t, &StencilPlan::min_blocks), {0LL, 1LL, 2LL, 3LL, 4LL}, 0, 0, 32));

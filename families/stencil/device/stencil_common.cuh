@@ -8,9 +8,9 @@
 //   using real;                        float or double
 //   kNumIn, kNumOut, kNumParams;       fields and params
 //   kBlockX, kBlockY, kPointsPerThread tunables
-//   kVectorX, kRowsY, kUnrollZ         points a thread owns along x, y; z loop unrolled (march)
-//   kStreamStores                      outputs stored evict-first (march)
-//   kRingAhead, kRingSlots             march: planes copied ahead into a shared-memory ring, its slots (0: none)
+//   kVectorX, kRowsY, kUnrollZ         points a thread owns along x (march), y (march, stage); z loop unrolled (march)
+//   kStreamStores                      outputs stored evict-first (march, stage)
+//   kRingAhead, kRingSlots             planes copied ahead into shared memory (march, stage); the march's ring slots (0: none)
 //   kInGhost[kNumIn][3], kOutGhost[kNumOut][3]   ghost widths per kernel axis
 //   kRadius[kNumIn][3]                 how far the outputs reach into each input
 //   kMaxRadiusZ                        the largest kRadius[f][2]

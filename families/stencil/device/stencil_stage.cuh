@@ -20,9 +20,9 @@
 // the outputs of plane k. With D = 0 the copies of plane k + rz are waited
 // for at once, behind a second barrier.
 //
-// Cells of a tile outside the array (a block past nx or ny) are not copied:
-// only threads that compute nothing read them. Threads past the interior
-// still copy and pass the barriers.
+// Cells of a tile outside the array (a block past nx or ny) are not copied,
+// and nothing reads them: a stored point's reads stay within its ghost
+// zones. Threads past the interior still copy and pass the barriers.
 // Dynamic shared memory: every input's ring (stage_values<B>() values).
 // Grid: (ceil(nx / kBlockX), ceil(ny / (kBlockY kRowsY)), ceil(nz / kPointsPerThread)).
 #pragma once
@@ -99,7 +99,7 @@ template <class B>
 __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   using real = typename B::real;
   constexpr int Y = B::kRowsY, D = B::kRingAhead;
-  constexpr int kSlots = B::kNumIn > 0 ? B::kNumIn : 1;
+  constexpr int kInputs = B::kNumIn > 0 ? B::kNumIn : 1;  // zslot's length
   extern __shared__ __align__(16) unsigned char gpen_stage_bytes[];
   real* ring = reinterpret_cast<real*>(gpen_stage_bytes);
 
@@ -154,7 +154,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       __syncthreads();
     }
     if (active) {
-      int zslot[kSlots];  // each input's slot of plane k
+      int zslot[kInputs];  // each input's slot of plane k
       for_each_index<B::kNumIn>([&](auto f) {
         constexpr int F = decltype(f)::value;
         zslot[F] = (s + StageTile<B, F>::RZ) % StageTile<B, F>::kSlots;

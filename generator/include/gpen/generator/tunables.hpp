@@ -15,9 +15,9 @@ namespace gpen {
 // key and tunable with a disallowed value, and goes on with the next.
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag);
 
-// The plans' check of a strategy's own tunables (TunableDecl::
+// The plans' check of the tunables some strategies alone have (TunableDecl::
 // only_with_strategy): under another strategy such a tunable must hold its
-// plain value (it would be ignored), under its own one of its values.
+// plain value (it would be ignored), under one of its own one of its values.
 // Throws SpecError at the tunable's pointer.
 void check_strategy_tunables(const Spec& spec, const TunableChoice& choice);
 
