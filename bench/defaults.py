@@ -26,14 +26,21 @@ def size_of(spec):
     return {3: "512", 2: "8192", 1: "134217728"}[dims]
 
 
-def run(gpen, path, size):
-    out = subprocess.run([gpen, "run", str(path), "--size", size, "--no-tuned", "--repeat", "20", "--json"],
-                         capture_output=True, text=True, timeout=300)
+def gpen_run(gpen, path, size, args):
+    """`gpen run PATH --size SIZE ARGS... --json` as a gpen.run/1 document;
+    RuntimeError with gpen's message when it printed none (a refused
+    variant prints gpen.error/1)."""
+    out = subprocess.run([gpen, "run", str(path), "--size", size, *args, "--json"], capture_output=True, text=True, timeout=300)
     if not out.stdout.strip():
         raise RuntimeError(f"{gpen} run {path} --size {size}: exit {out.returncode}: {out.stderr[-500:]}")
     doc = json.loads(out.stdout)
     if doc.get("schema", "gpen.run/1") != "gpen.run/1":
         raise RuntimeError(f"{path}: {doc.get('message', doc)}")
+    return doc
+
+
+def run(gpen, path, size):
+    doc = gpen_run(gpen, path, size, ["--no-tuned", "--repeat", "20"])
     # gpen before gpen.run/1 (session 16) printed no schema and no pct_rsqrt.
     if "pairs_per_s" in doc and "pct_rsqrt" not in doc:
         doc["pct_rsqrt"] = 100 * doc["pairs_per_s"] / doc["rsqrt_bound_per_s"]

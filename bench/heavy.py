@@ -10,9 +10,9 @@ the empty line is the spec's default. Every variant is verified at an odd
 size (--verify-size) and timed at each of --sizes; the default variant also
 at each of --large. Prints a Markdown table on stdout, progress on stderr."""
 import argparse
-import json
-import subprocess
 import sys
+
+from defaults import gpen_run
 
 DEFAULT_VARIANTS = [
     "",
@@ -25,19 +25,16 @@ DEFAULT_VARIANTS = [
 
 
 def run(gpen, spec, dtype, size, variant, verify):
-    cmd = [gpen, "run", spec, "--size", size, "--dtype", dtype, "--no-tuned", "--repeat", "10", "--json"]
+    """The gpen.run/1 document, or {"error": why} for a variant gpen refuses."""
+    args = ["--dtype", dtype, "--no-tuned", "--repeat", "10"]
     for s in variant.split():
-        cmd += ["--set", s]
+        args += ["--set", s]
     if verify:
-        cmd.append("--verify")
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        args.append("--verify")
     try:
-        doc = json.loads(out.stdout)
-    except json.JSONDecodeError:
-        return {"error": f"exit {out.returncode}: {out.stderr.strip()[-300:]}"}
-    if doc.get("schema") != "gpen.run/1":
-        return {"error": doc.get("message", "?")[:300]}
-    return doc
+        return gpen_run(gpen, spec, size, args)
+    except RuntimeError as e:
+        return {"error": str(e)[-300:]}
 
 
 def main():
