@@ -16,11 +16,12 @@ from defaults import gpen_run
 
 DEFAULT_VARIANTS = [
     "",
+    "mixed_passes=1",
     "strategy=direct",
-    "strategy=stage ring_ahead=1 rows_y=1 points_per_thread=32",
-    "strategy=stage ring_ahead=2 rows_y=1 points_per_thread=32",
-    "strategy=stage ring_ahead=1 rows_y=2 points_per_thread=32",
-    "strategy=stage ring_ahead=1 rows_y=1 block_y=8 points_per_thread=32",
+    "ring_ahead=2",
+    "rows_y=2",
+    "block_y=8",
+    "block_x=64 block_y=2",
 ]
 
 

@@ -8,7 +8,7 @@
 set(GPEN_FAMILY_GENERATOR_SOURCES
   registry.cpp common/utility_units.cpp
   pairwise/pairwise_decl.cpp scan/scan_decl.cpp sbp/sbp_decl.cpp
-  stencil/stencil_tunables.cpp stencil/stencil_plan.cpp stencil/stencil_codegen.cpp stencil/stencil_family.cpp
+  stencil/stencil_tunables.cpp stencil/stencil_mixed.cpp stencil/stencil_plan.cpp stencil/stencil_codegen.cpp stencil/stencil_family.cpp
   scan/scan_op.cpp scan/scan_tunables.cpp scan/scan_plan.cpp scan/scan_codegen.cpp scan/scan_family.cpp
   sbp/sbp_check.cpp sbp/sbp_tunables.cpp sbp/sbp_plan.cpp sbp/sbp_codegen.cpp sbp/sbp_family.cpp
   pairwise/pairwise_scope.cpp pairwise/pairwise_tunables.cpp pairwise/pairwise_plan.cpp pairwise/pairwise_codegen.cpp pairwise/pairwise_family.cpp)

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/stencil/stencil_mixed.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -36,6 +37,8 @@ LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
   return d;
 }
 
+std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
+
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   StencilPlan p;
   const std::string& s = tunable_string(choice, kStrategyTunable);
@@ -46,8 +49,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
                               : StencilStrategy::Rolling;
   fill_plan(stencil_tunable_rows(), choice, p);
   p.dims = spec.dims;
-  // 3-D: identity. 2-D: y is marched as the kernel's z. 1-D: x only.
-  p.kernel_axis = spec.dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2};
+  p.kernel_axis = stencil_kernel_axis(spec.dims);
   p.kernel_name = "gpen_" + spec.name;
   if (p.strategy == StencilStrategy::March && (p.vector_x > 1 || p.rows_y > 1)) p.clamped_kernel_name = p.kernel_name + "_clamped";
 
@@ -90,15 +92,26 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
     // Every input's ring: 2 rz + 1 + ring_ahead tiles of the block's points
     // with the x and y radius around them, corners included
     // (families/stencil/device/stencil_stage.cuh).
+    // With mixed_passes 2, then one plane per intermediate: the tile and
+    // its halos along x and y (stencil_mixed.hpp).
     std::size_t values = 0;
     for (const auto& r : p.radius)
       values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * (2 * r[2] + 1 + p.ring_ahead);
+    const std::size_t values_without_mids = values;
+    if (p.mixed_passes == 2) {
+      for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), p.kernel_axis).mids) {
+        p.mid_halo.push_back(g.halo);
+        values += static_cast<std::size_t>(p.block_x + 2 * g.halo[0]) * (p.block_y * p.rows_y + 2 * g.halo[1]);
+      }
+    }
     p.dynamic_shared_bytes = values * size_of(spec.dtype);
     if (p.dynamic_shared_bytes > kMaxDynamicShared) {
+      const std::string mids = p.mid_halo.empty() ? "" : fmt::format(" ({} of them for {} intermediate planes)", p.dynamic_shared_bytes - values_without_mids * size_of(spec.dtype), p.mid_halo.size());
       refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
-                     fmt::format("the stage strategy's planes need {} bytes of shared memory with block {}x{}, {} rows a thread and ring_ahead {}",
-                                 p.dynamic_shared_bytes, p.block_x, p.block_y, p.rows_y, p.ring_ahead),
-                     fmt::format("at most {} bytes: a smaller block, rows_y or ring_ahead", kMaxDynamicShared));
+                     fmt::format("the stage strategy's planes need {} bytes of shared memory{} with block {}x{}, {} rows a thread and ring_ahead {}",
+                                 p.dynamic_shared_bytes, mids, p.block_x, p.block_y, p.rows_y, p.ring_ahead),
+                     fmt::format("at most {} bytes: a smaller block, rows_y or ring_ahead{}", kMaxDynamicShared,
+                                 values_without_mids * size_of(spec.dtype) <= kMaxDynamicShared ? ", or mixed_passes 1" : ""));
     }
   } else if (p.ring_ahead > 0) {
     // Every input's tile (the block's points, the x radius rounded up to

@@ -31,12 +31,16 @@ struct StencilPlan {
   bool stream_stores = false;    // march, stage: outputs stored evict-first
   int min_blocks = 0;            // march: __launch_bounds__(threads, min_blocks), 0: none
   int ring_ahead = 0;            // march, stage: planes copied this many steps ahead into shared memory (march: 0 is no ring)
+  int mixed_passes = 1;          // stage: 2, mixed derivatives through intermediate planes (stencil_mixed.hpp)
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
   std::vector<std::array<int, 3>> radius;     // per input slot, kernel axes
   std::vector<std::array<int, 3>> out_ghost;  // per output slot, kernel axes
   int max_radius_z = 0;
+  // stage, mixed_passes 2: each intermediate plane's halo along kernel x
+  // and y (split_mixed_derivatives' intermediates, in its order).
+  std::vector<std::array<int, 2>> mid_halo;
   std::size_t shared_bytes = 0;  // static shared memory of one block
   std::size_t dynamic_shared_bytes = 0;  // dynamic shared memory of one block (the march's ring, the stage's planes)
   std::string kernel_name;
@@ -51,6 +55,10 @@ struct StencilPlan {
   std::array<long long, 3> kernel_extent(const std::array<long long, 3>& user) const;
   LaunchDims launch(const std::array<long long, 3>& user) const;
 };
+
+// User axis -> kernel axis for arrays of `dims` dimensions: 3-D identity;
+// 2-D marches y as the kernel's z; 1-D has x only.
+std::array<int, 3> stencil_kernel_axis(int dims);
 
 // The family's tunables, one row each (tunable_table.hpp); the plan is
 // filled from them.

@@ -1,6 +1,7 @@
 // The stencil family's tunables: its table and what a spec of given
 // dimensions may choose.
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/stencil/stencil_mixed.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/ir_common.hpp"
 
@@ -17,6 +18,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"unroll_z", "1: the march along z fully unrolled", "kUnrollZ", "march", &StencilPlan::unroll_z},
       {"stream_stores", "1: outputs stored evict-first, leaving the L2 to the inputs", "kStreamStores", "march, stage", &StencilPlan::stream_stores},
       {"ring_ahead", "planes copied ahead by cp.async into shared memory (march: 0 is no ring)", "kRingAhead", "march, stage", &StencilPlan::ring_ahead},
+      {"mixed_passes", "2: mixed derivatives as two passes through intermediate planes of the block; 1: every product read from the planes", "", "stage", &StencilPlan::mixed_passes},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
   };
   return rows;
@@ -63,6 +65,12 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // The march's ring (families/stencil/device/stencil_ring.cuh; 0 reads
   // through the L1) and the stage's planes in flight (stencil_stage.cuh).
   b.push_back(offer(row_of(t, &StencilPlan::ring_ahead), {0LL, 1LL, 2LL, 3LL, 4LL}, heavy ? 1 : 0, 0, 16));
+  // Two passes where the stage strategy would split something; a spec
+  // without mixed derivatives has nothing to choose.
+  if (split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), stencil_kernel_axis(spec.dims)).mids.empty())
+    b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL}, 1, 1, 1, 1));
+  else
+    b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL, 2LL}, 2, 1, 2, 1));
   // The ring's shared memory may allow fewer blocks an SM than registers do.
   b.push_back(offer(row_of(t, &StencilPlan::min_blocks), {0LL, 1LL, 2LL, 3LL, 4LL}, 0, 0, 32));
   return b;

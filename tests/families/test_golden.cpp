@@ -213,18 +213,33 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   // planes have no halo and no z neighbours (one slot and the ring's).
   const Spec ind = load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json");
   const StencilPlan pi = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1"}));
-  CHECK(pi.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1)) * 8);
+  // Its mixed derivatives in two passes (the default): five intermediate
+  // planes, three read along x (38 x 4), one along y (32 x 10), one along
+  // both (38 x 10).
+  CHECK(pi.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + 3 * 38 * 4 + 32 * 10 + 38 * 10) * 8);
+  CHECK(pi.mid_halo.size() == 5);
+  CHECK(plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "mixed_passes=1"})).dynamic_shared_bytes ==
+        (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1)) * 8);
 
   // Seven inputs of radius 3 in 32x8 points: more than a block may have.
   const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/mhd_iso3d.json");
   try {
-    plan_stencil(m, m.choose({"rows_y=2", "ring_ahead=1", "block_x=32", "block_y=4"}));
+    plan_stencil(m, m.choose({"rows_y=2", "ring_ahead=1", "block_x=32", "block_y=4", "mixed_passes=1"}));
     FAIL("no error");
   } catch (const SpecError& e) {
     CHECK(e.detail().message.find("the stage strategy's planes need 238336 bytes of shared memory with block 32x4, 2 rows a thread and ring_ahead 1") !=
           std::string::npos);
     CHECK(e.detail().expected == "at most 232448 bytes: a smaller block, rows_y or ring_ahead");
     CHECK(e.detail().pointer == "/tunables");
+  }
+  // The intermediates' share is named, and mixed_passes 1 offered where it fits.
+  const Spec mom = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  try {
+    plan_stencil(mom, mom.choose({"rows_y=1", "ring_ahead=3", "block_x=64", "block_y=4"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("need 241440 bytes of shared memory (17440 of them for 5 intermediate planes) with block 64x4") != std::string::npos);
+    CHECK(e.detail().expected == "at most 232448 bytes: a smaller block, rows_y or ring_ahead, or mixed_passes 1");
   }
   // The default strategy follows the footprint: the fused specs read more
   // than 128 distinct values a point and stage them, one row a thread, one

@@ -20,10 +20,17 @@
 // the outputs of plane k. With D = 0 the copies of plane k + rz are waited
 // for at once, behind a second barrier.
 //
+// Mixed derivatives in two passes (B::kNumMid > 0; mixed_passes 2, see
+// families/stencil/stencil_mixed.hpp): before the outputs of plane k the
+// block computes each intermediate (D1(u, y) of D1(D1(u, y), x), say) on its
+// tile and the halo the outputs read it at, into a plane of its own, behind
+// one more barrier; compute() reads it with in.mid<G, DX, DY, 0>().
+//
 // Cells of a tile outside the array (a block past nx or ny) are not copied,
 // and nothing reads them: a stored point's reads stay within its ghost
 // zones. Threads past the interior still copy and pass the barriers.
-// Dynamic shared memory: every input's ring (stage_values<B>() values).
+// Dynamic shared memory: every input's ring and every intermediate's plane
+// (stage_values<B>() values).
 // Grid: (ceil(nx / kBlockX), ceil(ny / (kBlockY kRowsY)), ceil(nz / kPointsPerThread)).
 #pragma once
 
@@ -48,9 +55,57 @@ struct StageTile {
 };
 
 template <class B>
-__host__ __device__ constexpr int stage_values() {
+__host__ __device__ constexpr int stage_ring_values() {
   if constexpr (B::kNumIn == 0) return 0;
   else return StageTile<B, B::kNumIn - 1>::offset() + StageTile<B, B::kNumIn - 1>::kSlots * StageTile<B, B::kNumIn - 1>::kPlane;
+}
+
+// Intermediate G's plane (mixed derivatives in two passes): the tile and
+// HX, HY points beyond it along x and y. Only its cross is computed, the
+// tile's rows at full width and HY rows above and below the tile's columns:
+// a point reads an intermediate along one axis, x or y.
+template <class B, int G>
+struct MidTile {
+  static constexpr int TX = B::kBlockX, TY = B::kBlockY * B::kRowsY;
+  static constexpr int HX = B::kMidHalo[G][0], HY = B::kMidHalo[G][1];
+  static constexpr int W = TX + 2 * HX, H = TY + 2 * HY;
+  static constexpr int kPlane = W * H;
+  static constexpr int kCells = TY * W + 2 * HY * TX;
+  // Values before the plane (every ring, intermediates 0 .. G-1), and cells
+  // of the intermediates before G (the block computes them in one loop).
+  static __host__ __device__ constexpr int offset() {
+    if constexpr (G == 0) return stage_ring_values<B>();
+    else return MidTile<B, G - 1>::offset() + MidTile<B, G - 1>::kPlane;
+  }
+  static __host__ __device__ constexpr int first_cell() {
+    if constexpr (G == 0) return 0;
+    else return MidTile<B, G - 1>::first_cell() + MidTile<B, G - 1>::kCells;
+  }
+  // Column c and row r in the plane of the cross's cell u.
+  static __device__ __forceinline__ void cell(int u, int& c, int& r) {
+    if (u < TY * W) {
+      const int row = u / W;
+      c = u - row * W;
+      r = HY + row;
+    } else {
+      const int v = u - TY * W, band = v / TX;
+      c = HX + v - band * TX;
+      r = band < HY ? band : band + TY;
+    }
+  }
+};
+
+template <class B>
+__host__ __device__ constexpr int stage_mid_cells() {
+  if constexpr (B::kNumMid == 0) return 0;
+  else return MidTile<B, B::kNumMid - 1>::first_cell() + MidTile<B, B::kNumMid - 1>::kCells;
+}
+
+// Every input's ring, then every intermediate's plane.
+template <class B>
+__host__ __device__ constexpr int stage_values() {
+  if constexpr (B::kNumMid == 0) return stage_ring_values<B>();
+  else return MidTile<B, B::kNumMid - 1>::offset() + MidTile<B, B::kNumMid - 1>::kPlane;
 }
 
 // The block's copies of plane p of input F into `slot`: cells (c, r) of the
@@ -75,23 +130,33 @@ __device__ __forceinline__ void stage_copy(typename B::real* slot, const Stencil
   }
 }
 
-// Input values around the thread's point in row PY of its rows, plane k:
-// `ring` holds every input's slots, `zslot[F]` is input F's slot of plane k.
+// Input values around point (cx, cy) of the tile (0 .. TX-1, 0 .. TY-1;
+// beyond for an intermediate's halo), plane k: `ring` holds every input's
+// slots and the intermediates, `zslot[F]` is input F's slot of plane k.
 // Shared-memory addresses are 32-bit offsets from `ring`, computed per read
-// from constants and the thread's index: no pointer a field and plane stays
-// live in registers.
-template <class B, int PY>
+// from constants and the point: no pointer a field and plane stays live in
+// registers.
+template <class B>
 struct StageReader {
   const typename B::real* ring;
   const int (&zslot)[B::kNumIn > 0 ? B::kNumIn : 1];
+  int cx, cy;
   template <int F, int DX, int DY, int DZ>
   __device__ __forceinline__ typename B::real at() const {
     using T = StageTile<B, F>;
     int slot = zslot[F] + DZ;  // of plane k + DZ, |DZ| <= RZ < kSlots
     if constexpr (DZ > 0) slot = slot >= T::kSlots ? slot - T::kSlots : slot;
     if constexpr (DZ < 0) slot = slot < 0 ? slot + T::kSlots : slot;
-    const int own = (T::RY + threadIdx.y * B::kRowsY + PY + DY) * T::W + T::RX + threadIdx.x + DX;
+    const int own = (T::RY + cy + DY) * T::W + T::RX + cx + DX;
     return ring[T::offset() + slot * T::kPlane + own];
+  }
+  // Intermediate G of plane k, read along x or y within its halo.
+  template <int G, int DX, int DY, int DZ>
+  __device__ __forceinline__ typename B::real mid() const {
+    using M = MidTile<B, G>;
+    static_assert(DZ == 0 && (DX == 0 || DY == 0) && -M::HX <= DX && DX <= M::HX && -M::HY <= DY && DY <= M::HY,
+                  "an intermediate is read in its plane's cross");
+    return ring[M::offset() + (M::HY + cy + DY) * M::W + M::HX + cx + DX];
   }
 };
 
@@ -108,6 +173,8 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   const int k0 = blockIdx.z * B::kPointsPerThread;
   const int k1 = min(k0 + B::kPointsPerThread, a.n.nz);
   const bool active = i < a.n.nx && j0 < a.n.ny;
+  constexpr int kThreads = B::kBlockX * B::kBlockY;
+  const int tid = threadIdx.y * B::kBlockX + threadIdx.x;
 
   // Input F's slot of plane k0 + s - RZ .. (step s reads s - RZ .. s + RZ).
   auto slot = [&](auto f, int s) {
@@ -153,18 +220,38 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       arch::copy_async_wait<0>();
       __syncthreads();
     }
+    int zslot[kInputs];  // each input's slot of plane k
+    for_each_index<B::kNumIn>([&](auto f) {
+      constexpr int F = decltype(f)::value;
+      zslot[F] = (s + StageTile<B, F>::RZ) % StageTile<B, F>::kSlots;
+    });
+    if constexpr (B::kNumMid > 0) {
+      // The intermediates of plane k, then a barrier before they are read
+      // (the next step's first barrier keeps them until every thread has).
+      // Cells whose reads would leave the copied tile (past the array's
+      // ghosts) are not computed: no stored point reads them.
+      for (int t = tid; t < stage_mid_cells<B>(); t += kThreads) {
+        for_each_index<B::kNumMid>([&](auto g) {
+          constexpr int G = decltype(g)::value;
+          using M = MidTile<B, G>;
+          const int u = t - M::first_cell();
+          if (u >= 0 && u < M::kCells) {
+            int c, r;
+            M::cell(u, c, r);
+            if (I0 - M::HX + c < a.n.nx + M::HX && J0 - M::HY + r < a.n.ny + M::HY)
+              ring[M::offset() + r * M::W + c] = B::template mid<G>(StageReader<B>{ring, zslot, c - M::HX, r - M::HY});
+          }
+        });
+      }
+      __syncthreads();
+    }
     if (active) {
-      int zslot[kInputs];  // each input's slot of plane k
-      for_each_index<B::kNumIn>([&](auto f) {
-        constexpr int F = decltype(f)::value;
-        zslot[F] = (s + StageTile<B, F>::RZ) % StageTile<B, F>::kSlots;
-      });
       for_each_index<Y>([&](auto py) {
         constexpr int PY = decltype(py)::value;
         // Rows past the interior (ny not a multiple of the tile) are not computed.
         if (j0 + PY < a.n.ny) {
           real v[B::kNumOut];
-          B::compute(StageReader<B, PY>{ring, zslot}, a.params, v);
+          B::compute(StageReader<B>{ring, zslot, static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y) * Y + PY}, a.params, v);
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;
             real* at = a.out[O] + OutGeometry<B, O>::at(a.n, i, j0 + PY, k);

@@ -113,7 +113,10 @@ std::string CudaPrinter::access(const Access& a) const {
   std::array<int, 3> k{0, 0, 0};
   for (int ax = 0; ax < 3; ++ax)
     if (a.off[ax] != 0) k[kernel_axis_[ax]] = a.off[ax];
-  return fmt::format("in.template at<f_{}, {}, {}, {}>()", spec_.inputs()[a.field]->name, k[0], k[1], k[2]);
+  const auto inputs = spec_.inputs();
+  if (a.field >= static_cast<int>(inputs.size()))
+    return fmt::format("in.template mid<{}, {}, {}, {}>()", a.field - static_cast<int>(inputs.size()), k[0], k[1], k[2]);
+  return fmt::format("in.template at<f_{}, {}, {}, {}>()", inputs[a.field]->name, k[0], k[1], k[2]);
 }
 
 std::string CudaPrinter::coefficient(const Rational& c) {

@@ -4,6 +4,7 @@
 // reason, and exits 77, which CTest reports as skipped.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cstdio>
+#include <tuple>
 
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
@@ -126,19 +127,62 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
   for (const auto& path : gpen::test::shipped_specs("stencil"))
     for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
       const Spec s = load_spec(path, dt);
-      for (const char* cfg : {"0 1 1 32 4", "1 2 8 32 2", "2 1 32 32 2", "3 4 8 32 1", "1 1 8 64 1"}) {
-        int ahead, y, ppt, bx, by;
-        std::sscanf(cfg, "%d %d %d %d %d", &ahead, &y, &ppt, &bx, &by);
+      // Specs with mixed derivatives that split: intermediates (mixed_passes
+      // 2, the default) in every configuration, and the products read from
+      // the planes in two of them.
+      const bool splits = s.find_tunable("mixed_passes")->values.size() > 1;
+      for (const char* cfg : {"0 1 1 32 4 1", "1 2 8 32 2 2", "2 1 32 32 2 1", "3 4 8 32 1 2", "1 1 8 64 1 2"}) {
+        int ahead, y, ppt, bx, by, passes;
+        std::sscanf(cfg, "%d %d %d %d %d %d", &ahead, &y, &ppt, &bx, &by, &passes);
         if (s.dims < 3) y = by = 1;
-        const std::vector<std::string> set = {"strategy=stage", "ring_ahead=" + std::to_string(ahead), "rows_y=" + std::to_string(y),
-                                              "points_per_thread=" + std::to_string(ppt), "block_x=" + std::to_string(bx),
-                                              "block_y=" + std::to_string(by)};
-        for (std::array<long long, 3> n : {std::array<long long, 3>{66, 45, 33}, {67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
-          if (s.dims == 2) n = {n[0], n[1], 1};
-          check_run(s, set, n);
+        for (int p : {2, passes}) {
+          if (p == 1 && !splits) continue;
+          const std::vector<std::string> set = {"strategy=stage", "ring_ahead=" + std::to_string(ahead), "rows_y=" + std::to_string(y),
+                                                "points_per_thread=" + std::to_string(ppt), "block_x=" + std::to_string(bx),
+                                                "block_y=" + std::to_string(by), "mixed_passes=" + std::to_string(splits ? p : 1)};
+          for (std::array<long long, 3> n : {std::array<long long, 3>{66, 45, 33}, {67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
+            if (s.dims == 2) n = {n[0], n[1], 1};
+            check_run(s, set, n);
+          }
+          if (p == passes) break;
         }
       }
     }
+}
+
+TEST_CASE("mixed derivatives in two passes: 2-D, both halos of one intermediate, rank 2, 4th order") {
+  // Inputs u, v of ghost 3; the intermediates' planes reach 3 points (2 in
+  // 4th order) beyond the tile along x, y or both.
+  auto spec = [](int dims, int order, const std::string& expr) {
+    return "{\"name\": \"mixed\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": " + std::to_string(dims) +
+           ", \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 3}, {\"name\": \"v\", \"role\": \"input\", \"ghost\": 3},"
+           " {\"name\": \"w\", \"role\": \"output\"}, {\"name\": \"q\", \"role\": \"output\"}],"
+           " \"operators\": [{\"name\": \"D1\", \"derivative\": 1, \"order\": " + std::to_string(order) +
+           "}, {\"name\": \"D2\", \"derivative\": 2, \"order\": " + std::to_string(order) + "}], " + expr + "}";
+  };
+  const std::string three = "\"outputs\": [{\"field\": \"w\", \"expr\": \"D1(D1(u, x), z) + D1(D1(u, z), y) * v + D2(v, y)\"},"
+                            " {\"field\": \"q\", \"expr\": \"D1(D1(v, y), x) + D2(D2(v, y), x) - D1(D1(u, x), y)\"}]";
+  const std::string two = "\"outputs\": [{\"field\": \"w\", \"expr\": \"D1(D1(u, x), y) + v\"}, {\"field\": \"q\", \"expr\": \"D1(D1(v, y), x) * u\"}]";
+  for (const auto& [dims, order, outputs] : {std::tuple{3, 6, three}, std::tuple{3, 4, three}, std::tuple{2, 6, two}}) {
+    for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+      const std::string text = gpen::test::with(spec(dims, order, outputs), "float64", to_string(dt));
+      const Spec s = load_spec_string(text, "mixed.json");
+      REQUIRE(s.find_tunable("mixed_passes")->values.size() == 2);
+      for (const char* cfg : {"32 4 1 1", "32 2 2 0", "64 1 1 2"}) {
+        int bx, by, y, ahead;
+        std::sscanf(cfg, "%d %d %d %d", &bx, &by, &y, &ahead);
+        if (dims < 3) by = y = 1;
+        for (const char* passes : {"mixed_passes=1", "mixed_passes=2"}) {
+          const std::vector<std::string> set = {"strategy=stage", "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
+                                                "rows_y=" + std::to_string(y), "ring_ahead=" + std::to_string(ahead), "points_per_thread=8", passes};
+          for (std::array<long long, 3> n : {std::array<long long, 3>{67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
+            if (dims == 2) n = {n[0], n[1], 1};
+            check_run(s, set, n);
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("every compile reports its ptxas resources, also when the driver has compiled the unit before") {

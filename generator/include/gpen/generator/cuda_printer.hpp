@@ -29,7 +29,10 @@ std::string real_value(double v, Dtype dtype);
 
 class CudaPrinter {
  public:
-  // kernel_axis maps user axes to the kernel's (see StencilPlan).
+  // kernel_axis maps user axes to the kernel's (see StencilPlan). An access
+  // of a field past the spec's inputs reads intermediate (field - inputs) of
+  // the stage strategy, `in.template mid<G, dx, dy, dz>()`
+  // (families/stencil/stencil_mixed.hpp).
   CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis);
   // Inputs are plain values: input slot k prints as value_names[k] (a scan's
   // operation, whose "fields" are its two arguments).

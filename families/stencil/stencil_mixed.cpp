@@ -1,0 +1,201 @@
+#include "gpen/families/stencil/stencil_mixed.hpp"
+
+#include <map>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace gpen {
+namespace {
+
+using Row = std::vector<Rational>;
+
+// M = P Q exactly: Q's rows a basis of M's rows (reduced row echelon form,
+// each scaled to integers without a common factor, the first positive),
+// P[i][r] the weight of Q's row r in M's row i.
+struct Factors {
+  std::vector<Row> q;
+  std::vector<Row> p;
+};
+
+// The integer row `row` is a multiple of: row / s, and s.
+Rational primitive_scale(const Row& row) {
+  Rational lcm_den(1);
+  for (const auto& v : row)
+    if (!v.is_zero()) lcm_den = lcm_den * Rational(v.den(), std::gcd(lcm_den.num(), v.den()));
+  std::int64_t g = 0;
+  for (const auto& v : row) g = std::gcd(g, (v * lcm_den).num());
+  Rational s = lcm_den / Rational(g);
+  for (const auto& v : row)
+    if (!v.is_zero()) return v.num() < 0 ? -s : s;
+  return s;
+}
+
+// Throws std::overflow_error where exact arithmetic leaves 64 bits.
+Factors factor(const std::vector<Row>& m) {
+  std::vector<Row> r = m;
+  std::vector<std::size_t> pivots;
+  const std::size_t cols = m.empty() ? 0 : m[0].size();
+  for (std::size_t c = 0; c < cols && pivots.size() < r.size(); ++c) {
+    const std::size_t top = pivots.size();
+    std::size_t at = top;
+    while (at < r.size() && r[at][c].is_zero()) ++at;
+    if (at == r.size()) continue;
+    std::swap(r[top], r[at]);
+    const Rational lead = r[top][c];
+    for (auto& v : r[top]) v /= lead;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (i == top || r[i][c].is_zero()) continue;
+      const Rational f = r[i][c];
+      for (std::size_t k = 0; k < cols; ++k) r[i][k] -= f * r[top][k];
+    }
+    pivots.push_back(c);
+  }
+  Factors f;
+  f.p.assign(m.size(), Row(pivots.size()));
+  for (std::size_t b = 0; b < pivots.size(); ++b) {
+    const Rational s = primitive_scale(r[b]);
+    Row q = r[b];
+    for (auto& v : q) v *= s;
+    f.q.push_back(q);
+    // Row i of the echelon form's basis weighs M[i][pivot]; Q's row is s times it.
+    for (std::size_t i = 0; i < m.size(); ++i) f.p[i][b] = m[i][pivots[b]] / s;
+  }
+  return f;
+}
+
+std::size_t nonzeros(const std::vector<Row>& rows) {
+  std::size_t n = 0;
+  for (const auto& row : rows)
+    for (const auto& v : row) n += !v.is_zero();
+  return n;
+}
+
+class Splitter {
+ public:
+  Splitter(int inputs, std::array<int, 3> kernel_axis) : inputs_(inputs), kernel_axis_(kernel_axis) {}
+
+  IrPtr rewrite(const IrPtr& e) {
+    if (const auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    IrPtr out = e;
+    if (e->kind == Ir::Kind::Linear) {
+      out = split(*e);
+      if (!out) out = e;
+    } else if (!e->args.empty()) {
+      std::vector<IrPtr> args;
+      bool same = true;
+      for (const auto& a : e->args) {
+        args.push_back(rewrite(a));
+        same &= args.back() == a;
+      }
+      if (!same) {
+        auto copy = std::make_shared<Ir>(*e);
+        copy->args = std::move(args);
+        out = copy;
+      }
+    }
+    return done_[e.get()] = out;
+  }
+
+  std::vector<MixedIntermediate> mids() const { return mids_; }
+
+ private:
+  // The linear combination with its blocks split, or null when none is.
+  IrPtr split(const Ir& e) {
+    // (input, outer axis, inner axis) -> its terms
+    std::map<std::tuple<int, int, int>, std::vector<Term>> blocks;
+    std::vector<Term> rest;
+    for (const auto& t : e.terms) {
+      std::vector<int> axes;
+      for (int ax = 0; ax < 3; ++ax)
+        if (t.access.off[ax] != 0) axes.push_back(ax);
+      if (axes.size() != 2) {
+        rest.push_back(t);
+        continue;
+      }
+      const bool first_outer = kernel_axis_[axes[0]] < kernel_axis_[axes[1]];
+      blocks[{t.access.field, first_outer ? axes[0] : axes[1], first_outer ? axes[1] : axes[0]}].push_back(t);
+    }
+    bool changed = false;
+    for (const auto& [key, terms] : blocks) {
+      if (split_block(std::get<0>(key), std::get<1>(key), std::get<2>(key), terms, rest)) changed = true;
+      else rest.insert(rest.end(), terms.begin(), terms.end());
+    }
+    return changed ? ir_linear(std::move(rest)) : nullptr;
+  }
+
+  // Appends the reads of intermediates that stand for `terms` to `out`;
+  // false (nothing appended) when the split would not read fewer values.
+  bool split_block(int field, int outer, int inner, const std::vector<Term>& terms, std::vector<Term>& out) {
+    std::map<int, std::size_t> row_of, col_of;
+    for (const auto& t : terms) {
+      row_of.emplace(t.access.off[outer], 0);
+      col_of.emplace(t.access.off[inner], 0);
+    }
+    std::vector<int> row_off, col_off;
+    for (auto& [o, i] : row_of) i = (row_off.push_back(o), row_off.size() - 1);
+    for (auto& [o, i] : col_of) i = (col_off.push_back(o), col_off.size() - 1);
+    std::vector<Row> m(row_off.size(), Row(col_off.size()));
+    for (const auto& t : terms) m[row_of[t.access.off[outer]]][col_of[t.access.off[inner]]] = t.coeff;
+    Factors f;
+    try {
+      f = factor(m);
+    } catch (const std::overflow_error&) {
+      return false;  // read as written
+    }
+    if (nonzeros(f.p) + nonzeros(f.q) >= terms.size()) return false;
+    for (std::size_t b = 0; b < f.q.size(); ++b) {
+      MixedIntermediate g;
+      g.field = field;
+      g.inner_axis = inner;
+      for (std::size_t c = 0; c < col_off.size(); ++c) {
+        if (f.q[b][c].is_zero()) continue;
+        Access a{field, {0, 0, 0}};
+        a.off[inner] = col_off[c];
+        g.terms.push_back({f.q[b][c], a});
+      }
+      const int index = intern(std::move(g));
+      for (std::size_t i = 0; i < row_off.size(); ++i) {
+        if (f.p[i][b].is_zero()) continue;
+        Access a{inputs_ + index, {0, 0, 0}};
+        a.off[outer] = row_off[i];
+        out.push_back({f.p[i][b], a});
+        int& halo = mids_[index].halo[kernel_axis_[outer]];
+        halo = std::max(halo, std::abs(row_off[i]));
+      }
+    }
+    return true;
+  }
+
+  // The index of the intermediate equal to g (the same input, axis and
+  // coefficients), added if new.
+  int intern(MixedIntermediate g) {
+    std::string key = fmt::format("{}/{}", g.field, g.inner_axis);
+    for (const auto& t : g.terms) key += fmt::format("/{}@{}", t.coeff.str(), t.access.off[g.inner_axis]);
+    const auto [it, fresh] = index_.emplace(key, static_cast<int>(mids_.size()));
+    if (fresh) mids_.push_back(std::move(g));
+    return it->second;
+  }
+
+  int inputs_;
+  std::array<int, 3> kernel_axis_;
+  std::map<const Ir*, IrPtr> done_;
+  std::map<std::string, int> index_;
+  std::vector<MixedIntermediate> mids_;
+};
+
+}  // namespace
+
+MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis) {
+  Splitter s(inputs, kernel_axis);
+  MixedSplit out;
+  for (const auto& r : roots) out.roots.push_back(s.rewrite(r));
+  out.mids = s.mids();
+  return out;
+}
+
+}  // namespace gpen

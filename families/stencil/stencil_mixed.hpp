@@ -1,0 +1,53 @@
+// Mixed derivatives in two passes, for the stage strategy. D1(D1(u, y), x)
+// lowers to one linear combination of 6 x 6 reads of u off the axes
+// (ir_apply_stencil multiplies the inner combination out, and sums of
+// combinations merge), each a shared-memory load in a stage kernel. Its
+// coefficients are a product p_i q_j, so the block can compute the
+// intermediate g = sum_j q_j u(. + j e_y) once a point over its tile and the
+// x halo (an intermediate plane), and each point then reads sum_i p_i g(. +
+// i e_x): 6 + 6 loads instead of 36.
+//
+// The split is found in the lowered expression, not in its syntax, so it
+// holds however the spec writes the derivative (nested, through a let, summed
+// with other terms): every linear combination's terms along exactly two axes
+// of one input form a matrix M[i][j] (i along the outer axis, j along the
+// inner), factored exactly as M = P Q over rationals (reduced row echelon
+// form, any rank); Q's rows are the intermediates, P the reads of them. A
+// block is split only when that reads fewer values (P's and Q's nonzeros
+// against M's). Exact: the products p_i q_j are M's coefficients; only the
+// order of the floating-point sums changes. The CPU reference evaluates the
+// unsplit expression.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "gpen/generator/ir.hpp"
+
+namespace gpen {
+
+// g(p) = sum_t terms[t].coeff * input(p + terms[t].access.off), the offsets
+// along the inner axis only; computed on the block's tile and `halo` points
+// beyond it along the kernel's x and y, as far as the outputs read it.
+struct MixedIntermediate {
+  int field = 0;                   // input slot
+  int inner_axis = 0;              // user axis of its offsets
+  std::vector<Term> terms;         // integer coefficients without a common factor, the first positive
+  std::array<int, 2> halo{0, 0};   // kernel x, y
+};
+
+struct MixedSplit {
+  // The expressions with the split blocks reading intermediates: an access
+  // of field `inputs + g` reads intermediate g at its offset (along an outer
+  // axis). Nodes nothing was split in are the roots' own.
+  std::vector<IrPtr> roots;
+  std::vector<MixedIntermediate> mids;
+};
+
+// `inputs`: the spec's number of inputs; `kernel_axis`: user axis -> kernel
+// axis (StencilPlan). Of the two axes of a block the outer is the first in
+// kernel order, so that the intermediate is an x-y plane: a block along x
+// and z is computed as an intermediate along z read along x.
+MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis);
+
+}  // namespace gpen
