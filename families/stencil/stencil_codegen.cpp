@@ -33,16 +33,16 @@ std::string table(const std::vector<std::array<int, 3>>& rows, const std::vector
 // derivatives through intermediates (stencil_mixed.hpp).
 MixedSplit unit_expressions(const Spec& spec, const StencilPlan& plan) {
   const std::vector<IrPtr> shared = share_common_subexpressions(spec.output_exprs());
-  if (plan.mid_halo.empty()) return {shared, {}};
+  if (plan.mids.empty()) return {shared, {}};
   MixedSplit split = split_mixed_derivatives(shared, static_cast<int>(spec.inputs().size()), plan.kernel_axis);
-  GPEN_INTERNAL_CHECK(split.mids.size() == plan.mid_halo.size(), "the unit's intermediates are the plan's");
+  GPEN_INTERNAL_CHECK(split.mids.size() == plan.mids.size(), "the unit's intermediates are the plan's");
   for (std::size_t g = 0; g < split.mids.size(); ++g)
-    GPEN_INTERNAL_CHECK(split.mids[g].halo == plan.mid_halo[g], "the unit's intermediate halos are the plan's");
+    GPEN_INTERNAL_CHECK((std::array<int, 2>{split.mids[g].outer_axis, split.mids[g].reach}) == plan.mids[g], "the unit's intermediates are the plan's");
   return split;
 }
 
 std::string mid_name(const Spec& spec, const MixedIntermediate& g) {
-  return fmt::format("{} along {}", spec.inputs()[g.field]->name, "xyz"[g.inner_axis]);
+  return fmt::format("{} along {} read along {}", spec.inputs()[g.field]->name, "xyz"[g.inner_axis], g.outer_axis == 0 ? "x" : "z");
 }
 
 std::string banner(const Spec& spec, const TunableChoice& choice, const StencilPlan& plan, const MixedSplit& exprs) {
@@ -65,12 +65,12 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
     const auto mid_reads = std::count_if(reads.begin(), reads.end(), [&](const Access& a) { return a.field >= static_cast<int>(spec.inputs().size()); });
     std::size_t mid_terms = 0;
     for (const auto& g : exprs.mids) mid_terms += g.terms.size();
-    s += fmt::format("//   two-pass:  {} intermediate planes of mixed derivatives; a point reads {} distinct values ({} of intermediates), and {} to compute them\n",
+    s += fmt::format("//   two-pass:  {} intermediates of mixed derivatives; a point reads {} distinct values ({} of intermediates), and {} to compute them\n",
                      exprs.mids.size(), reads.size(), mid_reads, mid_terms);
   }
   if (plan.strategy == StencilStrategy::Stage)
     s += fmt::format("//   shared:    {} bytes per block (dynamic): each input's planes k - rz .. k + rz and {} ahead{}\n", plan.dynamic_shared_bytes,
-                     plan.ring_ahead, exprs.mids.empty() ? "" : ", the intermediates");
+                     plan.ring_ahead, plan.mid_shared_bytes ? fmt::format(", {} of intermediates", plan.mid_shared_bytes) : "");
   else if (plan.dynamic_shared_bytes)
     s += fmt::format("//   shared:    {} bytes per block (dynamic): a ring of {} planes\n", plan.dynamic_shared_bytes, plan.ring_slots());
   return s;
@@ -79,15 +79,15 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
 // The stage strategy's intermediates: their count and halos, and mid<G>(in),
 // intermediate G at the reader's point.
 std::string intermediates(const Spec& spec, const StencilPlan& plan, const MixedSplit& exprs) {
-  std::string s = "\n  // Intermediates of mixed derivatives (two passes): halos along kernel x and y.\n";
+  std::string s = "\n  // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.\n";
   s += fmt::format("  static constexpr int kNumMid = {};\n", exprs.mids.size());
-  std::string halos, names;
+  std::string axes, names;
   for (std::size_t g = 0; g < exprs.mids.size(); ++g) {
-    halos += fmt::format("{}{{{}, {}}}", g ? ", " : "", exprs.mids[g].halo[0], exprs.mids[g].halo[1]);
+    axes += fmt::format("{}{{{}, {}}}", g ? ", " : "", exprs.mids[g].outer_axis, exprs.mids[g].reach);
     names += fmt::format("{}{}: {}", g ? ", " : "", g, mid_name(spec, exprs.mids[g]));
   }
-  if (exprs.mids.empty()) return s + "  static constexpr int kMidHalo[1][2] = {{0, 0}};\n";
-  s += fmt::format("  static constexpr int kMidHalo[kNumMid][2] = {{{}}};  // {}\n", halos, names);
+  if (exprs.mids.empty()) return s + "  static constexpr int kMidAxis[1][2] = {{0, 0}};\n";
+  s += fmt::format("  static constexpr int kMidAxis[kNumMid][2] = {{{}}};  // {}\n", axes, names);
   s += "\n  template <int G, class In>\n";
   s += "  static __device__ __forceinline__ real mid(const In& in) {\n";
   s += "    static_assert(G >= 0 && G < kNumMid, \"an intermediate of this unit\");\n";

@@ -117,7 +117,9 @@ class Splitter {
         rest.push_back(t);
         continue;
       }
-      const bool first_outer = kernel_axis_[axes[0]] < kernel_axis_[axes[1]];
+      // Outer: the kernel's x if the pair has it, else its z.
+      const int k0 = kernel_axis_[axes[0]], k1 = kernel_axis_[axes[1]];
+      const bool first_outer = k0 == 0 || (k1 != 0 && k0 == 2);
       blocks[{t.access.field, first_outer ? axes[0] : axes[1], first_outer ? axes[1] : axes[0]}].push_back(t);
     }
     bool changed = false;
@@ -152,6 +154,7 @@ class Splitter {
       MixedIntermediate g;
       g.field = field;
       g.inner_axis = inner;
+      g.outer_axis = kernel_axis_[outer];
       for (std::size_t c = 0; c < col_off.size(); ++c) {
         if (f.q[b][c].is_zero()) continue;
         Access a{field, {0, 0, 0}};
@@ -164,8 +167,7 @@ class Splitter {
         Access a{inputs_ + index, {0, 0, 0}};
         a.off[outer] = row_off[i];
         out.push_back({f.p[i][b], a});
-        int& halo = mids_[index].halo[kernel_axis_[outer]];
-        halo = std::max(halo, std::abs(row_off[i]));
+        mids_[index].reach = std::max(mids_[index].reach, std::abs(row_off[i]));
       }
     }
     return true;
@@ -174,7 +176,7 @@ class Splitter {
   // The index of the intermediate equal to g (the same input, axis and
   // coefficients), added if new.
   int intern(MixedIntermediate g) {
-    std::string key = fmt::format("{}/{}", g.field, g.inner_axis);
+    std::string key = fmt::format("{}/{}/{}", g.field, g.inner_axis, g.outer_axis);
     for (const auto& t : g.terms) key += fmt::format("/{}@{}", t.coeff.str(), t.access.off[g.inner_axis]);
     const auto [it, fresh] = index_.emplace(key, static_cast<int>(mids_.size()));
     if (fresh) mids_.push_back(std::move(g));

@@ -2,10 +2,9 @@
 // lowers to one linear combination of 6 x 6 reads of u off the axes
 // (ir_apply_stencil multiplies the inner combination out, and sums of
 // combinations merge), each a shared-memory load in a stage kernel. Its
-// coefficients are a product p_i q_j, so the block can compute the
-// intermediate g = sum_j q_j u(. + j e_y) once a point over its tile and the
-// x halo (an intermediate plane), and each point then reads sum_i p_i g(. +
-// i e_x): 6 + 6 loads instead of 36.
+// coefficients are a product p_i q_j, so a kernel can compute the
+// intermediate g = sum_j q_j u(. + j e_y) once a point and read sum_i p_i
+// g(. + i e_x) from it: 6 + 6 loads instead of 36.
 //
 // The split is found in the lowered expression, not in its syntax, so it
 // holds however the spec writes the derivative (nested, through a let, summed
@@ -17,6 +16,12 @@
 // against M's). Exact: the products p_i q_j are M's coefficients; only the
 // order of the floating-point sums changes. The CPU reference evaluates the
 // unsplit expression.
+//
+// The outer axis is where the kernel keeps an intermediate's neighbours
+// cheaply (families/stencil/device/stencil_stage.cuh): the kernel's x where
+// the pair has it (a warp computes its own row of the intermediate and its x
+// halo, no block barrier), else the kernel's z (a thread keeps its column's
+// values in a register queue as it walks along z).
 #pragma once
 
 #include <array>
@@ -27,13 +32,14 @@
 namespace gpen {
 
 // g(p) = sum_t terms[t].coeff * input(p + terms[t].access.off), the offsets
-// along the inner axis only; computed on the block's tile and `halo` points
-// beyond it along the kernel's x and y, as far as the outputs read it.
+// along the inner axis only; read at up to `reach` points either side of a
+// point along the outer axis.
 struct MixedIntermediate {
-  int field = 0;                   // input slot
-  int inner_axis = 0;              // user axis of its offsets
-  std::vector<Term> terms;         // integer coefficients without a common factor, the first positive
-  std::array<int, 2> halo{0, 0};   // kernel x, y
+  int field = 0;            // input slot
+  int inner_axis = 0;       // user axis of its offsets
+  int outer_axis = 0;       // kernel axis it is read along: 0 (x) or 2 (z)
+  int reach = 0;
+  std::vector<Term> terms;  // integer coefficients without a common factor, the first positive
 };
 
 struct MixedSplit {
@@ -45,9 +51,8 @@ struct MixedSplit {
 };
 
 // `inputs`: the spec's number of inputs; `kernel_axis`: user axis -> kernel
-// axis (StencilPlan). Of the two axes of a block the outer is the first in
-// kernel order, so that the intermediate is an x-y plane: a block along x
-// and z is computed as an intermediate along z read along x.
+// axis (StencilPlan). The same inner derivative read along x and along z is
+// two intermediates.
 MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis);
 
 }  // namespace gpen

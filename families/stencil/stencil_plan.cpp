@@ -92,26 +92,35 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
     // Every input's ring: 2 rz + 1 + ring_ahead tiles of the block's points
     // with the x and y radius around them, corners included
     // (families/stencil/device/stencil_stage.cuh).
-    // With mixed_passes 2, then one plane per intermediate: the tile and
-    // its halos along x and y (stencil_mixed.hpp).
     std::size_t values = 0;
     for (const auto& r : p.radius)
       values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * (2 * r[2] + 1 + p.ring_ahead);
-    const std::size_t values_without_mids = values;
     if (p.mixed_passes == 2) {
+      // Intermediates read along x: each warp's rows of them, its points
+      // and the reach either side along x (stencil_stage.cuh, MidRows);
+      // along z: registers only.
       for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), p.kernel_axis).mids) {
-        p.mid_halo.push_back(g.halo);
-        values += static_cast<std::size_t>(p.block_x + 2 * g.halo[0]) * (p.block_y * p.rows_y + 2 * g.halo[1]);
+        p.mids.push_back({g.outer_axis, g.reach});
+        if (g.outer_axis != 0) continue;
+        const bool warp_rows = (p.block_x % 32 == 0 || 32 % p.block_x == 0) && p.threads() % 32 == 0;
+        if (!warp_rows) {
+          refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
+                         fmt::format("mixed_passes 2 computes intermediates a warp at a time, and block {}x{} has warps that cover parts of rows",
+                                     p.block_x, p.block_y),
+                         "block_x a multiple or a divisor of 32 and block_x * block_y a multiple of 32, or mixed_passes 1");
+        }
+        const int wx = std::min(p.block_x, 32), rows = 32 / wx * p.rows_y;
+        p.mid_shared_bytes += static_cast<std::size_t>(p.threads() / 32) * rows * (wx + 2 * g.reach) * size_of(spec.dtype);
       }
     }
-    p.dynamic_shared_bytes = values * size_of(spec.dtype);
+    p.dynamic_shared_bytes = values * size_of(spec.dtype) + p.mid_shared_bytes;
     if (p.dynamic_shared_bytes > kMaxDynamicShared) {
-      const std::string mids = p.mid_halo.empty() ? "" : fmt::format(" ({} of them for {} intermediate planes)", p.dynamic_shared_bytes - values_without_mids * size_of(spec.dtype), p.mid_halo.size());
+      const std::string mids = p.mid_shared_bytes == 0 ? "" : fmt::format(" ({} of them for intermediates)", p.mid_shared_bytes);
       refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
                      fmt::format("the stage strategy's planes need {} bytes of shared memory{} with block {}x{}, {} rows a thread and ring_ahead {}",
                                  p.dynamic_shared_bytes, mids, p.block_x, p.block_y, p.rows_y, p.ring_ahead),
                      fmt::format("at most {} bytes: a smaller block, rows_y or ring_ahead{}", kMaxDynamicShared,
-                                 values_without_mids * size_of(spec.dtype) <= kMaxDynamicShared ? ", or mixed_passes 1" : ""));
+                                 p.dynamic_shared_bytes - p.mid_shared_bytes <= kMaxDynamicShared ? ", or mixed_passes 1" : ""));
     }
   } else if (p.ring_ahead > 0) {
     // Every input's tile (the block's points, the x radius rounded up to

@@ -38,9 +38,10 @@ struct StencilPlan {
   std::vector<std::array<int, 3>> radius;     // per input slot, kernel axes
   std::vector<std::array<int, 3>> out_ghost;  // per output slot, kernel axes
   int max_radius_z = 0;
-  // stage, mixed_passes 2: each intermediate plane's halo along kernel x
-  // and y (split_mixed_derivatives' intermediates, in its order).
-  std::vector<std::array<int, 2>> mid_halo;
+  // stage, mixed_passes 2: each intermediate's outer kernel axis (0: x, 2:
+  // z) and reach (split_mixed_derivatives' intermediates, in its order).
+  std::vector<std::array<int, 2>> mids;
+  std::size_t mid_shared_bytes = 0;  // of dynamic_shared_bytes: the warps' rows of intermediates read along x
   std::size_t shared_bytes = 0;  // static shared memory of one block
   std::size_t dynamic_shared_bytes = 0;  // dynamic shared memory of one block (the march's ring, the stage's planes)
   std::string kernel_name;

@@ -213,11 +213,15 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   // planes have no halo and no z neighbours (one slot and the ring's).
   const Spec ind = load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json");
   const StencilPlan pi = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1"}));
-  // Its mixed derivatives in two passes (the default): five intermediate
-  // planes, three read along x (38 x 4), one along y (32 x 10), one along
-  // both (38 x 10).
-  CHECK(pi.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + 3 * 38 * 4 + 32 * 10 + 38 * 10) * 8);
-  CHECK(pi.mid_halo.size() == 5);
+  // Its mixed derivatives in two passes (the default): intermediates read
+  // along x take each of the 4 warps a row of 32 + 2 x 3 values; those read
+  // along z, registers.
+  int along_x = 0;
+  for (const auto& g : pi.mids) along_x += g[0] == 0;
+  CHECK(along_x == 4);
+  CHECK(pi.mids.size() == 6);
+  CHECK(pi.mid_shared_bytes == along_x * 4 * 38 * 8);
+  CHECK(pi.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
   CHECK(plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "mixed_passes=1"})).dynamic_shared_bytes ==
         (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1)) * 8);
 
@@ -238,9 +242,16 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
     plan_stencil(mom, mom.choose({"rows_y=1", "ring_ahead=3", "block_x=64", "block_y=4"}));
     FAIL("no error");
   } catch (const SpecError& e) {
-    CHECK(e.detail().message.find("need 241440 bytes of shared memory (17440 of them for 5 intermediate planes) with block 64x4") != std::string::npos);
+    CHECK(e.detail().message.find("need 233728 bytes of shared memory (9728 of them for intermediates) with block 64x4") != std::string::npos);
     CHECK(e.detail().expected == "at most 232448 bytes: a smaller block, rows_y or ring_ahead, or mixed_passes 1");
   }
+  // Intermediates a warp at a time: a block whose warps cover parts of rows is refused.
+  const std::string mom48 = gpen::test::with(gpen::test::read_file(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json"),
+                                             "\"tunables\": {", "\"tunables\": {\"block_x\": {\"values\": [48, 32], \"default\": 48}, ");
+  const Spec m48 = load_spec_string(mom48, "mom48.json");
+  CHECK_THROWS_WITH(plan_stencil(m48, m48.choose({"strategy=stage"})), doctest::Contains("has warps that cover parts of rows"));
+  CHECK(plan_stencil(m48, m48.choose({"strategy=stage", "mixed_passes=1"})).block_x == 48);
+
   // The default strategy follows the footprint: the fused specs read more
   // than 128 distinct values a point and stage them, one row a thread, one
   // plane ahead, 32 planes a block; the single operators and continuity3d

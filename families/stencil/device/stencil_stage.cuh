@@ -21,16 +21,19 @@
 // for at once, behind a second barrier.
 //
 // Mixed derivatives in two passes (B::kNumMid > 0; mixed_passes 2, see
-// families/stencil/stencil_mixed.hpp): before the outputs of plane k the
-// block computes each intermediate (D1(u, y) of D1(D1(u, y), x), say) on its
-// tile and the halo the outputs read it at, into a plane of its own, behind
-// one more barrier; compute() reads it with in.mid<G, DX, DY, 0>().
+// families/stencil/stencil_mixed.hpp), with no block barrier: an
+// intermediate read along x (D1(u, y) of D1(D1(u, y), x)) is computed by
+// each warp for its own rows of points and their reach along x into
+// shared memory, behind a __syncwarp; one read along z (D1(u, y) of
+// D1(D1(u, y), z)) is kept by each thread for its column in a register
+// queue, one new value a step from the plane k + reach. compute() reads
+// them with in.mid<G, DX, 0, DZ>().
 //
 // Cells of a tile outside the array (a block past nx or ny) are not copied,
 // and nothing reads them: a stored point's reads stay within its ghost
 // zones. Threads past the interior still copy and pass the barriers.
-// Dynamic shared memory: every input's ring and every intermediate's plane
-// (stage_values<B>() values).
+// Dynamic shared memory: every input's ring and the warps' rows of the
+// intermediates read along x (stage_values<B>() values).
 // Grid: (ceil(nx / kBlockX), ceil(ny / (kBlockY kRowsY)), ceil(nz / kPointsPerThread)).
 #pragma once
 
@@ -60,52 +63,41 @@ __host__ __device__ constexpr int stage_ring_values() {
   else return StageTile<B, B::kNumIn - 1>::offset() + StageTile<B, B::kNumIn - 1>::kSlots * StageTile<B, B::kNumIn - 1>::kPlane;
 }
 
-// Intermediate G's plane (mixed derivatives in two passes): the tile and
-// HX, HY points beyond it along x and y. Only its cross is computed, the
-// tile's rows at full width and HY rows above and below the tile's columns:
-// a point reads an intermediate along one axis, x or y.
+// Intermediate G read along x (kMidAxis[G][0] == 0): each warp's rows of
+// it, the rows of the points its threads own (kRowsY each) at the warp's
+// columns and kReach columns either side. A warp computes and reads only
+// its own (the plan asks block_x to be a multiple or a divisor of 32).
+// Intermediates read along z take no shared memory (kValues 0).
 template <class B, int G>
-struct MidTile {
-  static constexpr int TX = B::kBlockX, TY = B::kBlockY * B::kRowsY;
-  static constexpr int HX = B::kMidHalo[G][0], HY = B::kMidHalo[G][1];
-  static constexpr int W = TX + 2 * HX, H = TY + 2 * HY;
-  static constexpr int kPlane = W * H;
-  static constexpr int kCells = TY * W + 2 * HY * TX;
-  // Values before the plane (every ring, intermediates 0 .. G-1), and cells
-  // of the intermediates before G (the block computes them in one loop).
+struct MidRows {
+  static constexpr int kReach = B::kMidAxis[G][1];
+  static constexpr int kWarpX = B::kBlockX < 32 ? B::kBlockX : 32;  // a warp's columns
+  static constexpr int kRows = 32 / kWarpX * B::kRowsY;              // a warp's rows of points
+  static constexpr int W = kWarpX + 2 * kReach;
+  static constexpr int kCells = kRows * W;  // a warp's
+  static constexpr int kValues = B::kMidAxis[G][0] == 0 ? B::kBlockX * B::kBlockY / 32 * kCells : 0;
+  // Values before G's rows: every ring, the rows of intermediates 0 .. G-1.
   static __host__ __device__ constexpr int offset() {
     if constexpr (G == 0) return stage_ring_values<B>();
-    else return MidTile<B, G - 1>::offset() + MidTile<B, G - 1>::kPlane;
-  }
-  static __host__ __device__ constexpr int first_cell() {
-    if constexpr (G == 0) return 0;
-    else return MidTile<B, G - 1>::first_cell() + MidTile<B, G - 1>::kCells;
-  }
-  // Column c and row r in the plane of the cross's cell u.
-  static __device__ __forceinline__ void cell(int u, int& c, int& r) {
-    if (u < TY * W) {
-      const int row = u / W;
-      c = u - row * W;
-      r = HY + row;
-    } else {
-      const int v = u - TY * W, band = v / TX;
-      c = HX + v - band * TX;
-      r = band < HY ? band : band + TY;
-    }
+    else return MidRows<B, G - 1>::offset() + MidRows<B, G - 1>::kValues;
   }
 };
 
-template <class B>
-__host__ __device__ constexpr int stage_mid_cells() {
-  if constexpr (B::kNumMid == 0) return 0;
-  else return MidTile<B, B::kNumMid - 1>::first_cell() + MidTile<B, B::kNumMid - 1>::kCells;
-}
-
-// Every input's ring, then every intermediate's plane.
+// Every input's ring, then the intermediates' rows.
 template <class B>
 __host__ __device__ constexpr int stage_values() {
   if constexpr (B::kNumMid == 0) return stage_ring_values<B>();
-  else return MidTile<B, B::kNumMid - 1>::offset() + MidTile<B, B::kNumMid - 1>::kPlane;
+  else return MidRows<B, B::kNumMid - 1>::offset() + MidRows<B, B::kNumMid - 1>::kValues;
+}
+
+// The longest reach of an intermediate read along z: its register queues'
+// length is 2 kReach + 1 (1 when there is none).
+template <class B>
+__host__ __device__ constexpr int stage_z_reach() {
+  int r = 0;
+  for (int g = 0; g < B::kNumMid; ++g)
+    if (B::kMidAxis[g][0] == 2 && B::kMidAxis[g][1] > r) r = B::kMidAxis[g][1];
+  return r;
 }
 
 // The block's copies of plane p of input F into `slot`: cells (c, r) of the
@@ -131,32 +123,53 @@ __device__ __forceinline__ void stage_copy(typename B::real* slot, const Stencil
 }
 
 // Input values around point (cx, cy) of the tile (0 .. TX-1, 0 .. TY-1;
-// beyond for an intermediate's halo), plane k: `ring` holds every input's
-// slots and the intermediates, `zslot[F]` is input F's slot of plane k.
+// beyond along x for an intermediate's reach), plane k + DZ0: `ring` holds
+// every input's slots, `zslot[F]` is input F's slot of plane k.
 // Shared-memory addresses are 32-bit offsets from `ring`, computed per read
 // from constants and the point: no pointer a field and plane stays live in
 // registers.
-template <class B>
-struct StageReader {
+template <class B, int DZ0 = 0>
+struct StagePoint {
   const typename B::real* ring;
   const int (&zslot)[B::kNumIn > 0 ? B::kNumIn : 1];
   int cx, cy;
   template <int F, int DX, int DY, int DZ>
   __device__ __forceinline__ typename B::real at() const {
     using T = StageTile<B, F>;
-    int slot = zslot[F] + DZ;  // of plane k + DZ, |DZ| <= RZ < kSlots
-    if constexpr (DZ > 0) slot = slot >= T::kSlots ? slot - T::kSlots : slot;
-    if constexpr (DZ < 0) slot = slot < 0 ? slot + T::kSlots : slot;
+    constexpr int dz = DZ + DZ0;
+    static_assert(-T::RZ <= dz && dz <= T::RZ, "a plane of the ring");
+    int slot = zslot[F] + dz;  // of plane k + dz, |dz| <= RZ < kSlots
+    if constexpr (dz > 0) slot = slot >= T::kSlots ? slot - T::kSlots : slot;
+    if constexpr (dz < 0) slot = slot < 0 ? slot + T::kSlots : slot;
     const int own = (T::RY + cy + DY) * T::W + T::RX + cx + DX;
     return ring[T::offset() + slot * T::kPlane + own];
   }
-  // Intermediate G of plane k, read along x or y within its halo.
+};
+
+// A thread's register queues of the intermediates read along z: for each
+// intermediate and row of its points, the values at planes k - reach ..
+// k + reach (unused entries cost nothing: every index is a constant).
+template <class B>
+using StageZQueues = typename B::real[B::kNumMid > 0 ? B::kNumMid : 1][B::kRowsY][2 * stage_z_reach<B>() + 1];
+
+// What compute() reads at the thread's point in row PY of its rows: inputs
+// and intermediates. (wrow, wcol): the point's row and column in its
+// warp's rows of intermediates.
+template <class B, int PY>
+struct StageReader : StagePoint<B> {
+  int warp, wrow, wcol;
+  const StageZQueues<B>& zq;
   template <int G, int DX, int DY, int DZ>
   __device__ __forceinline__ typename B::real mid() const {
-    using M = MidTile<B, G>;
-    static_assert(DZ == 0 && (DX == 0 || DY == 0) && -M::HX <= DX && DX <= M::HX && -M::HY <= DY && DY <= M::HY,
-                  "an intermediate is read in its plane's cross");
-    return ring[M::offset() + (M::HY + cy + DY) * M::W + M::HX + cx + DX];
+    if constexpr (B::kMidAxis[G][0] == 0) {
+      using M = MidRows<B, G>;
+      static_assert(DY == 0 && DZ == 0 && -M::kReach <= DX && DX <= M::kReach, "an intermediate read along x, within its reach");
+      return this->ring[M::offset() + warp * M::kCells + wrow * M::W + M::kReach + wcol + DX];
+    } else {
+      constexpr int R = B::kMidAxis[G][1];
+      static_assert(DX == 0 && DY == 0 && -R <= DZ && DZ <= R, "an intermediate read along z, within its reach");
+      return zq[G][PY][stage_z_reach<B>() + DZ];
+    }
   }
 };
 
@@ -173,8 +186,11 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   const int k0 = blockIdx.z * B::kPointsPerThread;
   const int k1 = min(k0 + B::kPointsPerThread, a.n.nz);
   const bool active = i < a.n.nx && j0 < a.n.ny;
-  constexpr int kThreads = B::kBlockX * B::kBlockY;
+  // The thread's warp, lane, and the warp's first thread (intermediates).
   const int tid = threadIdx.y * B::kBlockX + threadIdx.x;
+  const int warp = tid / 32, lane = tid % 32;
+  const int ty0 = warp * 32 / B::kBlockX, tx0 = warp * 32 % B::kBlockX;
+  StageZQueues<B> zq;
 
   // Input F's slot of plane k0 + s - RZ .. (step s reads s - RZ .. s + RZ).
   auto slot = [&](auto f, int s) {
@@ -226,24 +242,41 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       zslot[F] = (s + StageTile<B, F>::RZ) % StageTile<B, F>::kSlots;
     });
     if constexpr (B::kNumMid > 0) {
-      // The intermediates of plane k, then a barrier before they are read
-      // (the next step's first barrier keeps them until every thread has).
-      // Cells whose reads would leave the copied tile (past the array's
-      // ghosts) are not computed: no stored point reads them.
-      for (int t = tid; t < stage_mid_cells<B>(); t += kThreads) {
-        for_each_index<B::kNumMid>([&](auto g) {
-          constexpr int G = decltype(g)::value;
-          using M = MidTile<B, G>;
-          const int u = t - M::first_cell();
-          if (u >= 0 && u < M::kCells) {
-            int c, r;
-            M::cell(u, c, r);
-            if (I0 - M::HX + c < a.n.nx + M::HX && J0 - M::HY + r < a.n.ny + M::HY)
-              ring[M::offset() + r * M::W + c] = B::template mid<G>(StageReader<B>{ring, zslot, c - M::HX, r - M::HY});
+      for_each_index<B::kNumMid>([&](auto g) {
+        constexpr int G = decltype(g)::value;
+        if constexpr (B::kMidAxis[G][0] == 0) {
+          // The warp's rows at plane k. Cells whose reads would leave the
+          // copied tile (past the array's ghosts) are not computed: no
+          // stored point reads them.
+          using M = MidRows<B, G>;
+          for (int u = lane; u < M::kCells; u += 32) {
+            const int r = u / M::W, cx = tx0 - M::kReach + (u - r * M::W), cy = ty0 * Y + r;
+            if (I0 + cx < a.n.nx + M::kReach && J0 + cy < a.n.ny)
+              ring[M::offset() + warp * M::kCells + u] = B::template mid<G>(StagePoint<B>{ring, zslot, cx, cy});
           }
-        });
-      }
-      __syncthreads();
+        } else {
+          // The column's queue: filled at the block's first plane, then
+          // moved up a plane, the value at k + reach new.
+          constexpr int R = B::kMidAxis[G][1], Q = stage_z_reach<B>();
+          for_each_index<Y>([&](auto py) {
+            constexpr int PY = decltype(py)::value;
+            const int cy = static_cast<int>(threadIdx.y) * Y + PY;
+            if (s == 0) {
+              for_each_index<2 * R>([&](auto j) {
+                constexpr int J = decltype(j)::value;
+                zq[G][PY][Q - R + J] = B::template mid<G>(StagePoint<B, J - R>{ring, zslot, static_cast<int>(threadIdx.x), cy});
+              });
+            } else {
+              for_each_index<2 * R>([&](auto j) {
+                constexpr int J = decltype(j)::value;
+                zq[G][PY][Q - R + J] = zq[G][PY][Q - R + J + 1];
+              });
+            }
+            zq[G][PY][Q + R] = B::template mid<G>(StagePoint<B, R>{ring, zslot, static_cast<int>(threadIdx.x), cy});
+          });
+        }
+      });
+      __syncwarp();  // the warp's rows written before its threads read them
     }
     if (active) {
       for_each_index<Y>([&](auto py) {
@@ -251,7 +284,9 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
         // Rows past the interior (ny not a multiple of the tile) are not computed.
         if (j0 + PY < a.n.ny) {
           real v[B::kNumOut];
-          B::compute(StageReader<B>{ring, zslot, static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y) * Y + PY}, a.params, v);
+          const StageReader<B, PY> in{{ring, zslot, static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y) * Y + PY},
+                                      warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq};
+          B::compute(in, a.params, v);
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;
             real* at = a.out[O] + OutGeometry<B, O>::at(a.n, i, j0 + PY, k);

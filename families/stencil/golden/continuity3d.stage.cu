@@ -40,9 +40,9 @@ struct Bindings {
   static constexpr int f_uy = 2;
   static constexpr int f_uz = 3;
 
-  // Intermediates of mixed derivatives (two passes): halos along kernel x and y.
+  // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.
   static constexpr int kNumMid = 0;
-  static constexpr int kMidHalo[1][2] = {{0, 0}};
+  static constexpr int kMidAxis[1][2] = {{0, 0}};
 
   template <class In>
   static __device__ __forceinline__ void compute(const In& in, const real* p, real* out) {

@@ -12,8 +12,8 @@
 //   output:    day_dt (ghost 0)
 //   output:    daz_dt (ghost 0)
 //   work:      333 reads (258 distinct), 351 operations (312 with common subexpressions once) a point
-//   two-pass:  5 intermediate planes of mixed derivatives; a point reads 78 distinct values (36 of intermediates), and 30 to compute them
-//   shared:    88352 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, the intermediates
+//   two-pass:  6 intermediates of mixed derivatives; a point reads 78 distinct values (36 of intermediates), and 36 to compute them
+//   shared:    83968 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 4864 of intermediates
 
 #include "gpen/stencil_stage.cuh"
 
@@ -46,47 +46,54 @@ struct Bindings {
   static constexpr int f_ay = 4;
   static constexpr int f_az = 5;
 
-  // Intermediates of mixed derivatives (two passes): halos along kernel x and y.
-  static constexpr int kNumMid = 5;
-  static constexpr int kMidHalo[kNumMid][2] = {{3, 0}, {3, 3}, {3, 0}, {3, 0}, {0, 3}};  // 0: ay along y, 1: az along z, 2: ax along y, 3: ax along z, 4: ay along z
+  // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.
+  static constexpr int kNumMid = 6;
+  static constexpr int kMidAxis[kNumMid][2] = {{0, 3}, {0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}};  // 0: ay along y read along x, 1: az along z read along x, 2: ax along y read along x, 3: az along y read along z, 4: ax along z read along x, 5: ay along y read along z
 
   template <int G, class In>
   static __device__ __forceinline__ real mid(const In& in) {
     static_assert(G >= 0 && G < kNumMid, "an intermediate of this unit");
-    if constexpr (G == 0) {  // ay along y
+    if constexpr (G == 0) {  // ay along y read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ay, 0, -1, 0>() - in.template at<f_ay, 0, 1, 0>())
           + kC1 * (-in.template at<f_ay, 0, -2, 0>() + in.template at<f_ay, 0, 2, 0>())
           + (in.template at<f_ay, 0, -3, 0>() - in.template at<f_ay, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 1) {  // az along z
+    } else if constexpr (G == 1) {  // az along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_az, 0, 0, -1>() - in.template at<f_az, 0, 0, 1>())
           + kC1 * (-in.template at<f_az, 0, 0, -2>() + in.template at<f_az, 0, 0, 2>())
           + (in.template at<f_az, 0, 0, -3>() - in.template at<f_az, 0, 0, 3>());
       return t0;
-    } else if constexpr (G == 2) {  // ax along y
+    } else if constexpr (G == 2) {  // ax along y read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ax, 0, -1, 0>() - in.template at<f_ax, 0, 1, 0>())
           + kC1 * (-in.template at<f_ax, 0, -2, 0>() + in.template at<f_ax, 0, 2, 0>())
           + (in.template at<f_ax, 0, -3, 0>() - in.template at<f_ax, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 3) {  // ax along z
+    } else if constexpr (G == 3) {  // az along y read along z
+      constexpr real kC0 = 45.0;
+      constexpr real kC1 = 9.0;
+      const real t0 = kC0 * (in.template at<f_az, 0, -1, 0>() - in.template at<f_az, 0, 1, 0>())
+          + kC1 * (-in.template at<f_az, 0, -2, 0>() + in.template at<f_az, 0, 2, 0>())
+          + (in.template at<f_az, 0, -3, 0>() - in.template at<f_az, 0, 3, 0>());
+      return t0;
+    } else if constexpr (G == 4) {  // ax along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ax, 0, 0, -1>() - in.template at<f_ax, 0, 0, 1>())
           + kC1 * (-in.template at<f_ax, 0, 0, -2>() + in.template at<f_ax, 0, 0, 2>())
           + (in.template at<f_ax, 0, 0, -3>() - in.template at<f_ax, 0, 0, 3>());
       return t0;
-    } else {  // ay along z
+    } else {  // ay along y read along z
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
-      const real t0 = kC0 * (in.template at<f_ay, 0, 0, -1>() - in.template at<f_ay, 0, 0, 1>())
-          + kC1 * (-in.template at<f_ay, 0, 0, -2>() + in.template at<f_ay, 0, 0, 2>())
-          + (in.template at<f_ay, 0, 0, -3>() - in.template at<f_ay, 0, 0, 3>());
+      const real t0 = kC0 * (in.template at<f_ay, 0, -1, 0>() - in.template at<f_ay, 0, 1, 0>())
+          + kC1 * (-in.template at<f_ay, 0, -2, 0>() + in.template at<f_ay, 0, 2, 0>())
+          + (in.template at<f_ay, 0, -3, 0>() - in.template at<f_ay, 0, 3, 0>());
       return t0;
     }
   }
@@ -140,29 +147,29 @@ struct Bindings {
             - in.template at<f_az, 0, -3, 0>() + in.template at<f_az, 0, 3, 0>());
     const real t6 = t5 * p_inv_h;
     const real t7 = kC3 * in.template at<f_ay, 0, 0, 0>()
-        + kC4 * (in.template mid<1, 0, -1, 0>() - in.template mid<1, 0, 1, 0>()
-            + in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>())
+        + kC4 * (in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>()
+            + in.template mid<3, 0, 0, -1>() - in.template mid<3, 0, 0, 1>())
         - kC5 * (in.template at<f_ay, -1, 0, 0>() + in.template at<f_ay, 1, 0, 0>()
             + in.template at<f_ay, 0, 0, -1>() + in.template at<f_ay, 0, 0, 1>())
-        + kC6 * (-in.template mid<1, 0, -2, 0>() + in.template mid<1, 0, 2, 0>()
-            - in.template mid<2, -2, 0, 0>() + in.template mid<2, 2, 0, 0>())
+        + kC6 * (-in.template mid<2, -2, 0, 0>() + in.template mid<2, 2, 0, 0>()
+            - in.template mid<3, 0, 0, -2>() + in.template mid<3, 0, 0, 2>())
         + kC1 * (in.template at<f_ay, -2, 0, 0>() + in.template at<f_ay, 2, 0, 0>()
             + in.template at<f_ay, 0, 0, -2>() + in.template at<f_ay, 0, 0, 2>())
-        + kC7 * (in.template mid<1, 0, -3, 0>() - in.template mid<1, 0, 3, 0>()
-            + in.template mid<2, -3, 0, 0>() - in.template mid<2, 3, 0, 0>())
+        + kC7 * (in.template mid<2, -3, 0, 0>() - in.template mid<2, 3, 0, 0>()
+            + in.template mid<3, 0, 0, -3>() - in.template mid<3, 0, 0, 3>())
         - kC8 * (in.template at<f_ay, -3, 0, 0>() + in.template at<f_ay, 3, 0, 0>()
             + in.template at<f_ay, 0, 0, -3>() + in.template at<f_ay, 0, 0, 3>());
     const real t8 = kC3 * in.template at<f_az, 0, 0, 0>()
-        + kC4 * (in.template mid<3, -1, 0, 0>() - in.template mid<3, 1, 0, 0>()
-            + in.template mid<4, 0, -1, 0>() - in.template mid<4, 0, 1, 0>())
+        + kC4 * (in.template mid<4, -1, 0, 0>() - in.template mid<4, 1, 0, 0>()
+            + in.template mid<5, 0, 0, -1>() - in.template mid<5, 0, 0, 1>())
         - kC5 * (in.template at<f_az, -1, 0, 0>() + in.template at<f_az, 1, 0, 0>()
             + in.template at<f_az, 0, -1, 0>() + in.template at<f_az, 0, 1, 0>())
-        + kC6 * (-in.template mid<3, -2, 0, 0>() + in.template mid<3, 2, 0, 0>()
-            - in.template mid<4, 0, -2, 0>() + in.template mid<4, 0, 2, 0>())
+        + kC6 * (-in.template mid<4, -2, 0, 0>() + in.template mid<4, 2, 0, 0>()
+            - in.template mid<5, 0, 0, -2>() + in.template mid<5, 0, 0, 2>())
         + kC1 * (in.template at<f_az, -2, 0, 0>() + in.template at<f_az, 2, 0, 0>()
             + in.template at<f_az, 0, -2, 0>() + in.template at<f_az, 0, 2, 0>())
-        + kC7 * (in.template mid<3, -3, 0, 0>() - in.template mid<3, 3, 0, 0>()
-            + in.template mid<4, 0, -3, 0>() - in.template mid<4, 0, 3, 0>())
+        + kC7 * (in.template mid<4, -3, 0, 0>() - in.template mid<4, 3, 0, 0>()
+            + in.template mid<5, 0, 0, -3>() - in.template mid<5, 0, 0, 3>())
         - kC8 * (in.template at<f_az, -3, 0, 0>() + in.template at<f_az, 3, 0, 0>()
             + in.template at<f_az, 0, -3, 0>() + in.template at<f_az, 0, 3, 0>());
     out[0] = in.template at<f_uy, 0, 0, 0>() * t1 - in.template at<f_uz, 0, 0, 0>() * t3 - p_eta * (t4 * p_inv_h2);  // dax_dt
@@ -183,7 +190,7 @@ static_assert(Bindings::kInGhost[5][1] >= Bindings::kRadius[5][1], "ghost of az 
 static_assert(Bindings::kInGhost[5][2] >= Bindings::kRadius[5][2], "ghost of az covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
 static_assert(sizeof(gpen::StencilArgs<Bindings>) == 112, "kernel arguments as the host writes them");
-static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 88352, "the staged planes' shared memory as planned");
+static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 83968, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a
 // minimum of blocks an SM it caps nothing, and a cap of 128 registers made

@@ -33,9 +33,9 @@ struct Bindings {
   // Input slots by name.
   static constexpr int f_u = 0;
 
-  // Intermediates of mixed derivatives (two passes): halos along kernel x and y.
+  // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.
   static constexpr int kNumMid = 0;
-  static constexpr int kMidHalo[1][2] = {{0, 0}};
+  static constexpr int kMidAxis[1][2] = {{0, 0}};
 
   template <class In>
   static __device__ __forceinline__ void compute(const In& in, const real* p, real* out) {

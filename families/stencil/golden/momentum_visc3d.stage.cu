@@ -10,8 +10,8 @@
 //   output:    duy_dt (ghost 0)
 //   output:    duz_dt (ghost 0)
 //   work:      573 reads (291 distinct), 696 operations (453 with common subexpressions once) a point
-//   two-pass:  5 intermediate planes of mixed derivatives; a point reads 111 distinct values (36 of intermediates), and 30 to compute them
-//   shared:    106528 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, the intermediates
+//   two-pass:  6 intermediates of mixed derivatives; a point reads 111 distinct values (36 of intermediates), and 36 to compute them
+//   shared:    102144 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 4864 of intermediates
 
 #include "gpen/stencil_stage.cuh"
 
@@ -42,47 +42,54 @@ struct Bindings {
   static constexpr int f_uy = 2;
   static constexpr int f_uz = 3;
 
-  // Intermediates of mixed derivatives (two passes): halos along kernel x and y.
-  static constexpr int kNumMid = 5;
-  static constexpr int kMidHalo[kNumMid][2] = {{3, 0}, {3, 3}, {3, 0}, {3, 0}, {0, 3}};  // 0: uy along y, 1: uz along z, 2: ux along y, 3: ux along z, 4: uy along z
+  // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.
+  static constexpr int kNumMid = 6;
+  static constexpr int kMidAxis[kNumMid][2] = {{0, 3}, {0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}};  // 0: uy along y read along x, 1: uz along z read along x, 2: ux along y read along x, 3: uz along y read along z, 4: ux along z read along x, 5: uy along y read along z
 
   template <int G, class In>
   static __device__ __forceinline__ real mid(const In& in) {
     static_assert(G >= 0 && G < kNumMid, "an intermediate of this unit");
-    if constexpr (G == 0) {  // uy along y
+    if constexpr (G == 0) {  // uy along y read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_uy, 0, -1, 0>() - in.template at<f_uy, 0, 1, 0>())
           + kC1 * (-in.template at<f_uy, 0, -2, 0>() + in.template at<f_uy, 0, 2, 0>())
           + (in.template at<f_uy, 0, -3, 0>() - in.template at<f_uy, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 1) {  // uz along z
+    } else if constexpr (G == 1) {  // uz along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_uz, 0, 0, -1>() - in.template at<f_uz, 0, 0, 1>())
           + kC1 * (-in.template at<f_uz, 0, 0, -2>() + in.template at<f_uz, 0, 0, 2>())
           + (in.template at<f_uz, 0, 0, -3>() - in.template at<f_uz, 0, 0, 3>());
       return t0;
-    } else if constexpr (G == 2) {  // ux along y
+    } else if constexpr (G == 2) {  // ux along y read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ux, 0, -1, 0>() - in.template at<f_ux, 0, 1, 0>())
           + kC1 * (-in.template at<f_ux, 0, -2, 0>() + in.template at<f_ux, 0, 2, 0>())
           + (in.template at<f_ux, 0, -3, 0>() - in.template at<f_ux, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 3) {  // ux along z
+    } else if constexpr (G == 3) {  // uz along y read along z
+      constexpr real kC0 = 45.0;
+      constexpr real kC1 = 9.0;
+      const real t0 = kC0 * (in.template at<f_uz, 0, -1, 0>() - in.template at<f_uz, 0, 1, 0>())
+          + kC1 * (-in.template at<f_uz, 0, -2, 0>() + in.template at<f_uz, 0, 2, 0>())
+          + (in.template at<f_uz, 0, -3, 0>() - in.template at<f_uz, 0, 3, 0>());
+      return t0;
+    } else if constexpr (G == 4) {  // ux along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ux, 0, 0, -1>() - in.template at<f_ux, 0, 0, 1>())
           + kC1 * (-in.template at<f_ux, 0, 0, -2>() + in.template at<f_ux, 0, 0, 2>())
           + (in.template at<f_ux, 0, 0, -3>() - in.template at<f_ux, 0, 0, 3>());
       return t0;
-    } else {  // uy along z
+    } else {  // uy along y read along z
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
-      const real t0 = kC0 * (in.template at<f_uy, 0, 0, -1>() - in.template at<f_uy, 0, 0, 1>())
-          + kC1 * (-in.template at<f_uy, 0, 0, -2>() + in.template at<f_uy, 0, 0, 2>())
-          + (in.template at<f_uy, 0, 0, -3>() - in.template at<f_uy, 0, 0, 3>());
+      const real t0 = kC0 * (in.template at<f_uy, 0, -1, 0>() - in.template at<f_uy, 0, 1, 0>())
+          + kC1 * (-in.template at<f_uy, 0, -2, 0>() + in.template at<f_uy, 0, 2, 0>())
+          + (in.template at<f_uy, 0, -3, 0>() - in.template at<f_uy, 0, 3, 0>());
       return t0;
     }
   }
@@ -181,14 +188,14 @@ struct Bindings {
             + in.template at<f_uy, 0, -3, 0>() + in.template at<f_uy, 0, 3, 0>()
             + in.template at<f_uy, 0, 0, -3>() + in.template at<f_uy, 0, 0, 3>());
     const real t28 = -kC6 * in.template at<f_uy, 0, 0, 0>()
-        + kC7 * (in.template mid<1, 0, -1, 0>() - in.template mid<1, 0, 1, 0>()
-            + in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>())
+        + kC7 * (in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>()
+            + in.template mid<3, 0, 0, -1>() - in.template mid<3, 0, 0, 1>())
         + kC4 * (in.template at<f_uy, 0, -1, 0>() + in.template at<f_uy, 0, 1, 0>())
-        + kC8 * (-in.template mid<1, 0, -2, 0>() + in.template mid<1, 0, 2, 0>()
-            - in.template mid<2, -2, 0, 0>() + in.template mid<2, 2, 0, 0>())
+        + kC8 * (-in.template mid<2, -2, 0, 0>() + in.template mid<2, 2, 0, 0>()
+            - in.template mid<3, 0, 0, -2>() + in.template mid<3, 0, 0, 2>())
         - kC1 * (in.template at<f_uy, 0, -2, 0>() + in.template at<f_uy, 0, 2, 0>())
-        + kC9 * (in.template mid<1, 0, -3, 0>() - in.template mid<1, 0, 3, 0>()
-            + in.template mid<2, -3, 0, 0>() - in.template mid<2, 3, 0, 0>())
+        + kC9 * (in.template mid<2, -3, 0, 0>() - in.template mid<2, 3, 0, 0>()
+            + in.template mid<3, 0, 0, -3>() - in.template mid<3, 0, 0, 3>())
         + kC5 * (in.template at<f_uy, 0, -3, 0>() + in.template at<f_uy, 0, 3, 0>());
     const real t29 = kC0 * (-in.template at<f_uz, 0, -1, 0>() + in.template at<f_uz, 0, 1, 0>())
         + kC1 * (in.template at<f_uz, 0, -2, 0>() - in.template at<f_uz, 0, 2, 0>())
@@ -206,14 +213,14 @@ struct Bindings {
             + in.template at<f_uz, 0, -3, 0>() + in.template at<f_uz, 0, 3, 0>()
             + in.template at<f_uz, 0, 0, -3>() + in.template at<f_uz, 0, 0, 3>());
     const real t33 = -kC6 * in.template at<f_uz, 0, 0, 0>()
-        + kC7 * (in.template mid<3, -1, 0, 0>() - in.template mid<3, 1, 0, 0>()
-            + in.template mid<4, 0, -1, 0>() - in.template mid<4, 0, 1, 0>())
+        + kC7 * (in.template mid<4, -1, 0, 0>() - in.template mid<4, 1, 0, 0>()
+            + in.template mid<5, 0, 0, -1>() - in.template mid<5, 0, 0, 1>())
         + kC4 * (in.template at<f_uz, 0, 0, -1>() + in.template at<f_uz, 0, 0, 1>())
-        + kC8 * (-in.template mid<3, -2, 0, 0>() + in.template mid<3, 2, 0, 0>()
-            - in.template mid<4, 0, -2, 0>() + in.template mid<4, 0, 2, 0>())
+        + kC8 * (-in.template mid<4, -2, 0, 0>() + in.template mid<4, 2, 0, 0>()
+            - in.template mid<5, 0, 0, -2>() + in.template mid<5, 0, 0, 2>())
         - kC1 * (in.template at<f_uz, 0, 0, -2>() + in.template at<f_uz, 0, 0, 2>())
-        + kC9 * (in.template mid<3, -3, 0, 0>() - in.template mid<3, 3, 0, 0>()
-            + in.template mid<4, 0, -3, 0>() - in.template mid<4, 0, 3, 0>())
+        + kC9 * (in.template mid<4, -3, 0, 0>() - in.template mid<4, 3, 0, 0>()
+            + in.template mid<5, 0, 0, -3>() - in.template mid<5, 0, 0, 3>())
         + kC5 * (in.template at<f_uz, 0, 0, -3>() + in.template at<f_uz, 0, 0, 3>());
     out[0] = -(in.template at<f_ux, 0, 0, 0>() * t1 + in.template at<f_uy, 0, 0, 0>() * t3 + in.template at<f_uz, 0, 0, 0>() * t5) - p_cs2 * t7 + p_nu * (t8 * p_inv_h2 + t9 * p_inv_h2 / 3.0 + 2.0 * ((t1 - t14) * t7 + t17 * t19 + t22 * t24));  // dux_dt
     out[1] = -(in.template at<f_ux, 0, 0, 0>() * t16 + in.template at<f_uy, 0, 0, 0>() * t11 + in.template at<f_uz, 0, 0, 0>() * t26) - p_cs2 * t19 + p_nu * (t27 * p_inv_h2 + t28 * p_inv_h2 / 3.0 + 2.0 * (t17 * t7 + (t11 - t14) * t19 + t31 * t24));  // duy_dt
@@ -236,7 +243,7 @@ static_assert(Bindings::kInGhost[3][1] >= Bindings::kRadius[3][1], "ghost of uz 
 static_assert(Bindings::kInGhost[3][2] >= Bindings::kRadius[3][2], "ghost of uz covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
 static_assert(sizeof(gpen::StencilArgs<Bindings>) == 104, "kernel arguments as the host writes them");
-static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 106528, "the staged planes' shared memory as planned");
+static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 102144, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a
 // minimum of blocks an SM it caps nothing, and a cap of 128 registers made

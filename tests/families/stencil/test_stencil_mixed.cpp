@@ -72,7 +72,8 @@ TEST_CASE("a mixed derivative is split into an intermediate along the inner axis
   REQUIRE(m.mids.size() == 1);
   CHECK(m.mids[0].field == 1);       // v
   CHECK(m.mids[0].inner_axis == 1);  // along y ...
-  CHECK(m.mids[0].halo == std::array<int, 2>{3, 0});  // ... read 3 points either side along x
+  CHECK(m.mids[0].outer_axis == 0);  // ... read along x,
+  CHECK(m.mids[0].reach == 3);       // 3 points either side
   // 6 J D1: integers without a common factor, the first positive.
   REQUIRE(m.mids[0].terms.size() == 6);
   CHECK(m.mids[0].terms[0].coeff == Rational(1));
@@ -86,22 +87,28 @@ TEST_CASE("a mixed derivative is split into an intermediate along the inner axis
   CHECK(split_value(s, m, 0, 5, 6, 7) == doctest::Approx(plain_value(s, 0, 5, 6, 7)).epsilon(1e-13));
 }
 
-TEST_CASE("mixed blocks: outer axis first in kernel order, shared intermediates, any rank, split only where it reads less") {
-  // x and z: along z, read along x; y and z: along z, read along y. D1(u, z)
-  // serves both, with both halos.
-  const Spec xz = load_spec_string(spec3d("D1(D1(u, x), z) + D1(D1(u, z), y)"));
+TEST_CASE("mixed blocks: read along x where the pair has it, else z; any rank; split only where it reads less") {
+  // x and z: along z, read along x; y and z: along y, read along z (a
+  // register queue); D1(u, y) read along x is another intermediate.
+  const Spec xz = load_spec_string(spec3d("D1(D1(u, x), z) + D1(D1(u, z), y) + D1(D1(u, y), x)"));
   const MixedSplit mxz = split_of(xz);
-  REQUIRE(mxz.mids.size() == 1);
-  CHECK(mxz.mids[0].inner_axis == 2);
-  CHECK(mxz.mids[0].halo == std::array<int, 2>{3, 3});
+  REQUIRE(mxz.mids.size() == 3);
+  int seen = 0;
+  for (const auto& g : mxz.mids) {
+    CHECK(g.reach == 3);
+    if (g.inner_axis == 2 && g.outer_axis == 0) seen |= 1;
+    if (g.inner_axis == 1 && g.outer_axis == 2) seen |= 2;
+    if (g.inner_axis == 1 && g.outer_axis == 0) seen |= 4;
+  }
+  CHECK(seen == 7);
   CHECK(split_value(xz, mxz, 0, 1, 2, 3) == doctest::Approx(plain_value(xz, 0, 1, 2, 3)).epsilon(1e-13));
 
-  // 2-D: y is the kernel's z, so it is the inner axis.
+  // 2-D: y is the kernel's z; x is the outer axis.
   const Spec two = load_spec_string(spec3d("D1(D1(u, x), y)", 6, 2));
   const MixedSplit m2 = split_of(two);
   REQUIRE(m2.mids.size() == 1);
   CHECK(m2.mids[0].inner_axis == 1);
-  CHECK(m2.mids[0].halo == std::array<int, 2>{3, 0});
+  CHECK(m2.mids[0].outer_axis == 0);
 
   // Rank 2: the sum of two products is two intermediates (12 + 12 reads
   // instead of 36); D2's centre lies on the axes and stays a plain read.
