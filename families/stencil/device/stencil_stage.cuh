@@ -248,10 +248,14 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
           // The warp's rows at plane k. Cells whose reads would leave the
           // copied tile (past the array's ghosts) are not computed: no
           // stored point reads them.
+          // Unrolled, so that the loads of every pass and intermediate may
+          // be in flight together.
           using M = MidRows<B, G>;
-          for (int u = lane; u < M::kCells; u += 32) {
+#pragma unroll
+          for (int u0 = 0; u0 < M::kCells; u0 += 32) {
+            const int u = u0 + lane;
             const int r = u / M::W, cx = tx0 - M::kReach + (u - r * M::W), cy = ty0 * Y + r;
-            if (I0 + cx < a.n.nx + M::kReach && J0 + cy < a.n.ny)
+            if (u < M::kCells && I0 + cx < a.n.nx + M::kReach && J0 + cy < a.n.ny)
               ring[M::offset() + warp * M::kCells + u] = B::template mid<G>(StagePoint<B>{ring, zslot, cx, cy});
           }
         } else {
