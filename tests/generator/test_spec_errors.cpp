@@ -160,6 +160,41 @@ TEST_CASE("operators: explicit coefficients and their errors") {
   CHECK(ok.operators[0].coeffs[0] == Rational(-1, 2));
 }
 
+TEST_CASE("2-D operators: explicit points along two axes, exact, and their errors") {
+  // Astaroth's 6th-order d2/dadb on the diagonals, (270, -27, 2) / 720 at (+-i, +-i).
+  const std::string dxy =
+      "{\"name\": \"DXY\", \"offsets2d\": [[1, 1], [-1, -1], [1, -1], [-1, 1], [2, 2], [-2, -2], [2, -2], [-2, 2], [3, 3], [-3, -3], [3, -3], [-3, 3]],"
+      " \"coeffs\": [\"270/720\", \"270/720\", \"-270/720\", \"-270/720\", \"-27/720\", \"-27/720\", \"27/720\", \"27/720\","
+      " \"2/720\", \"2/720\", \"-2/720\", \"-2/720\"]}";
+  const std::string d2 = "{\"name\": \"D2\", \"derivative\": 2, \"order\": 2}";
+  auto spec = [&](const std::string& expr, const std::string& op) { return with(with(minimal_spec(expr), d2, op), "\"ghost\": 1", "\"ghost\": 3"); };
+  const Spec s = load_spec_string(spec("DXY(u * u, x, y) + DXY(u, y, x)", dxy));
+  // 12 points, and the nonlinear argument copied at each: exact for
+  // polynomials of degree 6 in x y. u = x y: d2(x y)/dxdy = 1; u^2 = x^2 y^2: 4 x y.
+  auto read = [](const Access& a) { return (5.0 + a.off[0]) * (7.0 + a.off[1]); };
+  CHECK(evaluate(*s.outputs[0].ir, read, {2.0}) == doctest::Approx(4 * 5 * 7 + 1).epsilon(1e-14));
+  CHECK(s.footprint()[0] == std::array<int, 3>{3, 3, 0});
+
+  SpecError e = spec_error_of(spec("DXY(u, x)", dxy));
+  CHECK(e.detail().message == "2-D operator 'DXY' takes 3 arguments, got 2");
+  CHECK(e.detail().expected == "DXY(expression, axis, axis)");
+  e = spec_error_of(spec("DXY(u, x, x)", dxy));
+  CHECK(e.detail().message == "the 2-D operator 'DXY' is applied along two different axes, got x twice");
+  e = spec_error_of(spec("DXY(u, x, z)", dxy));  // a 2-D spec
+  CHECK(e.detail().message == "axis 'z' is beyond the 2-D arrays of this spec");
+  e = spec_error_of(spec("DXY(u, x, y)", with(dxy, "[-3, 3]]", "[-3, 3, 1]]")));
+  CHECK(e.pointer() == "/operators/0/offsets2d/11");
+  CHECK(e.detail().message == "not a pair of offsets");
+  e = spec_error_of(spec("DXY(u, x, y)", with(dxy, "[-3, 3]]", "[3, 3]]")));
+  CHECK(e.pointer() == "/operators/0/offsets2d/11");
+  CHECK(e.detail().message == "offset [3, 3] appears twice");
+  e = spec_error_of(spec("DXY(u, x, y)", with(dxy, "\"-2/720\"]", "\"-2/720\", 1]")));
+  CHECK(e.pointer() == "/operators/0/coeffs");
+  CHECK(e.detail().message == "13 coefficients for 12 offsets");
+  e = spec_error_of(spec("DXY(u, x, y)", with(dxy, "[3, 3]", "[33, 3]")));
+  CHECK(e.pointer() == "/operators/0/offsets2d/8/0");
+}
+
 TEST_CASE("outputs: unknown field, duplicate, missing") {
   std::string s = minimal_spec();
   s = with(s, "\"field\": \"v\"", "\"field\": \"w\"");

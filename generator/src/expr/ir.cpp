@@ -182,14 +182,14 @@ IrPtr ir_shift(const IrPtr& e, int axis, int by) {
   return shift(e, axis, by, done);
 }
 
-IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets, const std::vector<Rational>& coeffs) {
+IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& offsets, const std::vector<Rational>& coeffs) {
   if (is_linear(e)) {
     if (current_budget) current_budget->spend(terms_of(e).size() * offsets.size());  // before the terms exist
     std::vector<Term> out;
     for (std::size_t k = 0; k < offsets.size(); ++k)
       for (auto t : terms_of(e)) {
         t.coeff = t.coeff * coeffs[k];
-        t.access.off[axis] += offsets[k];
+        for (int ax = 0; ax < 3; ++ax) t.access.off[ax] += offsets[k][ax];
         out.push_back(t);
       }
     return ir_linear(std::move(out));
@@ -211,10 +211,25 @@ IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets
   IrPtr sum;
   for (std::size_t k = 0; k < offsets.size(); ++k) {
     if (coeffs[k].is_zero()) continue;
-    IrPtr term = ir_binary(Ir::Kind::Mul, ir_const(Number::of(coeffs[k])), ir_shift(e, axis, offsets[k]));
+    // A copy of e at the centre too (shifted by 0), so that a spec's DAG
+    // keeps its shape: the centre term is not the node e itself.
+    IrPtr shifted = ir_shift(e, 0, offsets[k][0]);
+    for (int ax = 1; ax < 3; ++ax)
+      if (offsets[k][ax] != 0) shifted = ir_shift(shifted, ax, offsets[k][ax]);
+    IrPtr term = ir_binary(Ir::Kind::Mul, ir_const(Number::of(coeffs[k])), shifted);
     sum = sum ? ir_binary(Ir::Kind::Add, sum, term) : term;
   }
   return sum ? sum : ir_const(Number::of(0));
+}
+
+IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets, const std::vector<Rational>& coeffs) {
+  std::vector<std::array<int, 3>> points;
+  for (int o : offsets) {
+    std::array<int, 3> p{0, 0, 0};
+    p[axis] = o;
+    points.push_back(p);
+  }
+  return ir_apply_points(e, points, coeffs);
 }
 
 void accumulate_footprint(const Ir& e, Footprint& fp) {

@@ -108,13 +108,30 @@ class Lowering {
   IrPtr call(const Ast& a) {
     for (const auto& op : spec_.operators) {
       if (op.name != a.text) continue;
-      if (a.args.size() != 2) fail(a, fmt::format("operator '{}' takes 2 arguments, got {}", a.text, a.args.size()), fmt::format("{}(expression, axis)", a.text));
-      const Ast& axis = *a.args[1];
-      int ax = -1;
-      if (axis.kind == Ast::Kind::Name) ax = axis.text == "x" ? 0 : axis.text == "y" ? 1 : axis.text == "z" ? 2 : -1;
-      if (ax < 0) fail(axis, fmt::format("the second argument of '{}' must be an axis", a.text), axis_list());
-      if (ax >= spec_.dims) fail(axis, fmt::format("axis '{}' is beyond the {}-D arrays of this spec", axis.text, spec_.dims), axis_list());
-      return ir_apply_stencil(lower(*a.args[0]), ax, op.offsets, op.coeffs);
+      const bool two = !op.offsets2d.empty();
+      if (a.args.size() != (two ? 3u : 2u))
+        fail(a, fmt::format("{}operator '{}' takes {} arguments, got {}", two ? "2-D " : "", a.text, two ? 3 : 2, a.args.size()),
+             fmt::format(two ? "{}(expression, axis, axis)" : "{}(expression, axis)", a.text));
+      auto axis_of = [&](const Ast& axis, const char* which) {
+        int ax = -1;
+        if (axis.kind == Ast::Kind::Name) ax = axis.text == "x" ? 0 : axis.text == "y" ? 1 : axis.text == "z" ? 2 : -1;
+        if (ax < 0) fail(axis, fmt::format("the {} argument of '{}' must be an axis", which, a.text), axis_list());
+        if (ax >= spec_.dims) fail(axis, fmt::format("axis '{}' is beyond the {}-D arrays of this spec", axis.text, spec_.dims), axis_list());
+        return ax;
+      };
+      const int ax = axis_of(*a.args[1], "second");
+      if (!two) return ir_apply_stencil(lower(*a.args[0]), ax, op.offsets, op.coeffs);
+      const int bx = axis_of(*a.args[2], "third");
+      if (bx == ax) fail(*a.args[2], fmt::format("the 2-D operator '{}' is applied along two different axes, got {} twice", a.text, a.args[2]->text),
+                         "two different axes, as in " + a.text + "(u, x, y)");
+      std::vector<std::array<int, 3>> points;
+      for (const auto& o : op.offsets2d) {
+        std::array<int, 3> p{0, 0, 0};
+        p[ax] = o[0];
+        p[bx] = o[1];
+        points.push_back(p);
+      }
+      return ir_apply_points(lower(*a.args[0]), points, op.coeffs);
     }
     const MathFnInfo* fn = find_math_function(a.text);
     if (!fn) {

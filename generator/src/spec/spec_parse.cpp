@@ -246,6 +246,22 @@ class SpecParser final : public SpecReading {
           op.coeffs = central_weights(op.derivative, op.order);
           const int rad = central_radius(op.derivative, op.order);
           for (int k = -rad; k <= rad; ++k) op.offsets.push_back(k);
+        } else if (j.is_object() && j.contains("offsets2d")) {
+          reader.entry(p, {"name", "offsets2d", "coeffs"}, {"description"});
+          const std::size_t no = reader.array(p + "/offsets2d", true, kMaxOperatorPoints2d);
+          const std::size_t nc = reader.array(p + "/coeffs", true, kMaxOperatorPoints2d);
+          if (no != nc) src->fail(p + "/coeffs", fmt::format("{} coefficients for {} offsets", nc, no), fmt::format("{} coefficients, one per offset", no));
+          for (std::size_t k = 0; k < no; ++k) {
+            const std::string po = json_pointer_join(p + "/offsets2d", k);
+            const json& pair = reader.at(po);
+            if (!pair.is_array() || pair.size() != 2)
+              src->fail(po, "not a pair of offsets", "[a, b]: the offsets along the operator's first and second axis, integers in [-32, 32]");
+            const std::array<int, 2> o{static_cast<int>(reader.integer(po + "/0", -32, 32)), static_cast<int>(reader.integer(po + "/1", -32, 32))};
+            if (std::count(op.offsets2d.begin(), op.offsets2d.end(), o))
+              src->fail(po, fmt::format("offset [{}, {}] appears twice", o[0], o[1]), "distinct offsets");
+            op.offsets2d.push_back(o);
+            op.coeffs.push_back(reader.rational(json_pointer_join(p + "/coeffs", k)));
+          }
         } else {
           reader.entry(p, {"name", "offsets", "coeffs"}, {"description"});
           const std::size_t no = reader.array(p + "/offsets", true, 65);

@@ -116,6 +116,10 @@ IrPtr ir_shift(const IrPtr& e, int axis, int by);
 IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets,
                        const std::vector<Rational>& coeffs);
 
+// Applies sum_k coeffs[k] * e(x + offsets[k]), offsets in user axes (a 2-D
+// operator's points, say).
+IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& offsets, const std::vector<Rational>& coeffs);
+
 // Largest |offset| per user axis, per input field (indexed like the spec's inputs).
 using Footprint = std::vector<std::array<int, 3>>;
 void accumulate_footprint(const Ir& e, Footprint& fp);

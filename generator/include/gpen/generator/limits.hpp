@@ -21,6 +21,7 @@ constexpr int kMaxIrDepth = 1000;                // nesting of one lowered expre
 constexpr std::size_t kMaxFields = 64;           // fields of a spec
 constexpr std::size_t kMaxParams = 64;           // params of a spec
 constexpr std::size_t kMaxOperators = 64;        // operators of a stencil spec
+constexpr std::size_t kMaxOperatorPoints2d = 289;  // points of a 2-D operator (17 x 17)
 constexpr std::size_t kMaxLets = 256;            // lets of a spec
 constexpr std::size_t kMaxConstraints = 64;      // constraints of a spec
 constexpr std::size_t kMaxTunableValues = 64;    // values one tunable lists

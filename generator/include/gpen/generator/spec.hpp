@@ -43,10 +43,13 @@ struct ParamDecl {
   std::string pointer;
 };
 
-// A named 1-D stencil: sum_k coeffs[k] * f(x + offsets[k]).
+// A named 1-D stencil: sum_k coeffs[k] * f(x + offsets[k]); or, with
+// offsets2d, a 2-D one applied along two axes a, b:
+// sum_k coeffs[k] * f(x + offsets2d[k][0] e_a + offsets2d[k][1] e_b).
 struct OperatorDecl {
   std::string name;
   std::vector<int> offsets;
+  std::vector<std::array<int, 2>> offsets2d;
   std::vector<Rational> coeffs;
   int derivative = 0;  // when derived by Fornberg's algorithm, else 0
   int order = 0;
