@@ -102,11 +102,14 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
       for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), p.kernel_axis).mids) {
         p.mids.push_back({g.outer_axis, g.reach});
         if (g.outer_axis != 0) continue;
-        const bool warp_rows = (p.block_x % 32 == 0 || 32 % p.block_x == 0) && p.threads() % 32 == 0;
-        if (!warp_rows) {
-          refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::block_x,
-                         fmt::format("mixed_passes 2 computes intermediates a warp at a time, and block {}x{} has warps that cover parts of rows",
-                                     p.block_x, p.block_y),
+        // A warp computes the rows of the points it owns: whole rows or
+        // whole runs of 32, and whole warps.
+        const bool whole_rows = p.block_x % 32 == 0 || 32 % p.block_x == 0;
+        if (!whole_rows || p.threads() % 32 != 0) {
+          refuse_tunable(spec, stencil_tunable_rows(), whole_rows ? &StencilPlan::block_y : &StencilPlan::block_x,
+                         fmt::format("mixed_passes 2 (the default where mixed derivatives split) computes intermediates a warp at a time, and block {}x{} {}",
+                                     p.block_x, p.block_y,
+                                     whole_rows ? fmt::format("is {} threads, not whole warps", p.threads()) : "has warps that cover parts of rows"),
                          "block_x a multiple or a divisor of 32 and block_x * block_y a multiple of 32, or mixed_passes 1");
         }
         const int wx = std::min(p.block_x, 32), rows = 32 / wx * p.rows_y;

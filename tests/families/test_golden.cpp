@@ -251,6 +251,15 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   const Spec m48 = load_spec_string(mom48, "mom48.json");
   CHECK_THROWS_WITH(plan_stencil(m48, m48.choose({"strategy=stage"})), doctest::Contains("has warps that cover parts of rows"));
   CHECK(plan_stencil(m48, m48.choose({"strategy=stage", "mixed_passes=1"})).block_x == 48);
+  const Spec m16 = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  try {
+    plan_stencil(m16, m16.choose({"strategy=stage", "block_x=16", "block_y=1"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("block 16x1 is 16 threads, not whole warps") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables");
+  }
+  CHECK(plan_stencil(m16, m16.choose({"strategy=stage", "block_x=16", "block_y=2"})).mid_shared_bytes > 0);
 
   // The default strategy follows the footprint: the fused specs read more
   // than 128 distinct values a point and stage them, one row a thread, one

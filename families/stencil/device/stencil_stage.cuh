@@ -90,6 +90,15 @@ __host__ __device__ constexpr int stage_values() {
   else return MidRows<B, B::kNumMid - 1>::offset() + MidRows<B, B::kNumMid - 1>::kValues;
 }
 
+// Whether some intermediate is read along x (rows of the warps; else no
+// __syncwarp, and the block need not be whole warps).
+template <class B>
+__host__ __device__ constexpr bool stage_rows_of_mids() {
+  for (int g = 0; g < B::kNumMid; ++g)
+    if (B::kMidAxis[g][0] == 0) return true;
+  return false;
+}
+
 // The longest reach of an intermediate read along z: its register queues'
 // length is 2 kReach + 1 (1 when there is none).
 template <class B>
@@ -280,7 +289,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
           });
         }
       });
-      __syncwarp();  // the warp's rows written before its threads read them
+      if constexpr (stage_rows_of_mids<B>()) __syncwarp();  // the warp's rows written before its threads read them
     }
     if (active) {
       for_each_index<Y>([&](auto py) {

@@ -146,40 +146,49 @@ IrPtr ir_call(MathFn fn, std::vector<IrPtr> args) {
 }
 
 namespace {
-IrPtr shift(const IrPtr& e, int axis, int by, std::map<const Ir*, IrPtr>& done) {
+IrPtr shift(const IrPtr& e, const std::array<int, 3>& by, std::map<const Ir*, IrPtr>& done) {
   if (e->kind == Ir::Kind::Const || e->kind == Ir::Kind::Param) return e;
   if (auto it = done.find(e.get()); it != done.end()) return it->second;
+  auto move = [&](Access& a) {
+    for (int ax = 0; ax < 3; ++ax) a.off[ax] += by[ax];
+  };
   IrPtr out;
   switch (e->kind) {
     case Ir::Kind::Field: {
       Access a = e->access;
-      a.off[axis] += by;
+      move(a);
       out = ir_field(a);
       break;
     }
     case Ir::Kind::Linear: {
       auto t = e->terms;
-      for (auto& x : t) x.access.off[axis] += by;
+      for (auto& x : t) move(x.access);
       out = ir_linear(std::move(t));
       break;
     }
-    case Ir::Kind::Neg: out = ir_neg(shift(e->args[0], axis, by, done)); break;
+    case Ir::Kind::Neg: out = ir_neg(shift(e->args[0], by, done)); break;
     case Ir::Kind::Call: {
       std::vector<IrPtr> args;
-      for (const auto& a : e->args) args.push_back(shift(a, axis, by, done));
+      for (const auto& a : e->args) args.push_back(shift(a, by, done));
       out = ir_call(e->fn, std::move(args));
       break;
     }
-    default: out = ir_binary(e->kind, shift(e->args[0], axis, by, done), shift(e->args[1], axis, by, done));
+    default: out = ir_binary(e->kind, shift(e->args[0], by, done), shift(e->args[1], by, done));
   }
   done.emplace(e.get(), out);
   return out;
 }
 }  // namespace
 
-IrPtr ir_shift(const IrPtr& e, int axis, int by) {
+IrPtr ir_shift(const IrPtr& e, const std::array<int, 3>& by) {
   std::map<const Ir*, IrPtr> done;
-  return shift(e, axis, by, done);
+  return shift(e, by, done);
+}
+
+IrPtr ir_shift(const IrPtr& e, int axis, int by) {
+  std::array<int, 3> v{0, 0, 0};
+  v[axis] = by;
+  return ir_shift(e, v);
 }
 
 IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& offsets, const std::vector<Rational>& coeffs) {
@@ -211,12 +220,9 @@ IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& off
   IrPtr sum;
   for (std::size_t k = 0; k < offsets.size(); ++k) {
     if (coeffs[k].is_zero()) continue;
-    // A copy of e at the centre too (shifted by 0), so that a spec's DAG
-    // keeps its shape: the centre term is not the node e itself.
-    IrPtr shifted = ir_shift(e, 0, offsets[k][0]);
-    for (int ax = 1; ax < 3; ++ax)
-      if (offsets[k][ax] != 0) shifted = ir_shift(shifted, ax, offsets[k][ax]);
-    IrPtr term = ir_binary(Ir::Kind::Mul, ir_const(Number::of(coeffs[k])), shifted);
+    // One copy of e a point, the centre's too (shifted by 0): the centre
+    // term is not the node e itself, so a spec's DAG keeps its shape.
+    IrPtr term = ir_binary(Ir::Kind::Mul, ir_const(Number::of(coeffs[k])), ir_shift(e, offsets[k]));
     sum = sum ? ir_binary(Ir::Kind::Add, sum, term) : term;
   }
   return sum ? sum : ir_const(Number::of(0));

@@ -172,10 +172,14 @@ TEST_CASE("mixed derivatives in two passes: 2-D, read along x and z, rank 2, 4th
       const std::string text = gpen::test::with(spec(dims, order, outputs), "float64", to_string(dt));
       const Spec s = load_spec_string(text, "mixed.json");
       REQUIRE(s.find_tunable("mixed_passes")->values.size() == 2);
-      for (const char* cfg : {"32 4 1 1", "32 2 2 0", "64 1 1 2"}) {
+      // Warps of one row (32, 64 wide) and of two (16 wide, 2 rows each).
+      for (const char* cfg : {"32 4 1 1", "32 2 2 0", "64 1 1 2", "16 4 2 1"}) {
         int bx, by, y, ahead;
         std::sscanf(cfg, "%d %d %d %d", &bx, &by, &y, &ahead);
-        if (dims < 3) by = y = 1;
+        if (dims < 3) {
+          by = y = 1;
+          bx = std::max(bx, 32);  // whole warps
+        }
         for (const char* passes : {"mixed_passes=1", "mixed_passes=2"}) {
           const std::vector<std::string> set = {"strategy=stage", "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
                                                 "rows_y=" + std::to_string(y), "ring_ahead=" + std::to_string(ahead), "points_per_thread=8", passes};

@@ -111,6 +111,7 @@ IrPtr ir_call(MathFn fn, std::vector<IrPtr> args);
 // e with every field access moved by `by` along user axis `axis`; a node
 // shared in e is shifted once and stays shared (a DAG stays a DAG).
 IrPtr ir_shift(const IrPtr& e, int axis, int by);
+IrPtr ir_shift(const IrPtr& e, const std::array<int, 3>& by);  // along every user axis at once
 
 // Applies the 1-D stencil sum_k coeffs[k] * e(x + offsets[k]) along `axis`.
 IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets,
