@@ -53,8 +53,8 @@ def main():
         variants = [l.strip() for l in open(a.variants) if not l.startswith("#")]
     sizes = a.sizes.split(",")
     large = [x for x in a.large.split(",") if x]
-    print("| spec | dtype | size | variant | regs | spill B | ms | copy GB/s | T_eff GB/s | % of copy | verified at " + a.verify_size + " |")
-    print("|" + " --- |" * 11)
+    print("| spec | dtype | size | variant | regs | spill B | ms | copy GB/s | T_eff GB/s | % of copy | FMA ms | % of roofline | verified at " + a.verify_size + " |")
+    print("|" + " --- |" * 13)
     for spec in a.specs:
         name = spec.rsplit("/", 1)[-1].removesuffix(".json")
         for dtype in a.dtypes.split(","):
@@ -62,7 +62,7 @@ def main():
                 print(f"{name} {dtype} [{v or 'default'}] verify", file=sys.stderr, flush=True)
                 check = run(a.gpen, spec, dtype, a.verify_size, v, True)
                 if "error" in check:
-                    print(f"| {name} | {dtype} | | {v or 'default'} | | | | | | | refused: {check['error']} |", flush=True)
+                    print(f"| {name} | {dtype} | | {v or 'default'} | | | | | | | | | refused: {check['error']} |", flush=True)
                     continue
                 ver = check["verify"]
                 vtxt = ("PASS" if ver["pass"] else "FAIL") + f" rel_l2 {ver['rel_l2']:.1e}"
@@ -70,13 +70,15 @@ def main():
                     print(f"{name} {dtype} {size} [{v or 'default'}]", file=sys.stderr, flush=True)
                     d = run(a.gpen, spec, dtype, size, v, False)
                     if "error" in d:
-                        print(f"| {name} | {dtype} | {size} | {v or 'default'} | | | | | | | {vtxt}; run: {d['error']} |", flush=True)
+                        print(f"| {name} | {dtype} | {size} | {v or 'default'} | | | | | | | | | {vtxt}; run: {d['error']} |", flush=True)
                         continue
                     u = d["usage"]
+                    r = d.get("roofline") or {}
+                    roof = f"{r['fma_ms']:.3f} | {r['pct_roofline']:.1f}" if r else " | "
                     label = v or "default: " + d["variant"]
                     print(f"| {name} | {dtype} | {size} | {label} | {u['registers']} | {u['spill_stores']} | "
                           f"{d['median_ms']:.3f} | {d['copy_gbs']:.0f} | {d['teff_gbs']:.0f} | "
-                          f"{d['pct_copy']:.1f} | {vtxt} |", flush=True)
+                          f"{d['pct_copy']:.1f} | {roof} | {vtxt} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,9 @@ void add_bench(CLI::App& app, Runner& run) {
       Context ctx(0);
       const double copy = measure_copy_gbs(ctx, std::size_t(1) << 30);
       fmt::print("{}: device-to-device copy {:.1f} GB/s (read + write)\n", ctx.info().name, copy);
-      fmt::print("{:<16} {:<7} {:<58} {:>9} {:>9} {:>7} {:>5} {:>6}\n", "spec", "dtype", "variant", "ms", "GB/s", "%copy", "regs", "verify");
+      // %roof: the larger of the memory time at the copy and the FMA time
+      // from the spec's operation count, over the time (stencils).
+      fmt::print("{:<16} {:<7} {:<58} {:>9} {:>9} {:>7} {:>5} {:>6} {:>6}\n", "spec", "dtype", "variant", "ms", "GB/s", "%copy", "regs", "verify", "%roof");
       Json all = Json::array(), skipped = Json::array();
       int status = kExitOk;
       for (const auto& path : o->specs) {
@@ -65,8 +67,9 @@ void add_bench(CLI::App& app, Runner& run) {
           const Measurement m = problem->measure(s.choose(set), o->repeat, o->verify);
           const std::string v = m.check ? (m.check->pass ? "pass" : "FAIL") : "-";
           if (m.check && !m.check->pass) status = kExitInvalid;
-          fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {} {:>5} {:>6}\n", s.name, to_string(s.dtype), m.variant, m.median_ms, problem->rate_columns(m),
-                     m.usage.registers, v);
+          const std::string roof = m.roofline ? fmt::format("{:.1f}", m.roofline->pct) : "-";
+          fmt::print("{:<16} {:<7} {:<58} {:>9.4f} {} {:>5} {:>6} {:>6}\n", s.name, to_string(s.dtype), m.variant, m.median_ms, problem->rate_columns(m),
+                     m.usage.registers, v, roof);
           std::fflush(stdout);  // a row at a time when piped, as survey
           all.push_back(report_json(*problem, m, o->repeat));
         });

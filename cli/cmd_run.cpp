@@ -53,6 +53,9 @@ void add_run(CLI::App& app, Runner& run) {
         fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", m.unit, m.cache, m.cache_ms,
                    m.load_ms, m.usage.registers, m.usage.spill_stores);
         fmt::print("  time {:.4f} ms (median of {}), {}\n", m.median_ms, o->repeat, problem->rate_text(m));
+        if (const auto& r = m.roofline)
+          fmt::print("  roofline: memory {:.4f} ms (the bytes at the copy), FMA {:.4f} ms ({:.0f} operations a point at {:.1f} T FMA/s, {}): {:.1f}% of roofline\n",
+                     r->memory_ms, r->fma_ms, r->ops_per_point, r->fma_per_s / 1e12, to_string(s.dtype), r->pct);
         if (m.check) fmt::print("  verify: {}\n", m.check->summary());
       }
       return m.check && !m.check->pass ? kExitInvalid : kExitOk;

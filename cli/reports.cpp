@@ -13,6 +13,11 @@ Json verify_json(const std::optional<Comparison>& c) {
   return j;
 }
 
+Json roofline_json(const std::optional<Roofline>& r) {
+  if (!r) return nullptr;
+  return Json{{"memory_ms", r->memory_ms}, {"fma_ms", r->fma_ms}, {"ops_per_point", r->ops_per_point}, {"fma_per_s", r->fma_per_s}, {"pct_roofline", r->pct}};
+}
+
 Json report_json(const Problem& p, const Measurement& m, int repeat) {
   const Spec& s = p.spec();
   const RateScale& k = p.scale();
@@ -31,7 +36,8 @@ Json report_json(const Problem& p, const Measurement& m, int repeat) {
               {k.work, m.work},
               {k.rate, k.in_unit(m.rate)},
               {k.percent, k.percent_of(m.rate)},
-              {"verify", verify_json(m.check)}};
+              {"verify", verify_json(m.check)},
+              {"roofline", roofline_json(m.roofline)}};
 }
 
 Json run_document(const DeviceInfo& d, const Problem& p, const Measurement& m, int repeat) {

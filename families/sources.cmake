@@ -15,7 +15,7 @@ set(GPEN_FAMILY_GENERATOR_SOURCES
 set(GPEN_FAMILY_RUNTIME_SOURCES
   runtime_registry.cpp
   common/host_array.cpp common/device_buffer.cpp common/spec_program.cpp common/kernel.cpp common/device_compare.cpp common/ghost_fill.cpp common/tuning_key.cpp
-  common/workload.cpp common/grid_run.cpp common/problem.cpp
+  common/workload.cpp common/grid_run.cpp common/roofline.cpp common/problem.cpp
   stencil/stencil_kernel.cpp stencil/stencil_reference.cpp stencil/stencil_runtime.cpp
   scan/scan_kernel.cpp scan/scan_reference.cpp scan/scan_runtime.cpp
   sbp/sbp_kernel.cpp sbp/sbp_reference.cpp sbp/sbp_runtime.cpp

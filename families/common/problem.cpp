@@ -38,6 +38,8 @@ class GridProblem final : public Problem {
     m.work = r.bytes;
     m.rate = r.teff_gbs * 1e9;
     m.check = r.check;
+    const auto& n = work_.size();
+    m.roofline = stencil_roofline(spec(), ctx_.info(), static_cast<double>(n[0]) * n[1] * n[2], r.bytes, copy_, r.median_ms);
     if (check == Check::Reference) m.mismatch = "differs from the default's output";
     return m;
   }

@@ -12,6 +12,7 @@
 
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/host_array.hpp"
+#include "gpen/families/common/roofline.hpp"
 #include "gpen/families/common/tuning_key.hpp"
 
 namespace gpen {
@@ -21,6 +22,7 @@ struct Measurement : VariantFacts {
   double work = 0;   // one launch's, in the problem's unit (RateScale::work)
   double rate = 0;   // work a second at the median time
   std::optional<Comparison> check;
+  std::optional<Roofline> roofline;  // stencils: the memory and FMA ceilings (roofline.hpp)
   // What a failed check means: the CPU reference disagrees, or (Check::Reference) the default's output does.
   std::string mismatch = "wrong result";
 };
