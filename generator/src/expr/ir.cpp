@@ -185,12 +185,6 @@ IrPtr ir_shift(const IrPtr& e, const std::array<int, 3>& by) {
   return shift(e, by, done);
 }
 
-IrPtr ir_shift(const IrPtr& e, int axis, int by) {
-  std::array<int, 3> v{0, 0, 0};
-  v[axis] = by;
-  return ir_shift(e, v);
-}
-
 IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& offsets, const std::vector<Rational>& coeffs) {
   if (is_linear(e)) {
     if (current_budget) current_budget->spend(terms_of(e).size() * offsets.size());  // before the terms exist
@@ -226,16 +220,6 @@ IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& off
     sum = sum ? ir_binary(Ir::Kind::Add, sum, term) : term;
   }
   return sum ? sum : ir_const(Number::of(0));
-}
-
-IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets, const std::vector<Rational>& coeffs) {
-  std::vector<std::array<int, 3>> points;
-  for (int o : offsets) {
-    std::array<int, 3> p{0, 0, 0};
-    p[axis] = o;
-    points.push_back(p);
-  }
-  return ir_apply_points(e, points, coeffs);
 }
 
 void accumulate_footprint(const Ir& e, Footprint& fp) {

@@ -120,16 +120,14 @@ class Lowering {
         return ax;
       };
       const int ax = axis_of(*a.args[1], "second");
-      if (!two) return ir_apply_stencil(lower(*a.args[0]), ax, op.offsets, op.coeffs);
-      const int bx = axis_of(*a.args[2], "third");
+      const int bx = two ? axis_of(*a.args[2], "third") : -1;
       if (bx == ax) fail(*a.args[2], fmt::format("the 2-D operator '{}' is applied along two different axes, got {} twice", a.text, a.args[2]->text),
                          "two different axes, as in " + a.text + "(u, x, y)");
-      std::vector<std::array<int, 3>> points;
-      for (const auto& o : op.offsets2d) {
-        std::array<int, 3> p{0, 0, 0};
-        p[ax] = o[0];
-        p[bx] = o[1];
-        points.push_back(p);
+      // The operator's points in user axes: along ax, and along bx too for a 2-D one.
+      std::vector<std::array<int, 3>> points(op.coeffs.size(), {0, 0, 0});
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        points[k][ax] = two ? op.offsets2d[k][0] : op.offsets[k];
+        if (two) points[k][bx] = op.offsets2d[k][1];
       }
       return ir_apply_points(lower(*a.args[0]), points, op.coeffs);
     }

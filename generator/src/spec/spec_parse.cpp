@@ -247,38 +247,38 @@ class SpecParser final : public SpecReading {
           const int rad = central_radius(op.derivative, op.order);
           for (int k = -rad; k <= rad; ++k) op.offsets.push_back(k);
         } else if (j.is_object() && j.contains("offsets2d")) {
-          reader.entry(p, {"name", "offsets2d", "coeffs"}, {"description"});
-          const std::size_t no = reader.array(p + "/offsets2d", true, kMaxOperatorPoints2d);
-          const std::size_t nc = reader.array(p + "/coeffs", true, kMaxOperatorPoints2d);
-          if (no != nc) src->fail(p + "/coeffs", fmt::format("{} coefficients for {} offsets", nc, no), fmt::format("{} coefficients, one per offset", no));
-          for (std::size_t k = 0; k < no; ++k) {
-            const std::string po = json_pointer_join(p + "/offsets2d", k);
+          explicit_points(p, "offsets2d", kMaxOperatorPoints2d, op.offsets2d, op.coeffs, [&](const std::string& po) {
             const json& pair = reader.at(po);
             if (!pair.is_array() || pair.size() != 2)
               src->fail(po, "not a pair of offsets", "[a, b]: the offsets along the operator's first and second axis, integers in [-32, 32]");
-            const std::array<int, 2> o{static_cast<int>(reader.integer(po + "/0", -32, 32)), static_cast<int>(reader.integer(po + "/1", -32, 32))};
-            if (std::count(op.offsets2d.begin(), op.offsets2d.end(), o))
-              src->fail(po, fmt::format("offset [{}, {}] appears twice", o[0], o[1]), "distinct offsets");
-            op.offsets2d.push_back(o);
-            op.coeffs.push_back(reader.rational(json_pointer_join(p + "/coeffs", k)));
-          }
+            return std::array<int, 2>{static_cast<int>(reader.integer(po + "/0", -32, 32)), static_cast<int>(reader.integer(po + "/1", -32, 32))};
+          }, [](const std::array<int, 2>& o) { return fmt::format("[{}, {}]", o[0], o[1]); });
         } else {
-          reader.entry(p, {"name", "offsets", "coeffs"}, {"description"});
-          const std::size_t no = reader.array(p + "/offsets", true, 65);
-          const std::size_t nc = reader.array(p + "/coeffs", true, 65);
-          if (no != nc) src->fail(p + "/coeffs", fmt::format("{} coefficients for {} offsets", nc, no), fmt::format("{} coefficients, one per offset", no));
-          for (std::size_t k = 0; k < no; ++k) {
-            const std::string po = json_pointer_join(p + "/offsets", k);
-            const int o = static_cast<int>(reader.integer(po, -32, 32));
-            if (std::count(op.offsets.begin(), op.offsets.end(), o)) src->fail(po, fmt::format("offset {} appears twice", o), "distinct offsets");
-            op.offsets.push_back(o);
-            op.coeffs.push_back(reader.rational(json_pointer_join(p + "/coeffs", k)));
-          }
+          explicit_points(p, "offsets", 65, op.offsets, op.coeffs, [&](const std::string& po) { return static_cast<int>(reader.integer(po, -32, 32)); },
+                          [](int o) { return std::to_string(o); });
         }
         op.name = reader.identifier(p + "/name");
         declare(op.name, p + "/name");
         spec.operators.push_back(op);
       });
+    }
+  }
+
+  // An explicit operator's points under `key` (at most `most`), each read by
+  // `read` at its pointer and distinct, and one coefficient a point.
+  template <class Point, class Read, class Show>
+  void explicit_points(const std::string& p, const std::string& key, std::size_t most, std::vector<Point>& points, std::vector<Rational>& coeffs,
+                       Read read, Show show) {
+    reader.entry(p, {"name", key, "coeffs"}, {"description"});
+    const std::size_t no = reader.array(p + "/" + key, true, most);
+    const std::size_t nc = reader.array(p + "/coeffs", true, most);
+    if (no != nc) src->fail(p + "/coeffs", fmt::format("{} coefficients for {} offsets", nc, no), fmt::format("{} coefficients, one per offset", no));
+    for (std::size_t k = 0; k < no; ++k) {
+      const std::string po = json_pointer_join(p + "/" + key, k);
+      const Point o = read(po);
+      if (std::count(points.begin(), points.end(), o)) src->fail(po, fmt::format("offset {} appears twice", show(o)), "distinct offsets");
+      points.push_back(o);
+      coeffs.push_back(reader.rational(json_pointer_join(p + "/coeffs", k)));
     }
   }
 

@@ -108,17 +108,12 @@ IrPtr ir_binary(Ir::Kind kind, IrPtr a, IrPtr b);  // folds linear + linear exac
 IrPtr ir_neg(IrPtr a);
 IrPtr ir_call(MathFn fn, std::vector<IrPtr> args);
 
-// e with every field access moved by `by` along user axis `axis`; a node
-// shared in e is shifted once and stays shared (a DAG stays a DAG).
-IrPtr ir_shift(const IrPtr& e, int axis, int by);
-IrPtr ir_shift(const IrPtr& e, const std::array<int, 3>& by);  // along every user axis at once
+// e with every field access moved by `by` (user axes); a node shared in e
+// is shifted once and stays shared (a DAG stays a DAG).
+IrPtr ir_shift(const IrPtr& e, const std::array<int, 3>& by);
 
-// Applies the 1-D stencil sum_k coeffs[k] * e(x + offsets[k]) along `axis`.
-IrPtr ir_apply_stencil(const IrPtr& e, int axis, const std::vector<int>& offsets,
-                       const std::vector<Rational>& coeffs);
-
-// Applies sum_k coeffs[k] * e(x + offsets[k]), offsets in user axes (a 2-D
-// operator's points, say).
+// Applies the stencil sum_k coeffs[k] * e(x + offsets[k]), offsets in user
+// axes (a 1-D operator's along its axis, a 2-D one's along its two).
 IrPtr ir_apply_points(const IrPtr& e, const std::vector<std::array<int, 3>>& offsets, const std::vector<Rational>& coeffs);
 
 // Largest |offset| per user axis, per input field (indexed like the spec's inputs).
