@@ -147,4 +147,21 @@ inline std::string minimal_spec(const std::string& expr = "D2(u, x) + D2(u, y)",
          "}\n";
 }
 
+// A stencil spec of inputs u and v (ghost 3), the central D1 and D2 of
+// `order`, `more_operators` (JSON objects, each followed by ", "), and one
+// output field per (name, expression) of `outputs`.
+inline std::string two_input_spec(int dims, int order, const std::vector<std::pair<std::string, std::string>>& outputs,
+                                  const std::string& more_operators = "") {
+  std::string fields, exprs;
+  for (const auto& [name, expr] : outputs) {
+    fields += ", {\"name\": \"" + name + "\", \"role\": \"output\"}";
+    exprs += std::string(exprs.empty() ? "" : ", ") + "{\"field\": \"" + name + "\", \"expr\": \"" + expr + "\"}";
+  }
+  const std::string o = std::to_string(order);
+  return "{\"name\": \"t\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": " + std::to_string(dims) +
+         ",\n \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 3}, {\"name\": \"v\", \"role\": \"input\", \"ghost\": 3}" + fields +
+         "],\n \"operators\": [" + more_operators + "{\"name\": \"D1\", \"derivative\": 1, \"order\": " + o +
+         "}, {\"name\": \"D2\", \"derivative\": 2, \"order\": " + o + "}],\n \"outputs\": [" + exprs + "]}\n";
+}
+
 }  // namespace gpen::test

@@ -155,21 +155,16 @@ TEST_CASE("mixed derivatives in two passes: 2-D, read along x and z, rank 2, 4th
   // Inputs u, v of ghost 3; intermediates reach 3 points (2 in 4th order)
   // along x (the warps' rows) or z (register queues); DXY: a 2-D operator
   // on the diagonals, applied to a product along z and y.
-  auto spec = [](int dims, int order, const std::string& expr) {
-    return "{\"name\": \"mixed\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": " + std::to_string(dims) +
-           ", \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 3}, {\"name\": \"v\", \"role\": \"input\", \"ghost\": 3},"
-           " {\"name\": \"w\", \"role\": \"output\"}, {\"name\": \"q\", \"role\": \"output\"}],"
-           " \"operators\": [{\"name\": \"D1\", \"derivative\": 1, \"order\": " + std::to_string(order) +
-           "}, {\"name\": \"D2\", \"derivative\": 2, \"order\": " + std::to_string(order) +
-           "}, {\"name\": \"DXY\", \"offsets2d\": [[1, 1], [-1, -1], [1, -1], [-1, 1], [2, 2], [-2, -2], [2, -2], [-2, 2]],"
-           " \"coeffs\": [\"3/8\", \"3/8\", \"-3/8\", \"-3/8\", \"-3/80\", \"-3/80\", \"3/80\", \"3/80\"]}], " + expr + "}";
-  };
-  const std::string three = "\"outputs\": [{\"field\": \"w\", \"expr\": \"D1(D1(u, x), z) + D1(D1(u, z), y) * v + D2(v, y)\"},"
-                            " {\"field\": \"q\", \"expr\": \"D1(D1(v, y), x) + D2(D2(v, y), x) - D1(D1(u, x), y) + DXY(u * v, z, y)\"}]";
-  const std::string two = "\"outputs\": [{\"field\": \"w\", \"expr\": \"D1(D1(u, x), y) + v\"}, {\"field\": \"q\", \"expr\": \"D1(D1(v, y), x) * u\"}]";
+  const std::string dxy =
+      "{\"name\": \"DXY\", \"offsets2d\": [[1, 1], [-1, -1], [1, -1], [-1, 1], [2, 2], [-2, -2], [2, -2], [-2, 2]],"
+      " \"coeffs\": [\"3/8\", \"3/8\", \"-3/8\", \"-3/8\", \"-3/80\", \"-3/80\", \"3/80\", \"3/80\"]}, ";
+  using Outputs = std::vector<std::pair<std::string, std::string>>;
+  const Outputs three = {{"w", "D1(D1(u, x), z) + D1(D1(u, z), y) * v + D2(v, y)"},
+                         {"q", "D1(D1(v, y), x) + D2(D2(v, y), x) - D1(D1(u, x), y) + DXY(u * v, z, y)"}};
+  const Outputs two = {{"w", "D1(D1(u, x), y) + v"}, {"q", "D1(D1(v, y), x) * u"}};
   for (const auto& [dims, order, outputs] : {std::tuple{3, 6, three}, std::tuple{3, 4, three}, std::tuple{2, 6, two}}) {
     for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
-      const std::string text = gpen::test::with(spec(dims, order, outputs), "float64", to_string(dt));
+      const std::string text = gpen::test::with(gpen::test::two_input_spec(dims, order, outputs, dxy), "float64", to_string(dt));
       const Spec s = load_spec_string(text, "mixed.json");
       REQUIRE(s.find_tunable("mixed_passes")->values.size() == 2);
       // Warps of one row (32, 64 wide) and of two (16 wide, 2 rows each).

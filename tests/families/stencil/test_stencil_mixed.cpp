@@ -12,17 +12,8 @@ using namespace gpen;
 
 namespace {
 
-// A 3-D spec of inputs u and v (ghost 3) and the 6th-order D1 and D2.
-std::string spec3d(const std::string& expr, int order = 6, int dims = 3) {
-  return "{\"name\": \"t\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": " + std::to_string(dims) +
-         ",\n"
-         " \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 3}, {\"name\": \"v\", \"role\": \"input\", \"ghost\": 3},"
-         " {\"name\": \"w\", \"role\": \"output\"}],\n"
-         " \"operators\": [{\"name\": \"D1\", \"derivative\": 1, \"order\": " + std::to_string(order) +
-         "}, {\"name\": \"D2\", \"derivative\": 2, \"order\": " + std::to_string(order) +
-         "}],\n"
-         " \"outputs\": [{\"field\": \"w\", \"expr\": \"" + expr + "\"}]}\n";
-}
+// A spec of inputs u and v (ghost 3), D1 and D2, and w = expr.
+std::string spec3d(const std::string& expr, int order = 6, int dims = 3) { return gpen::test::two_input_spec(dims, order, {{"w", expr}}); }
 
 std::vector<double> params_of(const Spec& s) {
   std::vector<double> v;
