@@ -1,6 +1,6 @@
 // Mixed derivatives in two passes, for the stage strategy. D1(D1(u, y), x)
 // lowers to one linear combination of 6 x 6 reads of u off the axes
-// (ir_apply_stencil multiplies the inner combination out, and sums of
+// (ir_apply_points multiplies the inner combination out, and sums of
 // combinations merge), each a shared-memory load in a stage kernel. Its
 // coefficients are a product p_i q_j, so a kernel can compute the
 // intermediate g = sum_j q_j u(. + j e_y) once a point and read sum_i p_i
