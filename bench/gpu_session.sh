@@ -13,6 +13,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh families  # build, survey verified on the GPU, sanitizers on a variant of each family
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -20,8 +21,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json | families | defaults | heavy) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm, json, families, defaults or heavy)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json | families | defaults | heavy | profile) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm, json, families, defaults, heavy or profile)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -133,6 +134,33 @@ if [ "${1:-tests}" = heavy ]; then
   python3 bench/heavy.py $gpen ${HEAVY_SPECS:-${heavy[*]}} --sizes "${HEAVY_SIZES:-256}" --large "${HEAVY_LARGE-512}" "${variants[@]}" >"$out/heavy.md" 2>"$out/heavy.log"
   echo "heavy rc=$?"
   cat "$out/heavy.md"
+  exit 0
+fi
+
+if [ "${1:-tests}" = profile ]; then
+  # One launch of each run (the second: the first may load the module), its
+  # counters as ncu reads them (clocks left as they are), the lines that say
+  # where the time goes printed, the whole report in $out/profile_N.txt.
+  runs=${PROFILE_RUNS:-"specs/stencil/momentum_visc3d.json --size 256
+specs/stencil/momentum_visc3d.json --size 256 --dtype float32
+specs/stencil/mhd_iso3d.json --size 256
+specs/stencil/continuity3d.json --size 256"}
+  stalls=$(printf 'smsp__average_warps_issue_stalled_%s_per_issue_active.ratio,' barrier long_scoreboard short_scoreboard mio_throttle \
+    math_pipe_throttle wait not_selected selected lg_throttle dispatch_stall no_instruction membar drain branch_resolving misc)
+  stalls=${stalls%,}
+  n=0
+  while IFS= read -r run; do
+    [ -z "$run" ] && continue
+    n=$((n + 1))
+    step "ncu: $run"
+    ncu --clock-control none -k regex:3d --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed.sum,smsp__inst_executed_op_shared_ld.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,$stalls \
+      $gpen run $run --no-tuned --repeat 2 >"$out/profile_$n.txt" 2>&1
+    echo "ncu rc=$?"
+    grep -E "^  [a-zA-Z_]+.*gpen_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Dynamic Shared|Issue Slots Busy|Issued Warp|No Eligible|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Shared Memory|L1/TEX Hit|Warp Cycles Per Issued|wavefronts|bank_conflicts|inst_executed|dfma|ffma|Stall|stall" "$out/profile_$n.txt" | head -60
+  done <<< "$runs"
   exit 0
 fi
 

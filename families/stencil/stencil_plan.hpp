@@ -32,6 +32,7 @@ struct StencilPlan {
   int min_blocks = 0;            // march: __launch_bounds__(threads, min_blocks), 0: none
   int ring_ahead = 0;            // march, stage: planes copied this many steps ahead into shared memory (march: 0 is no ring)
   int mixed_passes = 1;          // stage: 2, mixed derivatives through intermediate planes (stencil_mixed.hpp)
+  bool z_queue = false;          // stage: each input's column along z in registers
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes

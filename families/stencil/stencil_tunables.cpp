@@ -19,6 +19,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"stream_stores", "1: outputs stored evict-first, leaving the L2 to the inputs", "kStreamStores", "march, stage", &StencilPlan::stream_stores},
       {"ring_ahead", "planes copied ahead by cp.async into shared memory (march: 0 is no ring)", "kRingAhead", "march, stage", &StencilPlan::ring_ahead},
       {"mixed_passes", "2: mixed derivatives as two passes through intermediate planes of the block; 1: every product read from the planes", "", "stage", &StencilPlan::mixed_passes},
+      {"z_queue", "1: each input's values along the thread's column in a register queue, one shared load a step for all of them", "kZQueue", "stage", &StencilPlan::z_queue},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
   };
   return rows;
@@ -71,6 +72,11 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
     b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL}, 1, 1, 1, 1));
   else
     b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL, 2LL}, 2, 1, 2, 1));
+  // The stage strategy's columns in registers spare float64 kernels, bound
+  // by shared-memory bandwidth, a third of their shared loads along z, and
+  // cost float32 kernels, bound by issue, the queues' moves
+  // (bench/RESULTS.md, "twentieth session").
+  b.push_back(offer(row_of(t, &StencilPlan::z_queue), {0LL, 1LL}, spec.dtype == Dtype::Float64 ? 1 : 0, 0, 1, 0));
   // The ring's shared memory may allow fewer blocks an SM than registers do.
   b.push_back(offer(row_of(t, &StencilPlan::min_blocks), {0LL, 1LL, 2LL, 3LL, 4LL}, 0, 0, 32));
   return b;

@@ -42,7 +42,19 @@
 
 namespace gpen {
 
-// Input F's plane tile and its ring of slots.
+// Whether every input has the same radius: then their rings interleave
+// (slot s of every input side by side), so that one address a plane serves
+// every input's reads, each at a constant offset from it.
+template <class B>
+__host__ __device__ constexpr bool stage_rings_interleaved() {
+  for (int f = 1; f < B::kNumIn; ++f)
+    for (int a = 0; a < 3; ++a)
+      if (B::kRadius[f][a] != B::kRadius[0][a]) return false;
+  return true;
+}
+
+// Input F's plane tile and its ring of slots: slot s of F starts at value
+// base() + s kSlotStride of the rings.
 template <class B, int F>
 struct StageTile {
   static constexpr int TX = B::kBlockX, TY = B::kBlockY * B::kRowsY;
@@ -50,17 +62,22 @@ struct StageTile {
   static constexpr int W = TX + 2 * RX, H = TY + 2 * RY;
   static constexpr int kPlane = W * H;
   static constexpr int kSlots = 2 * RZ + 1 + B::kRingAhead;
-  // Values before input F's ring: the rings of inputs 0 .. F-1.
-  static __host__ __device__ constexpr int offset() {
-    if constexpr (F == 0) return 0;
-    else return StageTile<B, F - 1>::offset() + StageTile<B, F - 1>::kSlots * StageTile<B, F - 1>::kPlane;
+  static constexpr bool kInterleaved = stage_rings_interleaved<B>();
+  static constexpr int kSlotStride = kInterleaved ? B::kNumIn * kPlane : kPlane;
+  // Values before input F's slot 0: interleaved, the planes of inputs
+  // 0 .. F-1; else their whole rings.
+  static __host__ __device__ constexpr int base() {
+    if constexpr (kInterleaved) return F * kPlane;
+    else if constexpr (F == 0) return 0;
+    else return StageTile<B, F - 1>::base() + StageTile<B, F - 1>::kSlots * StageTile<B, F - 1>::kPlane;
   }
 };
 
-template <class B>
+// Values of every input's ring (inputs F ..): its slots of its plane tiles.
+template <class B, int F = 0>
 __host__ __device__ constexpr int stage_ring_values() {
-  if constexpr (B::kNumIn == 0) return 0;
-  else return StageTile<B, B::kNumIn - 1>::offset() + StageTile<B, B::kNumIn - 1>::kSlots * StageTile<B, B::kNumIn - 1>::kPlane;
+  if constexpr (F >= B::kNumIn) return 0;
+  else return StageTile<B, F>::kSlots * StageTile<B, F>::kPlane + stage_ring_values<B, F + 1>();
 }
 
 // Intermediate G read along x (kMidAxis[G][0] == 0): each warp's rows of
@@ -109,26 +126,51 @@ __host__ __device__ constexpr int stage_z_reach() {
   return r;
 }
 
-// The block's copies of plane p of input F into `slot`: cells (c, r) of the
-// tile are the array's (I0 - RX + c, J0 - RY + r, p).
+// A thread's cells of input F's plane tile, the same in every plane: cell
+// u kThreads + tid of the tile for each u, its offset in the array from the
+// tile's corner, and whether it lies in the array (ghosts included). Cells
+// of a tile past the array (a block past nx or ny) are not copied.
 template <class B, int F>
-__device__ __forceinline__ void stage_copy(typename B::real* slot, const StencilArgs<B>& a, int I0, int J0, int p) {
-  using real = typename B::real;
+struct StageCells {
   using T = StageTile<B, F>;
-  using G = InGeometry<B, F>;
-  constexpr int kThreads = B::kBlockX * B::kBlockY;
-  const real* corner = a.in[F] + G::at(a.n, I0 - T::RX, J0 - T::RY, p);
-  const long long sy = G::sy(a.n);
-  // Columns and rows of the tile inside the array (ghosts included).
-  const int cols = min(T::W, a.n.nx + B::kInGhost[F][0] - (I0 - T::RX));
-  const int rows = min(T::H, a.n.ny + B::kInGhost[F][1] - (J0 - T::RY));
-  const int tid = threadIdx.y * B::kBlockX + threadIdx.x;
+  static constexpr int kThreads = B::kBlockX * B::kBlockY;
+  static constexpr int kChunks = (T::kPlane + kThreads - 1) / kThreads;
+  long long off[kChunks];
+  bool inside[kChunks];
+  __device__ __forceinline__ StageCells(const StencilArgs<B>& a, int I0, int J0, int tid) {
+    const long long sy = InGeometry<B, F>::sy(a.n);
+    const int cols = min(T::W, a.n.nx + B::kInGhost[F][0] - (I0 - T::RX));
+    const int rows = min(T::H, a.n.ny + B::kInGhost[F][1] - (J0 - T::RY));
 #pragma unroll
-  for (int t0 = 0; t0 < T::kPlane; t0 += kThreads) {
-    const int t = t0 + tid;
-    const int r = t / T::W, c = t - r * T::W;
-    if (t < T::kPlane && c < cols && r < rows) arch::copy_async<sizeof(real)>(slot + t, corner + c + r * sy);
+    for (int u = 0; u < kChunks; ++u) {
+      const int t = u * kThreads + tid, r = t / T::W, c = t - r * T::W;
+      off[u] = c + r * sy;
+      inside[u] = t < T::kPlane && c < cols && r < rows;
+    }
   }
+};
+
+// Whether every input has the same tile and ghosts: then one StageCells,
+// computed once a block, serves every input's copies.
+template <class B>
+__host__ __device__ constexpr bool stage_cells_shared() {
+  if (!stage_rings_interleaved<B>()) return false;
+  for (int f = 1; f < B::kNumIn; ++f)
+    for (int a = 0; a < 3; ++a)
+      if (B::kInGhost[f][a] != B::kInGhost[0][a]) return false;
+  return true;
+}
+
+// The block's copies of plane p of input F into `slot`: cell (c, r) of the
+// tile is the array's (I0 - RX + c, J0 - RY + r, p); `cells` this thread's.
+template <class B, int F, class Cells>
+__device__ __forceinline__ void stage_copy(typename B::real* slot, const StencilArgs<B>& a, const Cells& cells, int I0, int J0, int p, int tid) {
+  using T = StageTile<B, F>;
+  static_assert(Cells::T::kPlane == T::kPlane && Cells::T::W == T::W, "the cells of this input's tile");
+  const typename B::real* corner = a.in[F] + InGeometry<B, F>::at(a.n, I0 - T::RX, J0 - T::RY, p);
+#pragma unroll
+  for (int u = 0; u < Cells::kChunks; ++u)
+    if (cells.inside[u]) arch::copy_async<sizeof(typename B::real)>(slot + u * Cells::kThreads + tid, corner + cells.off[u]);
 }
 
 // Input values around point (cx, cy) of the tile (0 .. TX-1, 0 .. TY-1;
@@ -151,7 +193,7 @@ struct StagePoint {
     if constexpr (dz > 0) slot = slot >= T::kSlots ? slot - T::kSlots : slot;
     if constexpr (dz < 0) slot = slot < 0 ? slot + T::kSlots : slot;
     const int own = (T::RY + cy + DY) * T::W + T::RX + cx + DX;
-    return ring[T::offset() + slot * T::kPlane + own];
+    return ring[T::base() + slot * T::kSlotStride + own];
   }
 };
 
@@ -161,6 +203,34 @@ struct StagePoint {
 template <class B>
 using StageZQueues = typename B::real[B::kNumMid > 0 ? B::kNumMid : 1][B::kRowsY][2 * stage_z_reach<B>() + 1];
 
+// With kZQueue, a thread's register queues of its inputs' columns: for each
+// input and row, the values at planes k - rz .. k + rz (rz its radius
+// along z, centred on kMaxRadiusZ), so that a read along z costs no shared
+// load; one a step brings plane k + rz from the ring.
+template <class B>
+using StageColumns = typename B::real[B::kZQueue && B::kNumIn > 0 ? B::kNumIn : 1][B::kZQueue ? B::kRowsY : 1][B::kZQueue ? 2 * B::kMaxRadiusZ + 1 : 1];
+
+// Moves the queue q[C - R .. C + R] of a column's values at planes
+// k - R .. k + R to step s: all of them at the block's first step, else each
+// down a plane and the one at k + R new. value(Index<DZ>{}) is the value at
+// plane k + DZ.
+template <int R, int C, class real, int N, class Value>
+__device__ __forceinline__ void stage_queue_step(real (&q)[N], int s, Value value) {
+  static_assert(0 <= C - R && C + R < N, "the queue's planes");
+  if (s == 0) {
+    for_each_index<2 * R>([&](auto j) {
+      constexpr int J = decltype(j)::value;
+      q[C - R + J] = value(Index<J - R>{});
+    });
+  } else {
+    for_each_index<2 * R>([&](auto j) {
+      constexpr int J = decltype(j)::value;
+      q[C - R + J] = q[C - R + J + 1];
+    });
+  }
+  q[C + R] = value(Index<R>{});
+}
+
 // What compute() reads at the thread's point in row PY of its rows: inputs
 // and intermediates. (wrow, wcol): the point's row and column in its
 // warp's rows of intermediates.
@@ -168,6 +238,16 @@ template <class B, int PY>
 struct StageReader : StagePoint<B> {
   int warp, wrow, wcol;
   const StageZQueues<B>& zq;
+  const StageColumns<B>& col;
+  template <int F, int DX, int DY, int DZ>
+  __device__ __forceinline__ typename B::real at() const {
+    if constexpr (B::kZQueue && DX == 0 && DY == 0) {
+      static_assert(-B::kRadius[F][2] <= DZ && DZ <= B::kRadius[F][2], "a plane of the column's queue");
+      return col[F][PY][B::kMaxRadiusZ + DZ];
+    } else {
+      return StagePoint<B>::template at<F, DX, DY, DZ>();
+    }
+  }
   template <int G, int DX, int DY, int DZ>
   __device__ __forceinline__ typename B::real mid() const {
     if constexpr (B::kMidAxis[G][0] == 0) {
@@ -200,19 +280,26 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   const int warp = tid / 32, lane = tid % 32;
   const int ty0 = warp * 32 / B::kBlockX, tx0 = warp * 32 % B::kBlockX;
   StageZQueues<B> zq;
+  StageColumns<B> col;
 
   // Input F's slot of plane k0 + s - RZ .. (step s reads s - RZ .. s + RZ).
   auto slot = [&](auto f, int s) {
     constexpr int F = decltype(f)::value;
     using T = StageTile<B, F>;
-    return ring + T::offset() + s % T::kSlots * T::kPlane;
+    return ring + T::base() + s % T::kSlots * T::kSlotStride;
+  };
+  // Plane p of input F into its slot for step s.
+  const StageCells<B, 0> cells(a, I0, J0, tid);  // every input's, where they are alike
+  auto copy = [&](auto f, int s, int p) {
+    constexpr int F = decltype(f)::value;
+    if constexpr (stage_cells_shared<B>()) stage_copy<B, F>(slot(f, s), a, cells, I0, J0, p, tid);
+    else stage_copy<B, F>(slot(f, s), a, StageCells<B, F>(a, I0, J0, tid), I0, J0, p, tid);
   };
   // Copies of plane k0 + s + RZ of every input that a step still reads.
   auto copy_planes = [&](int s) {
     for_each_index<B::kNumIn>([&](auto f) {
-      constexpr int F = decltype(f)::value;
-      constexpr int rz = StageTile<B, F>::RZ;
-      if (k0 + s < k1) stage_copy<B, F>(slot(f, s + 2 * rz), a, I0, J0, k0 + s + rz);
+      constexpr int rz = StageTile<B, decltype(f)::value>::RZ;
+      if (k0 + s < k1) copy(f, s + 2 * rz, k0 + s + rz);
     });
   };
 
@@ -222,7 +309,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   for_each_index<B::kNumIn>([&](auto f) {
     constexpr int F = decltype(f)::value;
     constexpr int rz = StageTile<B, F>::RZ;
-    for (int p = -rz; p < rz + (D > 0 ? 1 : 0); ++p) stage_copy<B, F>(slot(f, p + rz), a, I0, J0, k0 + p);
+    for (int p = -rz; p < rz + (D > 0 ? 1 : 0); ++p) copy(f, p + rz, k0 + p);
   });
   arch::copy_async_commit();
 #pragma unroll
@@ -268,24 +355,13 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
               ring[M::offset() + warp * M::kCells + u] = B::template mid<G>(StagePoint<B>{ring, zslot, cx, cy});
           }
         } else {
-          // The column's queue: filled at the block's first plane, then
-          // moved up a plane, the value at k + reach new.
-          constexpr int R = B::kMidAxis[G][1], Q = stage_z_reach<B>();
+          // The column's queue of the intermediate.
           for_each_index<Y>([&](auto py) {
             constexpr int PY = decltype(py)::value;
             const int cy = static_cast<int>(threadIdx.y) * Y + PY;
-            if (s == 0) {
-              for_each_index<2 * R>([&](auto j) {
-                constexpr int J = decltype(j)::value;
-                zq[G][PY][Q - R + J] = B::template mid<G>(StagePoint<B, J - R>{ring, zslot, static_cast<int>(threadIdx.x), cy});
-              });
-            } else {
-              for_each_index<2 * R>([&](auto j) {
-                constexpr int J = decltype(j)::value;
-                zq[G][PY][Q - R + J] = zq[G][PY][Q - R + J + 1];
-              });
-            }
-            zq[G][PY][Q + R] = B::template mid<G>(StagePoint<B, R>{ring, zslot, static_cast<int>(threadIdx.x), cy});
+            stage_queue_step<B::kMidAxis[G][1], stage_z_reach<B>()>(zq[G][PY], s, [&](auto dz) {
+              return B::template mid<G>(StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy});
+            });
           });
         }
       });
@@ -296,9 +372,18 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
         constexpr int PY = decltype(py)::value;
         // Rows past the interior (ny not a multiple of the tile) are not computed.
         if (j0 + PY < a.n.ny) {
+          const int cy = static_cast<int>(threadIdx.y) * Y + PY;
+          if constexpr (B::kZQueue) {
+            for_each_index<B::kNumIn>([&](auto f) {
+              constexpr int F = decltype(f)::value;
+              stage_queue_step<B::kRadius[F][2], B::kMaxRadiusZ>(col[F][PY], s, [&](auto dz) {
+                return StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy}.template at<F, 0, 0, 0>();
+              });
+            });
+          }
           real v[B::kNumOut];
-          const StageReader<B, PY> in{{ring, zslot, static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y) * Y + PY},
-                                      warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq};
+          const StageReader<B, PY> in{{ring, zslot, static_cast<int>(threadIdx.x), cy},
+                                      warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq, col};
           B::compute(in, a.params, v);
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;

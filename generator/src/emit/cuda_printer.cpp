@@ -227,6 +227,15 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
       return {s + ")", 4};
     }
     default: {
+      // x / c with an exact constant c: x times 1/c, rounded once. A
+      // division by a constant is a reciprocal and a correction (and a slow
+      // path) on the GPU; the product differs from it by at most an ulp, and
+      // not at all where 1/c is a power of two.
+      const Ir& den = *e.args[1];
+      if (e.kind == Ir::Kind::Div && den.kind == Ir::Kind::Const && den.number.exact && !den.number.r.is_zero()) {
+        const Printed l = print(*e.args[0]);
+        return {fmt::format("{} * {}", wrap(l, 2), coefficient(Rational(1) / den.number.r)), 2};
+      }
       const bool additive = e.kind == Ir::Kind::Add || e.kind == Ir::Kind::Sub;
       const int prec = additive ? 1 : 2;
       const char* op = e.kind == Ir::Kind::Add ? "+" : e.kind == Ir::Kind::Sub ? "-" : e.kind == Ir::Kind::Mul ? "*" : "/";
