@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpen/families/common/runtime_family.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/families/pairwise/pairwise_run.hpp"
 
 namespace gpen {
@@ -39,7 +40,8 @@ class GridProblem final : public Problem {
     m.rate = r.teff_gbs * 1e9;
     m.check = r.check;
     const auto& n = work_.size();
-    m.roofline = stencil_roofline(spec(), ctx_.info(), static_cast<double>(n[0]) * n[1] * n[2], r.bytes, copy_, r.median_ms);
+    if (const auto ops = family_of(spec()).ops_per_point)
+      m.roofline = roofline(ops(spec(), variant), spec().dtype, ctx_.info(), static_cast<double>(n[0]) * n[1] * n[2], r.bytes, copy_, r.median_ms);
     if (check == Check::Reference) m.mismatch = "differs from the default's output";
     return m;
   }

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "gpen/generator/ir_common.hpp"
-
 namespace gpen {
 
 double fma_per_s(const DeviceInfo& d, Dtype dtype) {
@@ -22,12 +20,12 @@ double fma_per_s(const DeviceInfo& d, Dtype dtype) {
   return static_cast<double>(d.sm_count) * d.clock_khz * 1e3 * (dtype == Dtype::Float64 ? f64 : f32);
 }
 
-std::optional<Roofline> stencil_roofline(const Spec& spec, const DeviceInfo& d, double points, double bytes, double copy_gbs, double measured_ms) {
-  if (spec.kind != "stencil" || copy_gbs <= 0 || measured_ms <= 0) return std::nullopt;
+std::optional<Roofline> roofline(double ops_per_point, Dtype dtype, const DeviceInfo& d, double points, double bytes, double copy_gbs, double measured_ms) {
+  if (copy_gbs <= 0 || measured_ms <= 0) return std::nullopt;
   Roofline r;
-  r.fma_per_s = fma_per_s(d, spec.dtype);
+  r.fma_per_s = fma_per_s(d, dtype);
   if (r.fma_per_s <= 0) return std::nullopt;
-  r.ops_per_point = ir_work(spec.output_exprs()).distinct_ops;
+  r.ops_per_point = ops_per_point;
   r.memory_ms = bytes / (copy_gbs * 1e9) * 1e3;
   r.fma_ms = points * r.ops_per_point / r.fma_per_s * 1e3;
   r.pct = 100 * std::max(r.memory_ms, r.fma_ms) / measured_ms;

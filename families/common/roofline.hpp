@@ -18,16 +18,16 @@ namespace gpen {
 double fma_per_s(const DeviceInfo& d, Dtype dtype);
 
 struct Roofline {
-  double ops_per_point = 0;  // the spec's operations a point, common work once (ir_work)
+  double ops_per_point = 0;  // the unit's operations a point, common work once (Family::ops_per_point)
   double fma_per_s = 0;
   double memory_ms = 0;      // bytes at the copy bandwidth
   double fma_ms = 0;         // points x ops_per_point at fma_per_s
   double pct = 0;            // 100 max(memory_ms, fma_ms) / measured
 };
 
-// A stencil spec's roofline at `points` interior points moving `bytes`, at
-// `copy_gbs`, for a launch of `measured_ms`; nullopt for other kinds or an
-// unknown architecture.
-std::optional<Roofline> stencil_roofline(const Spec& spec, const DeviceInfo& d, double points, double bytes, double copy_gbs, double measured_ms);
+// The roofline of a launch of `measured_ms` that computes `ops_per_point`
+// operations in `dtype` at each of `points` points and moves `bytes`, at
+// `copy_gbs`; nullopt for an unknown architecture.
+std::optional<Roofline> roofline(double ops_per_point, Dtype dtype, const DeviceInfo& d, double points, double bytes, double copy_gbs, double measured_ms);
 
 }  // namespace gpen

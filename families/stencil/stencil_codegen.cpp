@@ -196,6 +196,13 @@ Variant plan_stencil_unit(const Spec& spec, const TunableChoice& choice) {
   return planned_variant(spec, choice, std::move(p), what);
 }
 
+double stencil_ops_per_point(const Spec& spec, const Variant& g) {
+  const MixedSplit exprs = unit_expressions(spec, g.plan_as<StencilPlan>());
+  double ops = ir_work(exprs.roots).distinct_ops;
+  for (const auto& m : exprs.mids) ops += static_cast<double>(m.terms.size());
+  return ops;
+}
+
 std::string print_stencil_unit(const Spec& spec, const Variant& g) {
   const StencilPlan& p = g.plan_as<StencilPlan>();
   const MixedSplit exprs = unit_expressions(spec, p);

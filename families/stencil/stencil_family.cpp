@@ -36,7 +36,7 @@ SpecShape spec_shape() {
 
 const Family& stencil_family() {
   static const Family f{"stencil", spec_shape(), nullptr, [] { return FamilyDecl{StencilDecl{}}; }, [] { return table_info(stencil_tunable_rows()); },
-                        stencil_offers, plan_stencil_unit, print_stencil_unit, resources, describe};
+                        stencil_offers, plan_stencil_unit, print_stencil_unit, resources, describe, stencil_ops_per_point};
   return f;
 }
 

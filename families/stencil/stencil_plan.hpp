@@ -73,5 +73,9 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
 // StencilPlan).
 Variant plan_stencil_unit(const Spec& spec, const TunableChoice& choice);
 std::string print_stencil_unit(const Spec& spec, const Variant& unit);
+// The operations a point of the unit: its expressions with common
+// subexpressions once, and with mixed_passes 2 each intermediate once and
+// the reads of it (Family::ops_per_point).
+double stencil_ops_per_point(const Spec& spec, const Variant& unit);
 
 }  // namespace gpen

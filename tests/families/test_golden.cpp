@@ -278,6 +278,25 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   CHECK(tunable_int(c.choose(), "rows_y") == 2);
 }
 
+TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64, 0 in float32 and where a spec says so, the stage's own") {
+  const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
+  const Spec m64 = load_spec(dir + "momentum_visc3d.json");
+  const Spec m32 = load_spec(dir + "momentum_visc3d.json", Dtype::Float32);
+  CHECK(plan_stencil(m64, m64.choose()).z_queue);
+  CHECK_FALSE(plan_stencil(m32, m32.choose()).z_queue);
+  CHECK(plan_stencil(m32, m32.choose({"z_queue=1"})).z_queue);
+  // mhd_iso3d's seven columns spill in float64: its spec keeps them in the ring.
+  const Spec mhd = load_spec(dir + "mhd_iso3d.json");
+  CHECK_FALSE(plan_stencil(mhd, mhd.choose()).z_queue);
+  // The same shared memory either way; the unit says which.
+  CHECK(plan_stencil(m64, m64.choose({"z_queue=0"})).dynamic_shared_bytes == plan_stencil(m64, m64.choose()).dynamic_shared_bytes);
+  CHECK(generate(m64, m64.choose()).source.find("static constexpr bool kZQueue = true;") != std::string::npos);
+  // Another strategy takes 0, and refuses 1 by name.
+  const Spec o2 = load_spec(dir + "laplacian3d_o2.json");
+  CHECK_FALSE(plan_stencil(o2, o2.choose()).z_queue);
+  CHECK_THROWS_WITH_AS(o2.choose({"z_queue=1"}), doctest::Contains("only the stage strategy has z_queue, and the strategy is march"), UsageError);
+}
+
 TEST_CASE("a tunable of several strategies: listed, kept and refused by name") {
   CHECK(strategy_listed("march, stage", "stage"));
   CHECK(strategy_listed("march, stage", "march"));

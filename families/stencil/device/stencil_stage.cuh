@@ -14,6 +14,17 @@
 // grow with the expression's temporaries only; a thread of kRowsY rows reads
 // the y neighbours its rows share once (the loads are the same addresses).
 //
+// With kZQueue, a thread also keeps each input's values along its own
+// column (planes k - rz .. k + rz) in a register queue: compute()'s reads
+// along z cost no shared load, and one a step brings plane k + rz in: the
+// float64 kernels of many fields are bound by shared-memory bandwidth
+// (bench/RESULTS.md, "twentieth session").
+//
+// Inputs of the same radius keep their rings interleaved (slot s of every
+// input side by side), so that one address a plane serves every input's
+// reads; inputs of the same tile and ghosts share each thread's copy cells
+// (StageCells), computed once a block.
+//
 // Per step, with D = kRingAhead >= 1: wait for this thread's copies of plane
 // k + rz, one barrier (the copies of every thread visible; every thread done
 // with the oldest slot), the copies of plane k + rz + D into that slot, then

@@ -47,6 +47,11 @@ struct Family {
   // One line for `gpen check`: what the spec computes, e.g. "scan
   // 'cumsum_x', float64, 3-D; s = inclusive scan of u along x, ...".
   std::string (*describe)(const Spec& spec);
+  // The operations one point of a variant's unit computes, each
+  // structurally distinct subexpression once, as the unit computes them
+  // (the roofline's FMA time); null for a family whose work is not counted
+  // by the point.
+  double (*ops_per_point)(const Spec& spec, const Variant& unit) = nullptr;
 };
 
 // Every family, in the order of their kinds in the spec format.
