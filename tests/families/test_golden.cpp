@@ -179,14 +179,14 @@ TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bou
   // Four inputs of radius 3 in 2x4 points a thread: more than any GPU's block may have.
   const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
   try {
-    plan_stencil(c, c.choose({"ring_ahead=2", "rows_y=4"}));
+    plan_stencil(c, c.choose({"strategy=march", "block_y=4", "ring_ahead=2", "rows_y=4"}));
     FAIL("no error");
   } catch (const SpecError& e) {
     CHECK(e.detail().message.find("the march's ring of 6 planes needs 248064 bytes of shared memory") != std::string::npos);
     CHECK(e.detail().expected.find("a smaller ring_ahead") != std::string::npos);
-    CHECK(e.detail().pointer == "/tunables");
+    CHECK(e.detail().pointer == "/tunables/ring_ahead");  // the spec's own entry
   }
-  CHECK_NOTHROW(plan_stencil(c, c.choose({"ring_ahead=2", "rows_y=2"})));
+  CHECK_NOTHROW(plan_stencil(c, c.choose({"strategy=march", "block_y=4", "ring_ahead=2", "rows_y=2"})));
 
   // min_blocks: __launch_bounds__ on both entries.
   const auto b = generate(s, s.choose({"min_blocks=3"}));
@@ -263,8 +263,8 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
 
   // The default strategy follows the footprint: the fused specs read more
   // than 128 distinct values a point and stage them, one row a thread, one
-  // plane ahead, 32 planes a block; the single operators and continuity3d
-  // march.
+  // plane ahead, 32 planes a block; the single operators march, and so
+  // would continuity3d but for its spec's defaults.
   for (const char* heavy : {"momentum_visc3d", "induction3d", "mhd_iso3d"}) {
     CAPTURE(heavy);
     const Spec h = load_spec(gpen::test::source_dir() + "/specs/stencil/" + heavy + ".json");
@@ -274,8 +274,14 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
     CHECK(tunable_int(d, "ring_ahead") == 1);
     CHECK(tunable_int(d, "points_per_thread") == 32);
   }
-  CHECK(to_string(c.choose().at("strategy")) == "march");
-  CHECK(tunable_int(c.choose(), "rows_y") == 2);
+  for (const char* single : {"laplacian3d_o2", "laplacian3d_o8", "diffusion3d"}) {
+    CAPTURE(single);
+    const Spec o = load_spec(gpen::test::source_dir() + "/specs/stencil/" + single + ".json");
+    CHECK(to_string(o.choose().at("strategy")) == "march");
+  }
+  CHECK(to_string(c.choose().at("strategy")) == "stage");
+  CHECK(tunable_int(c.choose(), "z_queue") == 1);
+  CHECK(tunable_int(c.choose(), "ring_ahead") == 2);
 }
 
 TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64, 0 in float32 and where a spec says so, the stage's own") {
