@@ -126,6 +126,8 @@ if [ "${1:-tests}" = heavy ]; then
     sanitize $tool "momentum_visc3d stage 37x21x19" specs/stencil/momentum_visc3d.json --size 37x21x19 --set strategy=stage --set ring_ahead=1 --repeat 1 --verify --no-tuned
     sanitize $tool "mhd_iso3d stage ahead 0 rows 1 33x19x11" specs/stencil/mhd_iso3d.json --size 33x19x11 --set strategy=stage --set ring_ahead=0 --set rows_y=1 --repeat 1 --verify --no-tuned
     sanitize $tool "laplacian2d_o4 stage 1001x37" specs/stencil/laplacian2d_o4.json --size 1001x37 --set strategy=stage --set ring_ahead=2 --repeat 1 --verify --no-tuned
+    sanitize $tool "continuity3d default (stage, columns in registers) 37x21x19" specs/stencil/continuity3d.json --size 37x21x19 --repeat 1 --verify --no-tuned
+    sanitize $tool "induction3d float32 stage z_queue 1 rows_y 2 33x19x11" specs/stencil/induction3d.json --size 33x19x11 --dtype float32 --set z_queue=1 --set rows_y=2 --repeat 1 --verify --no-tuned
   done >"$out/sanitizer.txt"
   sanitizer_report "$out/sanitizer.txt"
   step "heavy specs: variants x dtypes x sizes (gpen run --json; verified at 67x45x33)"
