@@ -179,14 +179,14 @@ TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bou
   // Four inputs of radius 3 in 2x4 points a thread: more than any GPU's block may have.
   const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
   try {
-    plan_stencil(c, c.choose({"strategy=march", "block_y=4", "ring_ahead=2", "rows_y=4"}));
+    plan_stencil(c, c.choose({"strategy=march", "block_y=4", "vector_x=2", "ring_ahead=2", "rows_y=4"}));
     FAIL("no error");
   } catch (const SpecError& e) {
     CHECK(e.detail().message.find("the march's ring of 6 planes needs 248064 bytes of shared memory") != std::string::npos);
     CHECK(e.detail().expected.find("a smaller ring_ahead") != std::string::npos);
     CHECK(e.detail().pointer == "/tunables/ring_ahead");  // the spec's own entry
   }
-  CHECK_NOTHROW(plan_stencil(c, c.choose({"strategy=march", "block_y=4", "ring_ahead=2", "rows_y=2"})));
+  CHECK_NOTHROW(plan_stencil(c, c.choose({"strategy=march", "block_y=4", "vector_x=2", "ring_ahead=2", "rows_y=2"})));
 
   // min_blocks: __launch_bounds__ on both entries.
   const auto b = generate(s, s.choose({"min_blocks=3"}));
