@@ -41,9 +41,20 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     if (!is_fixed && plain_only(t)) values_.back().push_back(t.plain);
     sizes_.push_back(static_cast<int>(values_.back().size()));
   }
+  const bool has_strategy = strata_axis_ < axes_.size() && axes_[strata_axis_].name == "strategy";
   enumerate([&](const GridPoint& p) -> std::optional<std::string> {
     TunableChoice c;
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
+    // Another strategy's tunable off its plain value: refused before any
+    // plan is made (each tunable of one strategy doubles the space or more).
+    if (has_strategy) {
+      const std::string strategy = to_string(c.at("strategy"));
+      for (std::size_t a = 0; a < axes_.size(); ++a) {
+        const TunableDecl& t = axes_[a];
+        if (!t.only_with_strategy.empty() && !strategy_listed(t.only_with_strategy, strategy) && !(values_[a][p[a]] == t.plain))
+          return fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(values_[a][p[a]]), strategy, strategy_owners(t.only_with_strategy));
+      }
+    }
     try {
       const UnitResources r = family_of(spec).resources(spec, c);
       const int threads = r.threads;

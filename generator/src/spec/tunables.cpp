@@ -48,18 +48,17 @@ std::vector<std::string> listed(const std::string& list) {
   return out;
 }
 
-// "the march strategy has", "the march and stage strategies have".
-std::string owners(const std::string& list) {
-  const auto s = listed(list);
-  if (s.size() == 1) return "the " + s[0] + " strategy has";
-  return fmt::format("the {} and {} strategies have", fmt::join(s.begin(), s.end() - 1, ", "), s.back());
-}
-
 // "march", "march or stage".
 std::string alternatives(const std::string& list) { return fmt::format("{}", fmt::join(listed(list), " or ")); }
 
 
 }  // namespace
+
+std::string strategy_owners(const std::string& list) {
+  const auto s = listed(list);
+  if (s.size() == 1) return "the " + s[0] + " strategy has";
+  return fmt::format("the {} and {} strategies have", fmt::join(s.begin(), s.end() - 1, ", "), s.back());
+}
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
   const auto builtins = family_of(spec).offers(spec);
@@ -152,7 +151,7 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
     if (by == set_by.end()) c[t.name] = t.plain;
     else if (c.at(t.name) != t.plain)
       throw UsageError(fmt::format("--set {}: only {} {}, and the strategy is {}{}; expected {} = {}, or strategy {}", by->second,
-                                   owners(t.only_with_strategy), t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
+                                   strategy_owners(t.only_with_strategy), t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
                                    t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
   }
   return c;
@@ -176,7 +175,7 @@ void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
     if (t.only_with_strategy.empty() || v == choice.end()) continue;
     if (!t.belongs_to(strategy) && v->second != t.plain)
       spec.source->fail(t.pointer,
-                        fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v->second), strategy, owners(t.only_with_strategy)),
+                        fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v->second), strategy, strategy_owners(t.only_with_strategy)),
                         fmt::format("{} = {}, or strategy {}", t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
     if (t.belongs_to(strategy) && !std::count(t.values.begin(), t.values.end(), v->second)) {
       std::vector<std::string> vals;

@@ -96,6 +96,9 @@ struct TunableDecl {
 
 // Whether `strategy` is one of `list` ("march" or "march, stage").
 bool strategy_listed(const std::string& list, const std::string& strategy);
+// Who has a tunable of `list`: "the march strategy has", "the march and
+// stage strategies have".
+std::string strategy_owners(const std::string& list);
 
 // "block_x * block_y <= 512": see constraints.hpp.
 struct ConstraintDecl {
