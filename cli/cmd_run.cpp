@@ -52,6 +52,9 @@ void add_run(CLI::App& app, Runner& run) {
         fmt::print("{} on {} ({}), size {}, {}\n", s.name, ctx.info().name, to_string(s.dtype), o->size, m.variant);
         fmt::print("  kernel {} (cache: {} in {:.2f} ms, module load {:.2f} ms), {} registers, {} B spills\n", m.unit, m.cache, m.cache_ms,
                    m.load_ms, m.usage.registers, m.usage.spill_stores);
+        if (m.usage.spill_stores > 0)
+          fmt::print("  note: the kernel spills registers to local memory, which costs kernels like this one several times their time; "
+                     "`gpen tune` refuses such variants\n");
         fmt::print("  time {:.4f} ms (median of {}), {}\n", m.median_ms, o->repeat, problem->rate_text(m));
         if (const auto& r = m.roofline)
           fmt::print("  roofline: memory {:.4f} ms (the bytes at the copy), FMA {:.4f} ms ({:.0f} operations a point at {:.1f} T FMA/s, {}): {:.1f}% of roofline\n",

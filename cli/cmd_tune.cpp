@@ -45,7 +45,8 @@ class TuneProgressText {
     if (limit_ > 0) eta = eta < 0 ? limit_ - p.elapsed_s : std::min(eta, limit_ - p.elapsed_s);
     std::string s = fmt::format("  {}/{}  {:.1f}/s  ETA {}", p.done, p.budget, rate, format_duration(std::max(0.0, eta)));
     if (p.best && p.scale) s += "  best " + p.scale->progress(p.best->rate);
-    if (p.failed) s += fmt::format("  {} failed", p.failed);
+    if (p.failed > p.refused) s += fmt::format("  {} failed", p.failed - p.refused);
+    if (p.refused) s += fmt::format("  {} spill", p.refused);
     return s;
   }
 
@@ -90,7 +91,7 @@ Json result_json(const Spec& s, const TuneResult& r, const std::string& size, co
   auto variant = [](const TunedVariant& v) {
     return Json{{"variant", v.variant}, {"tunables", Json(choice_json(v.choice))}, {"ms", v.ms ? Json(*v.ms) : Json(nullptr)},
                 {"teff_gbs", v.teff_gbs}, {"pairs_per_s", v.pairs_per_s}, {"registers", v.registers},
-                {"reason", v.reason}, {"resumed", v.resumed}};
+                {"spill_bytes", v.spill_bytes}, {"refused", v.refused}, {"reason", v.reason}, {"resumed", v.resumed}};
   };
   Json all = Json::array();
   for (const auto& v : r.evaluated) all.push_back(variant(v));
@@ -115,7 +116,7 @@ void add_tune(CLI::App& app, Runner& run) {
     std::size_t budget = 0;
     double time_s = kDefaultTuneSeconds;
     int repeat = 10;
-    bool no_save = false, json = false;
+    bool no_save = false, json = false, allow_spills = false;
     std::uint64_t seed = 1;
   };
   auto o = std::make_shared<Opts>();
@@ -135,6 +136,7 @@ void add_tune(CLI::App& app, Runner& run) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--plot", o->plot, "Write the picture of the search to FILE (SVG)")->check(output_file());
   cmd->add_flag("--json", o->json, "Print the result and every evaluation as JSON (gpen.tune/1, docs/json.md); the rest goes to stderr");
+  cmd->add_flag("--allow-spills", o->allow_spills, "Time variants that spill registers to local memory too (by default refused once compiled, before any launch)");
   cmd->add_flag("--no-save", o->no_save, "Do not store the result in the tuning database");
   cmd->callback([&run, o] {
     if (o->json) JsonChannel::open();
@@ -158,6 +160,7 @@ void add_tune(CLI::App& app, Runner& run) {
       to.repeat = o->repeat;
       to.save = !o->no_save;
       to.abandon_compiles = true;
+      to.allow_spills = o->allow_spills;
       if (!o->resume.empty()) {
         TuneLog earlier = read_tune_log(o->resume, s, header);
         for (const auto& w : earlier.warnings) fmt::print(stderr, "gpen: warning: {}\n", w);
@@ -191,14 +194,17 @@ void add_tune(CLI::App& app, Runner& run) {
       const TuneResult r = tune(ctx, *problem, to);
       bar.finish();
 
-      std::size_t failed = 0;
-      for (const auto& v : r.evaluated) failed += !v.ms;
+      std::size_t failed = 0, refused = 0;
+      for (const auto& v : r.evaluated) {
+        failed += !v.ms && !v.refused;
+        refused += v.refused;
+      }
       fmt::print("space: {} combinations, {} valid; {}\n", r.space_total, r.space_valid,
                  r.scale.bound_short());
       for (std::size_t i = 0; i < std::min<std::size_t>(3, r.rejected.size()); ++i)
         fmt::print("  not evaluated: {} x {}\n", r.rejected[i].second, r.rejected[i].first);
-      fmt::print("search: {} ({} failed, each recorded with its reason{}); setup {:.1f} s, in all {:.1f} s\n", stop_text(r, o->time_s, o->budget),
-                 failed, r.resumed ? fmt::format("; {} from --resume", r.resumed) : "", r.setup_s, r.total_s);
+      fmt::print("search: {} ({} failed{}, each recorded with its reason{}); setup {:.1f} s, in all {:.1f} s\n", stop_text(r, o->time_s, o->budget),
+                 failed, refused ? fmt::format(", {} refused: they spill registers", refused) : "", r.resumed ? fmt::format("; {} from --resume", r.resumed) : "", r.setup_s, r.total_s);
       fmt::print("measured variants per value:\n");
       print_coverage(s, r, o->spec.set);
       std::vector<const TunedVariant*> ok;
@@ -217,8 +223,13 @@ void add_tune(CLI::App& app, Runner& run) {
                    ok.size(), *r.reference.ms / *ok[0]->ms,
                    r.reference_check,
                    r.reference.check ? r.reference.check->summary() : "-");
-      for (const auto& v : r.evaluated)
-        if (!v.ms) { fmt::print("  failed: {}: {}\n", v.variant, v.reason.substr(0, 200)); break; }  // the first, as an example
+      // The first of each, as an example.
+      for (const bool spilled : {false, true})
+        for (const auto& v : r.evaluated)
+          if (!v.ms && v.refused == spilled) {
+            fmt::print("  {}: {}: {}\n", spilled ? "refused" : "failed", v.variant, v.reason.substr(0, 200));
+            break;
+          }
       if (r.saved) fmt::print("saved to {} under {}\n", TuningDb::default_path(), r.key.str());
       if (log.is_open()) fmt::print("log: {} ({} evaluations; --resume {} goes on from here)\n", o->log, r.evaluated.size(), o->log);
 

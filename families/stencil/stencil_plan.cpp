@@ -37,7 +37,56 @@ LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
   return d;
 }
 
+int StencilPlan::carried_values() const {
+  int n = 0;
+  if (strategy == StencilStrategy::March)
+    for (const auto& r : radius) n += (2 * r[2] + 1) * rows_y * vector_x;
+  if (strategy == StencilStrategy::Stage) {
+    if (z_queue)
+      for (const auto& r : radius) n += (2 * r[2] + 1) * rows_y;
+    for (const auto& m : mids)
+      if (m[0] == 2) n += (2 * m[1] + 1) * rows_y;
+  }
+  return n;
+}
+
 std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
+
+namespace {
+
+// A thread has at most 255 registers; with min_blocks, ptxas is asked to
+// fit that many blocks of these threads into an SM's 64 Ki registers (in
+// units of 8 a thread).
+constexpr int kMaxRegistersPerThread = 255;
+constexpr int kRegistersPerSm = 65536;
+
+int register_limit(const StencilPlan& p) {
+  if (p.min_blocks <= 0) return kMaxRegistersPerThread;
+  return std::min(kMaxRegistersPerThread, kRegistersPerSm / (p.threads() * p.min_blocks) / 8 * 8);
+}
+
+// Refuses a variant whose values carried from plane to plane alone take
+// more registers than a thread may have: ptxas would spill them, and a
+// spilled queue costs these kernels several times their time. The compile
+// says what the rest of the step costs (gpen tune refuses what spills).
+void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
+  const int words = spec.dtype == Dtype::Float64 ? 2 : 1;
+  const int need = p.carried_values() * words, limit = register_limit(p);
+  if (need <= limit) return;
+  const bool march = p.strategy == StencilStrategy::March;
+  const std::string what =
+      march ? fmt::format("the march carries {} values a thread from plane to plane in its z queues ({} input{}, {}x{} points a thread)", p.carried_values(),
+                          p.radius.size(), p.radius.size() == 1 ? "" : "s", p.vector_x, p.rows_y)
+            : fmt::format("the stage strategy carries {} values a thread from plane to plane in its columns (z_queue {}) and queues of intermediates ({} rows a thread)",
+                          p.carried_values(), p.z_queue ? 1 : 0, p.rows_y);
+  const std::string bound = p.min_blocks > 0 ? fmt::format(" (min_blocks {} with {} threads a block)", p.min_blocks, p.threads()) : "";
+  refuse_tunable(spec, stencil_tunable_rows(), p.min_blocks > 0 ? &StencilPlan::min_blocks : &StencilPlan::rows_y,
+                 fmt::format("{}: {} registers in {}, more than the {} a thread may have{}", what, need, to_string(spec.dtype), limit, bound),
+                 march ? "fewer rows_y or vector_x, a smaller min_blocks, or the stage strategy"
+                       : (p.z_queue ? "fewer rows_y or z_queue 0" : "fewer rows_y"));
+}
+
+}  // namespace
 
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   StencilPlan p;
@@ -141,6 +190,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
                         fmt::format("at most {} bytes: a smaller ring_ahead, block or vector_x * rows_y", kMaxDynamicShared));
     }
   }
+  refuse_if_carried_values_spill(spec, p);
   return p;
 }
 

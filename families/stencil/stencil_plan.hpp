@@ -51,6 +51,12 @@ struct StencilPlan {
   std::string clamped_kernel_name;
 
   int threads() const { return block_x * block_y; }
+  // Values a thread carries from one plane to the next in registers: the
+  // march's z queues (each input's 2 rz + 1 planes of its vector_x x rows_y
+  // points), the stage's columns (z_queue) and its queues of intermediates
+  // read along z. A lower bound of its registers (each value 1 register,
+  // 2 in float64): ptxas needs them and the step's temporaries besides.
+  int carried_values() const;
   // Slots of the march's ring (the stage strategy keeps one ring an input).
   int ring_slots() const { return strategy == StencilStrategy::March && ring_ahead > 0 ? max_radius_z + ring_ahead + 1 : 0; }
   // Interior extent in kernel axes for the user's sizes (x, y, z; unused = 1).

@@ -8,6 +8,7 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -119,6 +120,7 @@ TunedVariant measure(Problem& problem, const TunableChoice& c, const Variant* pl
   return guarded(problem.spec(), c, [&](TunedVariant& v) {
     const Measurement m = planned ? problem.measure(*planned, o.repeat, check, o.warmup) : problem.measure(c, o.repeat, check, o.warmup);
     v.registers = m.usage.registers;
+    v.spill_bytes = m.usage.spill_stores;
     v.check = m.check;
     if (m.check && !m.check->pass) {
       v.reason = m.mismatch + ": " + m.check->summary();
@@ -156,7 +158,8 @@ class GpuObjective : public Objective {
   GpuObjective(const Context& ctx, const Spec& spec, const SearchSpace& space, MeasureFn measure, const TuneOptions& o,
                std::function<bool()> stop)
       : ctx_(ctx), spec_(std::make_shared<const Spec>(spec)), space_(space), measure_(std::move(measure)), stop_(std::move(stop)),
-        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency()), o.abandon_compiles, deadline_of(o)) {}
+        pool_(o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency()), o.abandon_compiles, deadline_of(o)),
+        allow_spills_(o.allow_spills) {}
 
   void evaluate(const std::vector<std::size_t>& batch, const std::vector<std::size_t>& upcoming, const EvaluationSink& done) override {
     for (std::size_t i : batch) schedule(i);
@@ -173,12 +176,15 @@ class GpuObjective : public Objective {
         out_of_time_ = true;
         return;
       }
-      const TunedVariant v = measure_(space_.choice(i), planned_.at(i)->get());
+      const ResourceUsage& usage = *usage_.at(i);
+      const TunedVariant v = usage.spill_stores > 0 && !allow_spills_ && !timed_anyway_.count(i) ? refused(space_.choice(i), usage) : measure_(space_.choice(i), planned_.at(i)->get());
       variants_[i] = v;
       done({i, v.ms, v.reason});
     }
   }
   void know(std::size_t i, const TunedVariant& v) { variants_[i] = v; }
+  // Timed even if it spills: the default, which the user has already.
+  void time_anyway(std::size_t i) { timed_anyway_.insert(i); }
   const TunedVariant& variant(std::size_t i) const { return variants_.at(i); }
   std::size_t compiling() const { return pool_.running(); }
   // A compile was not started: it would have ended past the deadline.
@@ -189,13 +195,27 @@ class GpuObjective : public Objective {
     if (compiles_.count(i)) return;
     // The variant is planned here once, then compiled, then measured.
     auto planned = std::make_shared<std::shared_ptr<const Variant>>();
+    auto usage = std::make_shared<ResourceUsage>();
     planned_[i] = planned;
-    compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch(), planned] {
+    usage_[i] = usage;
+    compiles_[i] = pool_.submit([spec = spec_, c = space_.choice(i), arch = ctx_.info().arch(), planned, usage] {
       const auto v = std::make_shared<const Variant>(plan_unit(*spec, c));
       *planned = v;
       // Kept in memory only: the variants that lose never reach the disk.
-      process_cache().get(spec_program(*spec, *v), arch, KernelCache::Store::Memory);
+      *usage = process_cache().get(spec_program(*spec, *v), arch, KernelCache::Store::Memory).kernel.usage;
     });
+  }
+  // A variant that spills, recorded as refused with ptxas' numbers.
+  TunedVariant refused(const TunableChoice& c, const ResourceUsage& u) const {
+    TunedVariant v;
+    v.choice = c;
+    v.variant = describe(spec_->tunables, c);
+    v.registers = u.registers;
+    v.spill_bytes = u.spill_stores;
+    v.refused = true;
+    v.reason = fmt::format("refused: spills {} B to local memory at {} registers a thread (ptxas); --allow-spills times such variants",
+                           u.spill_stores, u.registers);
+    return v;
   }
   const Context& ctx_;
   std::shared_ptr<const Spec> spec_;  // shared with compile jobs that may outlive this
@@ -207,7 +227,11 @@ class GpuObjective : public Objective {
   // Each compile's planned variant, set before its future is ready (null
   // when planning failed: measuring plans again and records why).
   std::map<std::size_t, std::shared_ptr<std::shared_ptr<const Variant>>> planned_;
+  // Each compile's registers and spills, set before its future is ready.
+  std::map<std::size_t, std::shared_ptr<ResourceUsage>> usage_;
   std::map<std::size_t, TunedVariant> variants_;
+  std::set<std::size_t> timed_anyway_;
+  bool allow_spills_;
   bool out_of_time_ = false;
 };
 
@@ -259,7 +283,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   };
   so.seed = o.seed;
   for (const TunedVariant& v : o.resume)
-    if (auto i = space.find(v.choice)) {
+    if (auto i = space.find(v.choice); i && !(v.refused && o.allow_spills)) {  // refused for spilling: timed now
       TunedVariant known = v;
       known.resumed = true;
       objective.know(*i, known);
@@ -267,7 +291,10 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     }
   // The default is also a point of the search (timed like the others), so
   // that "best" is never worse than what the user had.
-  if (auto d0 = space.find(res.reference.choice)) so.first = {*d0};
+  if (auto d0 = space.find(res.reference.choice)) {
+    so.first = {*d0};
+    objective.time_anyway(*d0);
+  }
   TuneProgress progress;
   progress.scale = &res.scale;
   so.on_evaluation = [&](const Evaluation& e, std::size_t done, std::size_t budget) {
@@ -278,6 +305,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     progress.done = done;
     progress.budget = budget;
     progress.failed += !v.ms;
+    progress.refused += v.refused;
     progress.best = res.best ? &res.evaluated[*res.best] : nullptr;
     progress.elapsed_s = seconds_since(o.started);
     if (o.on_variant) o.on_variant(v, progress);

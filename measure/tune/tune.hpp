@@ -28,14 +28,16 @@ struct TunedVariant {
   double teff_gbs = 0;         // the same rate under its name, as logs and the database keep it
   double pairs_per_s = 0;
   int registers = -1;
-  std::string reason;          // why it failed: compile error, launch error, wrong result
+  int spill_bytes = -1;        // ptxas' spill stores (-1: unknown, e.g. a cache entry of an old gpen)
+  bool refused = false;        // not timed: it spills (TuneOptions::allow_spills); `reason` says how much
+  std::string reason;          // why it failed or was refused: compile error, launch error, wrong result, spills
   std::optional<Comparison> check;
   bool resumed = false;        // measured by an earlier search (TuneOptions::resume)
 };
 
 // Where a search stands, after each evaluation.
 struct TuneProgress {
-  std::size_t done = 0, budget = 0, failed = 0;
+  std::size_t done = 0, budget = 0, failed = 0, refused = 0;  // failed counts the refused too
   const TunedVariant* best = nullptr;  // the fastest verified so far
   double elapsed_s = 0;                // since TuneOptions::started
   const RateScale* scale = nullptr;    // TuneResult::scale
@@ -57,6 +59,11 @@ struct TuneOptions {
   std::vector<std::string> fixed;  // "name=value": tunables not searched
   int warmup = 2, repeat = 10;
   unsigned compile_threads = 0;    // 0: the hardware's
+  // Time variants that spill registers to local memory too. By default
+  // they are refused once compiled, before any launch: a spill of a few
+  // hundred bytes costs these kernels several times their time, and the
+  // compile says it exactly (the plan's estimate before it is a lower bound).
+  bool allow_spills = false;
   bool save = true;
   std::string db_path = TuningDb::default_path();
   // Variants measured before (a --resume log): not measured again, counted

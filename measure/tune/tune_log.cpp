@@ -42,6 +42,8 @@ std::string tune_log_line(const TunedVariant& v) {
                         {"teff_gbs", v.teff_gbs},
                         {"pairs_per_s", v.pairs_per_s},
                         {"registers", v.registers},
+                        {"spill_bytes", v.spill_bytes},
+                        {"refused", v.refused},
                         {"reason", v.reason}}
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -105,6 +107,10 @@ TuneLog read_tune_log(const std::string& path, const Spec& spec, const TuneLogHe
     v.rate = v.teff_gbs > 0 ? v.teff_gbs : v.pairs_per_s;  // one of them is the variant's rate, the other 0
     if (const auto it = j.find("registers"); it != j.end() && it->is_number_integer())
       v.registers = static_cast<int>(std::clamp<long long>(it->get<long long>(), -1, 1 << 20));
+    if (const auto it = j.find("spill_bytes"); it != j.end() && it->is_number_integer())
+      v.spill_bytes = static_cast<int>(std::clamp<long long>(it->get<long long>(), -1, 1 << 30));
+    if (const auto* x = member(j, "refused", nlohmann::json::value_t::boolean)) v.refused = x->get<bool>();
+    if (v.refused && v.ms) throw fail("a refused variant has no \"ms\"");
     try {
       v.choice = spec.choose(settings_of(v.variant));
     } catch (const SpecError& e) {

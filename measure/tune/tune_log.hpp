@@ -5,8 +5,8 @@
 // included), size and GPU, since times of another are no evidence:
 //
 //   {"schema":"gpen.tune-log/1","spec":"lap","spec_hash":"...","size":"256x256x256","gpu":"NVIDIA H100 80GB HBM3","arch":"sm_90"}
-//   {"variant":"strategy=march block_x=32 ...","ms":0.162,"teff_gbs":2031.4,"pairs_per_s":0,"registers":40,"reason":""}
-//   {"variant":"strategy=tile ...","ms":null,"teff_gbs":0,"pairs_per_s":0,"registers":-1,"reason":"does not compile: ..."}
+//   {"variant":"strategy=march block_x=32 ...","ms":0.162,"teff_gbs":2031.4,"pairs_per_s":0,"registers":40,"spill_bytes":0,"refused":false,"reason":""}
+//   {"variant":"strategy=tile ...","ms":null,"teff_gbs":0,"pairs_per_s":0,"registers":-1,"spill_bytes":-1,"refused":false,"reason":"does not compile: ..."}
 //
 // "ms" is null for a variant that failed, "reason" says why. A last line
 // cut short (the process killed mid-write) is skipped with a warning.

@@ -194,6 +194,40 @@ TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bou
   CHECK(b.source.find("__global__ void __launch_bounds__(128, 3) gpen_laplacian3d_o8_clamped(") != std::string::npos);
 }
 
+TEST_CASE("plan: values carried from plane to plane in registers, refused with the numbers when they cannot fit") {
+  // laplacian3d_o8, one input of radius 4: the march's queue holds 9 planes
+  // of each of its vector_x x rows_y points.
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  CHECK(plan_stencil(s, s.choose({"strategy=march", "vector_x=2", "rows_y=4"})).carried_values() == 9 * 8);
+  CHECK(plan_stencil(s, s.choose({"strategy=direct"})).carried_values() == 0);
+  // 4x4 points: 144 values, 288 registers in float64 -- refused, at rows_y.
+  try {
+    plan_stencil(s, s.choose({"strategy=march", "vector_x=4", "rows_y=4"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("the march carries 144 values a thread from plane to plane in its z queues (1 input, 4x4 points a thread): "
+                                  "288 registers in float64, more than the 255 a thread may have") != std::string::npos);
+    CHECK(e.detail().expected.find("fewer rows_y or vector_x") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables/rows_y");
+  }
+  // The same in float32 fits (144 registers).
+  const Spec f = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
+  CHECK_NOTHROW(plan_stencil(f, f.choose({"strategy=march", "vector_x=4", "rows_y=4"})));
+  // min_blocks 4 of 256 threads leaves 64 registers a thread: 2x4 points' queues (144) do not fit.
+  CHECK_THROWS_WITH_AS(plan_stencil(s, s.choose({"strategy=march", "block_y=8", "min_blocks=4"})),
+                       doctest::Contains("144 registers in float64, more than the 64 a thread may have (min_blocks 4 with 256 threads a block)"), SpecError);
+  CHECK_NOTHROW(plan_stencil(s, s.choose({"strategy=march", "block_y=8", "rows_y=2", "min_blocks=2"})));
+  // The stage strategy: each input's column (z_queue 1) and the queues of
+  // intermediates read along z. continuity3d's radii along z: lnrho 3, ux
+  // 0, uy 0, uz 3; momentum adds two intermediates of reach 3 read along z.
+  const Spec c = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  CHECK(plan_stencil(c, c.choose({"strategy=stage", "rows_y=2", "z_queue=1"})).carried_values() == (7 + 1 + 1 + 7) * 2);
+  CHECK(plan_stencil(c, c.choose({"strategy=stage", "rows_y=2", "z_queue=0"})).carried_values() == 0);
+  const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=1"})).carried_values() == 4 * 7 + 2 * 7);
+  CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=0", "rows_y=2"})).carried_values() == 2 * 7 * 2);
+}
+
 TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chosen by the footprint") {
   // continuity3d: each input's ring has 2 rz + 1 + 2 slots of (32 + 2 rx) x
   // (4 * 2 + 2 ry) values: lnrho reaches 3 along every axis, ux along x
@@ -281,7 +315,7 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   }
   CHECK(to_string(c.choose().at("strategy")) == "stage");
   CHECK(tunable_int(c.choose(), "z_queue") == 1);
-  CHECK(tunable_int(c.choose(), "ring_ahead") == 2);
+  CHECK(tunable_int(c.choose(), "ring_ahead") == 3);
 }
 
 TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64, 0 in float32 and where a spec says so, the stage's own") {

@@ -379,28 +379,39 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       if constexpr (stage_rows_of_mids<B>()) __syncwarp();  // the warp's rows written before its threads read them
     }
     if (active) {
+      // Every row's values first, then the stores: the loads the rows share
+      // (y neighbours, the same shared addresses) are one load, which a
+      // store through a generic pointer between them would forbid. A row
+      // past the interior (ny not a multiple of the tile) reads cells of the
+      // tile that were not copied and is not stored.
+      if constexpr (B::kZQueue) {
+        for_each_index<Y>([&](auto py) {
+          constexpr int PY = decltype(py)::value;
+          const int cy = static_cast<int>(threadIdx.y) * Y + PY;
+          for_each_index<B::kNumIn>([&](auto f) {
+            constexpr int F = decltype(f)::value;
+            stage_queue_step<B::kRadius[F][2], B::kMaxRadiusZ>(col[F][PY], s, [&](auto dz) {
+              return StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy}.template at<F, 0, 0, 0>();
+            });
+          });
+        });
+      }
+      real v[Y][B::kNumOut];
       for_each_index<Y>([&](auto py) {
         constexpr int PY = decltype(py)::value;
-        // Rows past the interior (ny not a multiple of the tile) are not computed.
+        const int cy = static_cast<int>(threadIdx.y) * Y + PY;
+        const StageReader<B, PY> in{{ring, zslot, static_cast<int>(threadIdx.x), cy},
+                                    warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq, col};
+        B::compute(in, a.params, v[PY]);
+      });
+      for_each_index<Y>([&](auto py) {
+        constexpr int PY = decltype(py)::value;
         if (j0 + PY < a.n.ny) {
-          const int cy = static_cast<int>(threadIdx.y) * Y + PY;
-          if constexpr (B::kZQueue) {
-            for_each_index<B::kNumIn>([&](auto f) {
-              constexpr int F = decltype(f)::value;
-              stage_queue_step<B::kRadius[F][2], B::kMaxRadiusZ>(col[F][PY], s, [&](auto dz) {
-                return StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy}.template at<F, 0, 0, 0>();
-              });
-            });
-          }
-          real v[B::kNumOut];
-          const StageReader<B, PY> in{{ring, zslot, static_cast<int>(threadIdx.x), cy},
-                                      warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq, col};
-          B::compute(in, a.params, v);
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;
             real* at = a.out[O] + OutGeometry<B, O>::at(a.n, i, j0 + PY, k);
-            if constexpr (B::kStreamStores) __stcs(at, v[O]);
-            else *at = v[O];
+            if constexpr (B::kStreamStores) __stcs(at, v[PY][O]);
+            else *at = v[PY][O];
           });
         }
       });

@@ -160,3 +160,49 @@ TEST_CASE("an interrupted search stops at the next measurement and keeps the bes
   REQUIRE(r.best);
   CHECK(r.saved);
 }
+
+TEST_CASE("variants that spill registers are refused once compiled, with ptxas' numbers, and timed on request") {
+  Context ctx(0);
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
+  gpen::test::TempDir dir;
+  TuneOptions o = quick_options(dir);
+  // The march of 2x2 points a thread in blocks of 256 threads: its z queues
+  // carry 36 values (72 registers); min_blocks 3 leaves 80 registers a
+  // thread, which spills; 4 leaves 64 (refused by the plan, not compiled);
+  // 0 and 1 leave 255.
+  o.fixed = {"strategy=march", "block_x=32", "block_y=8", "vector_x=2", "rows_y=2", "points_per_thread=8",
+             "unroll_z=0", "stream_stores=1", "ring_ahead=0"};
+  o.save = false;
+  auto min_blocks = [](const TunedVariant& v) { return std::get<long long>(v.choice.at("min_blocks")); };
+  const TuneResult r = tune(ctx, s, "67x37x29", o);
+  CHECK(r.evaluated.size() == 4);  // min_blocks 0 .. 3
+  for (const auto& v : r.evaluated) {
+    INFO(v.variant << ": " << v.reason);
+    if (min_blocks(v) == 3) {
+      CHECK(v.refused);
+      CHECK(!v.ms);
+      CHECK(v.spill_bytes > 0);
+      CHECK(v.registers > 0);
+      CHECK(v.registers <= 80);
+      CHECK(v.reason.find("refused: spills " + std::to_string(v.spill_bytes) + " B to local memory at " + std::to_string(v.registers) +
+                          " registers a thread") != std::string::npos);
+    }
+    if (min_blocks(v) <= 1) {
+      CHECK(!v.refused);
+      CHECK(v.ms);
+      CHECK(v.spill_bytes == 0);
+    }
+  }
+  // On request it is timed, and still verified.
+  o.allow_spills = true;
+  const TuneResult all = tune(ctx, s, "67x37x29", o);
+  CHECK(all.evaluated.size() == 4);
+  for (const auto& v : all.evaluated) {
+    INFO(v.variant << ": " << v.reason);
+    CHECK(!v.refused);
+    REQUIRE(v.ms);
+    REQUIRE(v.check);
+    CHECK(v.check->pass);
+    if (min_blocks(v) == 3) CHECK(v.spill_bytes > 0);
+  }
+}

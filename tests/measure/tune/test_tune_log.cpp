@@ -38,9 +38,19 @@ TEST_CASE("a tune log reads back the variants it recorded, failures with their r
   gpen::test::TempDir dir;
   const TunedVariant a = variant(s, {"strategy=march", "block_x=64"}, 0.25);
   const TunedVariant b = variant(s, {"strategy=tile"}, std::nullopt, "does not compile: \"quoted\"\nsecond line");
-  const std::string path = write(dir, tune_log_line(header_of(s)) + "\n" + tune_log_line(a) + "\n" + tune_log_line(b) + "\n");
+  TunedVariant c = variant(s, {"strategy=march", "rows_y=4", "vector_x=4"}, std::nullopt, "refused: spills 96 B ...");
+  c.refused = true;
+  c.registers = 255;
+  c.spill_bytes = 96;
+  const std::string path =
+      write(dir, tune_log_line(header_of(s)) + "\n" + tune_log_line(a) + "\n" + tune_log_line(b) + "\n" + tune_log_line(c) + "\n");
   const TuneLog log = read_tune_log(path, s, header_of(s));
-  REQUIRE(log.variants.size() == 2);
+  REQUIRE(log.variants.size() == 3);
+  CHECK(!log.variants[0].refused);
+  CHECK(log.variants[2].refused);
+  CHECK(log.variants[2].spill_bytes == 96);
+  CHECK(log.variants[2].registers == 255);
+  CHECK(!log.variants[2].ms);
   CHECK(log.warnings.empty());
   CHECK(log.variants[0].choice == a.choice);
   CHECK(*log.variants[0].ms == 0.25);
@@ -79,6 +89,8 @@ TEST_CASE("a tune log of another spec, size or GPU, or no log at all, is refused
   // Only the last line may be cut short: a broken line before others is no log.
   CHECK(refusal(header_of(s), "{\"variant\": \"strat\n" + body).find("tune.log:2: not a line of a gpen tune log") != std::string::npos);
   CHECK(refusal(header_of(s), "{\"variant\": \"x\", \"reason\": \"\", \"ms\": -1}\n").find("positive number or null") != std::string::npos);
+  CHECK(refusal(header_of(s), "{\"variant\": \"x\", \"reason\": \"\", \"ms\": 0.2, \"refused\": true}\n").find("a refused variant has no \"ms\"") !=
+        std::string::npos);
   {
     const std::string path = write(dir, "{\"spec\": \"lap\"}\n" + body);
     CHECK_THROWS_WITH_AS(read_tune_log(path, s, header_of(s)), doctest::Contains("not a gpen tune log"), TuneLogError);
