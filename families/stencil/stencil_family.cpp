@@ -21,9 +21,9 @@ std::string describe(const Spec& s) {
     reach += fmt::format(" {}[{}]", in->name, fmt::join(std::vector<int>(fp[in->slot].begin(), fp[in->slot].begin() + s.dims), ","));
   const IrWork w = ir_work(s.output_exprs());
   return fmt::format("{} '{}', {}, {}-D, {} input(s), {} output(s); reach:{}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} "
-                     "with common subexpressions once)",
+                     "with common subexpressions once: {:.0f} adds, multiplies and FMAs, {:.0f} divisions and math calls)",
                      s.kind, s.name, to_string(s.dtype), s.dims, s.inputs().size(), s.output_fields().size(), reach, w.reads, w.distinct_reads, w.ops,
-                     w.distinct_ops);
+                     w.distinct_ops, w.fma_pipe, w.divisions_and_calls);
 }
 
 // Its JSON: the root's keys, own object, and how fields and expressions read

@@ -57,6 +57,9 @@ TEST_CASE("the work of a point: reads and operations as written, and with common
   CHECK(twice.distinct_reads == 3);
   CHECK(twice.ops == 3 + 1 + 3 + 1);
   CHECK(twice.distinct_ops == 3 + 1 + 1);
+  // As instructions: the sum of 3 terms, and the product fused into the add.
+  CHECK(twice.fma_pipe == 3 + 1);
+  CHECK(twice.divisions_and_calls == 0);
   // A mixed derivative is one linear combination of its 9 points.
   const IrWork mixed = work("D2(D2(u, x), y)");
   CHECK(mixed.reads == 9);
@@ -70,4 +73,11 @@ TEST_CASE("the work of a point: reads and operations as written, and with common
   CHECK(let.distinct_reads == 3);
   CHECK(let.ops == 2 * (3 + 1) + 1);
   CHECK(let.distinct_ops == 3 + 1 + 1);
+  // a * a is a product used by no sum: it stays a multiply.
+  CHECK(let.fma_pipe == 3 + 1 + 1);
+  // A product used by a sum and by a division is not fused; the division
+  // and the call count apart, the negation nowhere.
+  const IrWork apart = work("D2(u, x) * k + (D2(u, x) * k) / sqrt(abs(u)) - -u");
+  CHECK(apart.fma_pipe == 3 + 1 + 1 + 1);  // the sum, the product, the add, the subtract
+  CHECK(apart.divisions_and_calls == 1 + 2);  // the division, sqrt and abs
 }

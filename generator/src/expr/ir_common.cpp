@@ -74,6 +74,19 @@ void distinct_ops(const Ir& e, std::set<const Ir*>& seen, double& ops) {
   for (const auto& a : e.args) distinct_ops(*a, seen, ops);
 }
 
+// Every node of the shared DAG under `roots`, and whether its every use is
+// a sum or difference (a root's is not): a node met again is not walked
+// again, since what it uses does not depend on who uses it.
+void uses(const Ir& e, bool summed, std::map<const Ir*, bool>& summed_only) {
+  const auto [it, fresh] = summed_only.emplace(&e, summed);
+  if (!fresh) {
+    it->second = it->second && summed;
+    return;
+  }
+  const bool sum = e.kind == Ir::Kind::Add || e.kind == Ir::Kind::Sub;
+  for (const auto& a : e.args) uses(*a, sum, summed_only);
+}
+
 }  // namespace
 
 std::vector<IrPtr> share_common_subexpressions(const std::vector<IrPtr>& roots) {
@@ -91,13 +104,35 @@ IrWork ir_work(const std::vector<IrPtr>& roots) {
     w.reads += c.first;
     w.ops += c.second;
   }
+  // Alive while its nodes are counted: the sets below hold their addresses.
+  const std::vector<IrPtr> shared = share_common_subexpressions(roots);
   std::set<const Ir*> seen;
   std::vector<Access> reads;
-  for (const auto& r : share_common_subexpressions(roots)) {
+  for (const auto& r : shared) {
     distinct_ops(*r, seen, w.distinct_ops);
     collect_accesses(*r, reads);
   }
   w.distinct_reads = static_cast<double>(reads.size());
+  // Whether a product fuses into its uses is known once every use is: the
+  // uses first, then the count.
+  std::map<const Ir*, bool> summed_only;
+  for (const auto& r : shared) uses(*r, false, summed_only);
+  for (const auto& [node, summed] : summed_only) {
+    switch (node->kind) {
+      case Ir::Kind::Linear: {
+        // A lone term of coefficient 1 or -1 is a copy or a negation.
+        const bool unit = node->terms.size() == 1 && abs(node->terms[0].coeff) == 1;
+        w.fma_pipe += unit ? 0 : static_cast<double>(node->terms.size());
+        break;
+      }
+      case Ir::Kind::Add:
+      case Ir::Kind::Sub: w.fma_pipe += 1; break;
+      case Ir::Kind::Mul: w.fma_pipe += summed ? 0 : 1; break;
+      case Ir::Kind::Div:
+      case Ir::Kind::Call: w.divisions_and_calls += 1; break;
+      default: break;  // constants, params, reads, negations
+    }
+  }
   return w;
 }
 

@@ -26,6 +26,13 @@ struct IrWork {
   double distinct_reads = 0;  // distinct (field, offset) pairs
   double ops = 0;             // arithmetic as written
   double distinct_ops = 0;    // each structurally distinct subexpression once
+  // With common work once, as instructions: the adds, multiplies and fused
+  // multiply-adds of the FMA pipes (a linear combination of n terms n; a
+  // product whose every use is a sum or difference fused into them; a
+  // negation folded into its use), and apart the divisions and math calls,
+  // which take several instructions or another unit.
+  double fma_pipe = 0;
+  double divisions_and_calls = 0;
 };
 IrWork ir_work(const std::vector<IrPtr>& roots);
 
