@@ -1,8 +1,11 @@
 #include "gpen/families/stencil/stencil_plan.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpen/families/stencil/stencil_mixed.hpp"
 #include "gpen/generator/tunables.hpp"
@@ -53,6 +56,31 @@ int StencilPlan::carried_values() const {
 std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
 
 namespace {
+
+// The intermediates split_mixed_derivatives makes of the spec's outputs:
+// each one's outer kernel axis and reach. Kept by the spec's hash (its
+// whole text, dtype included) and axes: a tuner plans every point of its
+// search space, and the split does not depend on the tunables.
+std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis) {
+  auto split = [&] {
+    std::vector<std::array<int, 2>> mids;
+    for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), kernel_axis).mids)
+      mids.push_back({g.outer_axis, g.reach});
+    return mids;
+  };
+  if (spec.hash.empty()) return split();
+  static std::mutex mu;
+  static std::map<std::string, std::vector<std::array<int, 2>>> known;
+  const std::string key = fmt::format("{}|{}", spec.hash, fmt::join(kernel_axis, ","));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+  }
+  auto mids = split();  // outside the lock: the compile threads plan side by side
+  std::lock_guard<std::mutex> lock(mu);
+  if (known.size() >= 256) known.clear();  // a long-lived process planning many specs
+  return known.emplace(key, std::move(mids)).first->second;
+}
 
 // A thread has at most 255 registers; with min_blocks, ptxas is asked to
 // fit that many blocks of these threads into an SM's 64 Ki registers (in
@@ -148,9 +176,9 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
       // Intermediates read along x: each warp's rows of them, its points
       // and the reach either side along x (stencil_stage.cuh, MidRows);
       // along z: registers only.
-      for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), p.kernel_axis).mids) {
-        p.mids.push_back({g.outer_axis, g.reach});
-        if (g.outer_axis != 0) continue;
+      for (const auto& g : mixed_intermediates(spec, p.kernel_axis)) {
+        p.mids.push_back(g);
+        if (g[0] != 0) continue;
         // A warp computes the rows of the points it owns: whole rows or
         // whole runs of 32, and whole warps.
         const bool whole_rows = p.block_x % 32 == 0 || 32 % p.block_x == 0;
@@ -162,7 +190,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
                          "block_x a multiple or a divisor of 32 and block_x * block_y a multiple of 32, or mixed_passes 1");
         }
         const int wx = std::min(p.block_x, 32), rows = 32 / wx * p.rows_y;
-        p.mid_shared_bytes += static_cast<std::size_t>(p.threads() / 32) * rows * (wx + 2 * g.reach) * size_of(spec.dtype);
+        p.mid_shared_bytes += static_cast<std::size_t>(p.threads() / 32) * rows * (wx + 2 * g[1]) * size_of(spec.dtype);
       }
     }
     p.dynamic_shared_bytes = values * size_of(spec.dtype) + p.mid_shared_bytes;
