@@ -42,19 +42,31 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     sizes_.push_back(static_cast<int>(values_.back().size()));
   }
   const bool has_strategy = strata_axis_ < axes_.size() && axes_[strata_axis_].name == "strategy";
-  enumerate([&](const GridPoint& p) -> std::optional<std::string> {
-    TunableChoice c;
-    for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
-    // Another strategy's tunable off its plain value: refused before any
-    // plan is made (each tunable of one strategy doubles the space or more).
-    if (has_strategy) {
-      const std::string strategy = to_string(c.at("strategy"));
+  // Another strategy's tunable off its plain value: refused before any plan
+  // is made (each tunable of one strategy doubles the space or more), by a
+  // table of reasons made once: most of a space's millions of points fall
+  // here, and need neither a choice nor a message of their own.
+  // off_plain[s][a][v]: why value v of axis a cannot go with strategy s.
+  std::vector<std::vector<std::vector<std::optional<std::string>>>> off_plain;
+  if (has_strategy)
+    for (const TunableValue& sv : values_[strata_axis_]) {
+      const std::string strategy = to_string(sv);
+      auto& by_axis = off_plain.emplace_back(axes_.size());
       for (std::size_t a = 0; a < axes_.size(); ++a) {
         const TunableDecl& t = axes_[a];
-        if (!t.only_with_strategy.empty() && !strategy_listed(t.only_with_strategy, strategy) && !(values_[a][p[a]] == t.plain))
-          return fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(values_[a][p[a]]), strategy, strategy_owners(t.only_with_strategy));
+        for (const TunableValue& v : values_[a])
+          by_axis[a].push_back(!t.only_with_strategy.empty() && !strategy_listed(t.only_with_strategy, strategy) && !(v == t.plain)
+                                   ? std::optional<std::string>(fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v), strategy,
+                                                                            strategy_owners(t.only_with_strategy)))
+                                   : std::nullopt);
       }
     }
+  enumerate([&](const GridPoint& p) -> std::optional<std::string> {
+    if (has_strategy)
+      for (std::size_t a = 0; a < axes_.size(); ++a)
+        if (const auto& why = off_plain[p[strata_axis_]][a][p[a]]) return why;
+    TunableChoice c;
+    for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
     try {
       const UnitResources r = family_of(spec).resources(spec, c);
       const int threads = r.threads;
