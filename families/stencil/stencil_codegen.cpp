@@ -58,7 +58,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
   const IrWork w = ir_work(spec.output_exprs());
   s += fmt::format("//   work:      {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} with common subexpressions once) a point\n", w.reads,
                    w.distinct_reads, w.ops, w.distinct_ops);
-  s += fmt::format("//   FMA pipe:  {:.0f} adds, multiplies and fused multiply-adds a point (a product only summed is fused), {:.0f} divisions and math calls\n",
+  s += fmt::format("//   FMA pipe:  {:.0f} adds, multiplies and fused multiply-adds a point (a sum fuses one product), {:.0f} divisions and math calls\n",
                    w.fma_pipe, w.divisions_and_calls);
   if (plan.shared_bytes) s += fmt::format("//   shared:    {} bytes per block\n", plan.shared_bytes);
   if (!exprs.mids.empty()) {

@@ -42,8 +42,11 @@ LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
 
 int StencilPlan::carried_values() const {
   int n = 0;
+  // The march's main kernel: with a ring, the planes behind (those ahead
+  // come from shared memory), else the whole queue. (Its clamped entry for
+  // arrays its vector accesses do not fit keeps the whole queue.)
   if (strategy == StencilStrategy::March)
-    for (const auto& r : radius) n += (2 * r[2] + 1) * rows_y * vector_x;
+    for (const auto& r : radius) n += (ring_ahead > 0 ? r[2] : 2 * r[2] + 1) * rows_y * vector_x;
   if (strategy == StencilStrategy::Stage) {
     if (z_queue)
       for (const auto& r : radius) n += (2 * r[2] + 1) * rows_y;
@@ -88,9 +91,13 @@ std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std:
 constexpr int kMaxRegistersPerThread = 255;
 constexpr int kRegistersPerSm = 65536;
 
+// A block's threads in whole warps: registers are given a warp at a time.
+int warp_threads(const StencilPlan& p) { return (p.threads() + 31) / 32 * 32; }
+
+// Registers a thread may have: 255, fewer where one block of these threads
+// (or min_blocks of them) must fit an SM's 64 Ki registers.
 int register_limit(const StencilPlan& p) {
-  if (p.min_blocks <= 0) return kMaxRegistersPerThread;
-  return std::min(kMaxRegistersPerThread, kRegistersPerSm / (p.threads() * p.min_blocks) / 8 * 8);
+  return std::min(kMaxRegistersPerThread, kRegistersPerSm / (warp_threads(p) * std::max(1, p.min_blocks)) / 8 * 8);
 }
 
 // Refuses a variant whose values carried from plane to plane alone take
@@ -103,15 +110,28 @@ void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
   if (need <= limit) return;
   const bool march = p.strategy == StencilStrategy::March;
   const std::string what =
-      march ? fmt::format("the march carries {} values a thread from plane to plane in its z queues ({} input{}, {}x{} points a thread)", p.carried_values(),
-                          p.radius.size(), p.radius.size() == 1 ? "" : "s", p.vector_x, p.rows_y)
-            : fmt::format("the stage strategy carries {} values a thread from plane to plane in its columns (z_queue {}) and queues of intermediates ({} rows a thread)",
-                          p.carried_values(), p.z_queue ? 1 : 0, p.rows_y);
-  const std::string bound = p.min_blocks > 0 ? fmt::format(" (min_blocks {} with {} threads a block)", p.min_blocks, p.threads()) : "";
-  refuse_tunable(spec, stencil_tunable_rows(), p.min_blocks > 0 ? &StencilPlan::min_blocks : &StencilPlan::rows_y,
-                 fmt::format("{}: {} registers in {}, more than the {} a thread may have{}", what, need, to_string(spec.dtype), limit, bound),
-                 march ? "fewer rows_y or vector_x, a smaller min_blocks, or the stage strategy"
-                       : (p.z_queue ? "fewer rows_y or z_queue 0" : "fewer rows_y"));
+      march ? fmt::format("the march carries {} values a thread from plane to plane in its z {} ({} input{}, {}x{} points a thread)", p.carried_values(),
+                          p.ring_ahead > 0 ? "planes behind" : "queues", p.radius.size(), p.radius.size() == 1 ? "" : "s", p.vector_x, p.rows_y)
+            : fmt::format("the stage strategy carries {} values a thread from plane to plane in its columns (z_queue {}) and queues of intermediates read "
+                          "along z ({} row{} a thread)",
+                          p.carried_values(), p.z_queue ? 1 : 0, p.rows_y, p.rows_y == 1 ? "" : "s");
+  // What bounds the registers: 255 a thread, or an SM's registers shared by
+  // min_blocks blocks or by one block of many threads.
+  const bool by_blocks = limit < kMaxRegistersPerThread;
+  const std::string bound = !by_blocks ? "" : p.min_blocks > 0 ? fmt::format(" (min_blocks {} with {} threads a block)", p.min_blocks, p.threads())
+                                                               : fmt::format(" (a block of {} threads)", p.threads());
+  // Point at what the user may change: min_blocks where it sets the bound,
+  // else the rows (march and stage), else the stage's columns.
+  std::string fix = march ? "fewer rows_y or vector_x" : "fewer rows_y";
+  if (!march && p.z_queue) fix += ", z_queue 0";
+  if (!march && p.mixed_passes == 2) fix += ", mixed_passes 1";
+  if (p.min_blocks > 0 && by_blocks) fix += ", a smaller min_blocks";
+  else if (by_blocks) fix += ", a smaller block";
+  if (march) fix += p.ring_ahead > 0 ? ", or the stage strategy" : ", ring_ahead > 0 (only the planes behind stay in registers), or the stage strategy";
+  const std::string msg = fmt::format("{}: {} registers in {}, more than the {} a thread may have{}", what, need, to_string(spec.dtype), limit, bound);
+  const bool blame_blocks = p.min_blocks > 0 && by_blocks;
+  if (!blame_blocks && !march && p.rows_y == 1 && p.z_queue) refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::z_queue, msg, fix);
+  refuse_tunable(spec, stencil_tunable_rows(), blame_blocks ? &StencilPlan::min_blocks : &StencilPlan::rows_y, msg, fix);
 }
 
 }  // namespace

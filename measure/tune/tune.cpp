@@ -135,6 +135,11 @@ TunedVariant measure(Problem& problem, const TunableChoice& c, const Variant* pl
 
 using MeasureFn = std::function<TunedVariant(const TunableChoice&, const Variant* planned)>;
 
+// Why a variant that spills is not timed (TuneOptions::allow_spills).
+std::string spill_refusal(int spill_bytes, int registers) {
+  return fmt::format("refused: spills {} B to local memory at {} registers a thread (ptxas); --allow-spills times such variants", spill_bytes, registers);
+}
+
 std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
   if (o.time_limit_s <= 0) return std::chrono::steady_clock::time_point::max();
   return o.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit_s));
@@ -213,8 +218,7 @@ class GpuObjective : public Objective {
     v.registers = u.registers;
     v.spill_bytes = u.spill_stores;
     v.refused = true;
-    v.reason = fmt::format("refused: spills {} B to local memory at {} registers a thread (ptxas); --allow-spills times such variants",
-                           u.spill_stores, u.registers);
+    v.reason = spill_refusal(u.spill_stores, u.registers);
     return v;
   }
   const Context& ctx_;
@@ -282,18 +286,31 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     return std::nullopt;
   };
   so.seed = o.seed;
-  for (const TunedVariant& v : o.resume)
-    if (auto i = space.find(v.choice); i && !(v.refused && o.allow_spills)) {  // refused for spilling: timed now
-      TunedVariant known = v;
-      known.resumed = true;
-      objective.know(*i, known);
-      so.already.push_back({*i, v.ms, v.reason});
-    }
   // The default is also a point of the search (timed like the others), so
   // that "best" is never worse than what the user had.
-  if (auto d0 = space.find(res.reference.choice)) {
+  const std::optional<std::size_t> d0 = space.find(res.reference.choice);
+  if (d0) {
     so.first = {*d0};
     objective.time_anyway(*d0);
+  }
+  // What an earlier search measured, its last line for a point (a log
+  // resumed under --allow-spills has a refused line and then a timed one).
+  // Under this search's rule on spills: without --allow-spills a variant
+  // timed because it was allowed to spill is refused again; with it, one
+  // refused is left to be measured if the search comes to it.
+  std::map<std::size_t, TunedVariant> earlier;
+  for (const TunedVariant& v : o.resume)
+    if (auto i = space.find(v.choice)) earlier[*i] = v;
+  for (auto& [i, v] : earlier) {
+    if (v.refused && o.allow_spills) continue;
+    if (!o.allow_spills && v.ms && v.spill_bytes > 0 && i != d0) {
+      v.ms.reset();
+      v.refused = true;
+      v.reason = spill_refusal(v.spill_bytes, v.registers);
+    }
+    v.resumed = true;
+    objective.know(i, v);
+    so.already.push_back({i, v.ms, v.reason});
   }
   TuneProgress progress;
   progress.scale = &res.scale;

@@ -195,28 +195,49 @@ TEST_CASE("plan: the march's ring of planes in shared memory, and its launch bou
 }
 
 TEST_CASE("plan: values carried from plane to plane in registers, refused with the numbers when they cannot fit") {
-  // laplacian3d_o8, one input of radius 4: the march's queue holds 9 planes
-  // of each of its vector_x x rows_y points.
+  // laplacian3d_o8, one input of radius 4: without a ring the march's
+  // queue holds 9 planes of each of its vector_x x rows_y points; with one,
+  // the 4 planes behind (those ahead are in shared memory).
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
-  CHECK(plan_stencil(s, s.choose({"strategy=march", "vector_x=2", "rows_y=4"})).carried_values() == 9 * 8);
+  CHECK(plan_stencil(s, s.choose({"strategy=march", "vector_x=2", "rows_y=4", "ring_ahead=0"})).carried_values() == 9 * 8);
+  CHECK(plan_stencil(s, s.choose({"strategy=march", "vector_x=2", "rows_y=4", "ring_ahead=2"})).carried_values() == 4 * 8);
   CHECK(plan_stencil(s, s.choose({"strategy=direct"})).carried_values() == 0);
   // 4x4 points: 144 values, 288 registers in float64 -- refused, at rows_y.
   try {
-    plan_stencil(s, s.choose({"strategy=march", "vector_x=4", "rows_y=4"}));
+    plan_stencil(s, s.choose({"strategy=march", "vector_x=4", "rows_y=4", "ring_ahead=0"}));
     FAIL("no error");
   } catch (const SpecError& e) {
     CHECK(e.detail().message.find("the march carries 144 values a thread from plane to plane in its z queues (1 input, 4x4 points a thread): "
                                   "288 registers in float64, more than the 255 a thread may have") != std::string::npos);
     CHECK(e.detail().expected.find("fewer rows_y or vector_x") != std::string::npos);
+    CHECK(e.detail().expected.find("ring_ahead > 0") != std::string::npos);
     CHECK(e.detail().pointer == "/tunables/rows_y");
   }
-  // The same in float32 fits (144 registers).
+  // With a ring the same points carry 64 values; float32 fits without one.
+  CHECK_NOTHROW(plan_stencil(s, s.choose({"strategy=march", "vector_x=4", "rows_y=4", "ring_ahead=2"})));
   const Spec f = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json", Dtype::Float32);
-  CHECK_NOTHROW(plan_stencil(f, f.choose({"strategy=march", "vector_x=4", "rows_y=4"})));
+  CHECK_NOTHROW(plan_stencil(f, f.choose({"strategy=march", "vector_x=4", "rows_y=4", "ring_ahead=0"})));
   // min_blocks 4 of 256 threads leaves 64 registers a thread: 2x4 points' queues (144) do not fit.
-  CHECK_THROWS_WITH_AS(plan_stencil(s, s.choose({"strategy=march", "block_y=8", "min_blocks=4"})),
-                       doctest::Contains("144 registers in float64, more than the 64 a thread may have (min_blocks 4 with 256 threads a block)"), SpecError);
-  CHECK_NOTHROW(plan_stencil(s, s.choose({"strategy=march", "block_y=8", "rows_y=2", "min_blocks=2"})));
+  try {
+    plan_stencil(s, s.choose({"strategy=march", "block_y=8", "ring_ahead=0", "min_blocks=4"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("144 registers in float64, more than the 64 a thread may have (min_blocks 4 with 256 threads a block)") != std::string::npos);
+    CHECK(e.detail().expected.find("a smaller min_blocks") != std::string::npos);
+  }
+  CHECK_NOTHROW(plan_stencil(s, s.choose({"strategy=march", "block_y=8", "rows_y=2", "ring_ahead=0", "min_blocks=2"})));
+  // min_blocks 1 bounds nothing here: the 255 a thread does, and the pointer is at rows_y.
+  try {
+    plan_stencil(s, s.choose({"strategy=march", "vector_x=4", "rows_y=4", "ring_ahead=0", "min_blocks=1"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().pointer == "/tunables/rows_y");
+    CHECK(e.detail().message.find("more than the 255 a thread may have") != std::string::npos);
+    CHECK(e.detail().message.find("min_blocks") == std::string::npos);
+  }
+  // One block of 512 threads must fit an SM's registers: 128 a thread.
+  CHECK_THROWS_WITH_AS(plan_stencil(s, s.choose({"strategy=march", "block_y=16", "ring_ahead=0"})),
+                       doctest::Contains("144 registers in float64, more than the 128 a thread may have (a block of 512 threads)"), SpecError);
   // The stage strategy: each input's column (z_queue 1) and the queues of
   // intermediates read along z. continuity3d's radii along z: lnrho 3, ux
   // 0, uy 0, uz 3; momentum adds two intermediates of reach 3 read along z.

@@ -76,8 +76,12 @@ TEST_CASE("the work of a point: reads and operations as written, and with common
   // a * a is a product used by no sum: it stays a multiply.
   CHECK(let.fma_pipe == 3 + 1 + 1);
   // A product used by a sum and by a division is not fused; the division
-  // and the call count apart, the negation nowhere.
+  // and sqrt count apart, abs and the negation nowhere.
   const IrWork apart = work("D2(u, x) * k + (D2(u, x) * k) / sqrt(abs(u)) - -u");
   CHECK(apart.fma_pipe == 3 + 1 + 1 + 1);  // the sum, the product, the add, the subtract
-  CHECK(apart.divisions_and_calls == 1 + 2);  // the division, sqrt and abs
+  CHECK(apart.divisions_and_calls == 1 + 1);  // the division and sqrt
+  // An FMA takes one product: the sum of two is a multiply and an FMA.
+  CHECK(work("u * k + u * u").fma_pipe == 2);
+  // A negated product fuses too: -(u * k) + u is one FMA.
+  CHECK(work("-(u * k) + u").fma_pipe == 1);
 }

@@ -41,8 +41,10 @@
 // them with in.mid<G, DX, 0, DZ>().
 //
 // Cells of a tile outside the array (a block past nx or ny) are not copied,
-// and nothing reads them: a stored point's reads stay within its ghost
-// zones. Threads past the interior still copy and pass the barriers.
+// and no stored point reads them: a stored point's reads stay within its
+// ghost zones (a thread's row past ny is computed from them, since its rows
+// share their loads, and not stored). Threads past the interior still copy
+// and pass the barriers.
 // Dynamic shared memory: every input's ring and the warps' rows of the
 // intermediates read along x (stage_values<B>() values).
 // Grid: (ceil(nx / kBlockX), ceil(ny / (kBlockY kRowsY)), ceil(nz / kPointsPerThread)).

@@ -9,7 +9,7 @@
 //   output:    dlnrho_dt (ghost 0)
 //   output:    div_u (ghost 0)
 //   work:      57 reads (39 distinct), 64 operations (45 with common subexpressions once) a point
-//   FMA pipe:  41 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 0 divisions and math calls
+//   FMA pipe:  41 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
 
 #include "gpen/stencil_direct.cuh"
 

@@ -5,7 +5,7 @@
 //   input:     u (ghost 2)
 //   output:    u_next (ghost 0)
 //   work:      14 reads (13 distinct), 17 operations (17 with common subexpressions once) a point
-//   FMA pipe:  16 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 0 divisions and math calls
+//   FMA pipe:  16 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
 
 #include "gpen/stencil_march.cuh"
 

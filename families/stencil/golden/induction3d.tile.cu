@@ -12,7 +12,7 @@
 //   output:    day_dt (ghost 0)
 //   output:    daz_dt (ghost 0)
 //   work:      333 reads (258 distinct), 351 operations (312 with common subexpressions once) a point
-//   FMA pipe:  303 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 0 divisions and math calls
+//   FMA pipe:  306 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
 //   shared:    9120 bytes per block
 
 #include "gpen/stencil_tile.cuh"

@@ -5,7 +5,7 @@
 //   input:     u (ghost 2)
 //   output:    lap (ghost 0)
 //   work:      9 reads (9 distinct), 10 operations (10 with common subexpressions once) a point
-//   FMA pipe:  10 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 0 divisions and math calls
+//   FMA pipe:  10 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
 
 #include "gpen/stencil_march.cuh"
 

@@ -5,7 +5,7 @@
 //   input:     u (ghost 1)
 //   output:    lap (ghost 0)
 //   work:      7 reads (7 distinct), 8 operations (8 with common subexpressions once) a point
-//   FMA pipe:  8 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 0 divisions and math calls
+//   FMA pipe:  8 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
 //   shared:    1632 bytes per block
 
 #include "gpen/stencil_rolling.cuh"

@@ -5,7 +5,7 @@
 //   input:     u (ghost 4)
 //   output:    lap (ghost 0)
 //   work:      25 reads (25 distinct), 26 operations (26 with common subexpressions once) a point
-//   FMA pipe:  26 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 0 divisions and math calls
+//   FMA pipe:  26 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
 
 #include "gpen/stencil_direct.cuh"
 

@@ -17,7 +17,7 @@
 //   output:    day_dt (ghost 0)
 //   output:    daz_dt (ghost 0)
 //   work:      1530 reads (547 distinct), 1716 operations (790 with common subexpressions once) a point
-//   FMA pipe:  729 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 5 divisions and math calls
+//   FMA pipe:  742 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 5 divisions and math calls
 //   two-pass:  12 intermediates of mixed derivatives; a point reads 187 distinct values (72 of intermediates), and 72 to compute them
 //   shared:    179968 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 9728 of intermediates
 

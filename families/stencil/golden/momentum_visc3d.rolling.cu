@@ -10,7 +10,7 @@
 //   output:    duy_dt (ghost 0)
 //   output:    duz_dt (ghost 0)
 //   work:      573 reads (291 distinct), 696 operations (453 with common subexpressions once) a point
-//   FMA pipe:  416 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 4 divisions and math calls
+//   FMA pipe:  422 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 4 divisions and math calls
 //   shared:    12160 bytes per block
 
 #include "gpen/stencil_rolling.cuh"

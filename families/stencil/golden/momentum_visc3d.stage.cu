@@ -10,7 +10,7 @@
 //   output:    duy_dt (ghost 0)
 //   output:    duz_dt (ghost 0)
 //   work:      573 reads (291 distinct), 696 operations (453 with common subexpressions once) a point
-//   FMA pipe:  416 adds, multiplies and fused multiply-adds a point (a product only summed is fused), 4 divisions and math calls
+//   FMA pipe:  422 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 4 divisions and math calls
 //   two-pass:  6 intermediates of mixed derivatives; a point reads 111 distinct values (36 of intermediates), and 36 to compute them
 //   shared:    102144 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 4864 of intermediates
 

@@ -74,17 +74,28 @@ void distinct_ops(const Ir& e, std::set<const Ir*>& seen, double& ops) {
   for (const auto& a : e.args) distinct_ops(*a, seen, ops);
 }
 
-// Every node of the shared DAG under `roots`, and whether its every use is
-// a sum or difference (a root's is not): a node met again is not walked
+// A product, or a negated product: what a fused multiply-add can take.
+bool product(const Ir& e) { return e.kind == Ir::Kind::Mul || (e.kind == Ir::Kind::Neg && e.args[0]->kind == Ir::Kind::Mul); }
+
+// Every node of the shared DAG under `roots`, and whether each of its uses
+// can fuse it: a sum or difference fuses the first product among its two
+// arguments (an FMA has one product), a negation passes its own use on to
+// its argument; a root's value is no one's. A node met again is not walked
 // again, since what it uses does not depend on who uses it.
-void uses(const Ir& e, bool summed, std::map<const Ir*, bool>& summed_only) {
-  const auto [it, fresh] = summed_only.emplace(&e, summed);
+void uses(const Ir& e, bool fusible, std::map<const Ir*, bool>& fused) {
+  const auto [it, fresh] = fused.emplace(&e, fusible);
   if (!fresh) {
-    it->second = it->second && summed;
+    it->second = it->second && fusible;
     return;
   }
   const bool sum = e.kind == Ir::Kind::Add || e.kind == Ir::Kind::Sub;
-  for (const auto& a : e.args) uses(*a, sum, summed_only);
+  bool taken = false;  // a sum's one product taken
+  for (const auto& a : e.args) {
+    bool f = false;
+    if (sum && !taken && product(*a)) f = taken = true;
+    if (e.kind == Ir::Kind::Neg) f = fusible;
+    uses(*a, f, fused);
+  }
 }
 
 }  // namespace
@@ -115,9 +126,9 @@ IrWork ir_work(const std::vector<IrPtr>& roots) {
   w.distinct_reads = static_cast<double>(reads.size());
   // Whether a product fuses into its uses is known once every use is: the
   // uses first, then the count.
-  std::map<const Ir*, bool> summed_only;
-  for (const auto& r : shared) uses(*r, false, summed_only);
-  for (const auto& [node, summed] : summed_only) {
+  std::map<const Ir*, bool> fused;
+  for (const auto& r : shared) uses(*r, false, fused);
+  for (const auto& [node, in_fma] : fused) {
     switch (node->kind) {
       case Ir::Kind::Linear: {
         // A lone term of coefficient 1 or -1 is a copy or a negation.
@@ -127,10 +138,15 @@ IrWork ir_work(const std::vector<IrPtr>& roots) {
       }
       case Ir::Kind::Add:
       case Ir::Kind::Sub: w.fma_pipe += 1; break;
-      case Ir::Kind::Mul: w.fma_pipe += summed ? 0 : 1; break;
-      case Ir::Kind::Div:
-      case Ir::Kind::Call: w.divisions_and_calls += 1; break;
-      default: break;  // constants, params, reads, negations
+      case Ir::Kind::Mul: w.fma_pipe += in_fma ? 0 : 1; break;
+      case Ir::Kind::Div: w.divisions_and_calls += 1; break;
+      case Ir::Kind::Call:
+        // fma is one; abs an operand's modifier; the rest take other units
+        // or several instructions.
+        if (node->fn == MathFn::Fma) w.fma_pipe += 1;
+        else if (node->fn != MathFn::Abs) w.divisions_and_calls += 1;
+        break;
+      default: break;  // constants, params, reads, negations (an operand's modifier)
     }
   }
   return w;

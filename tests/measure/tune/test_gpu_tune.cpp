@@ -205,4 +205,23 @@ TEST_CASE("variants that spill registers are refused once compiled, with ptxas' 
     CHECK(v.check->pass);
     if (min_blocks(v) == 3) CHECK(v.spill_bytes > 0);
   }
+  // Resumed from both searches' lines (the refused one, then the timed
+  // one) without allow_spills: the last line counts, and a variant timed
+  // because it was allowed to spill is refused again, never the best.
+  o.allow_spills = false;
+  o.resume = r.evaluated;
+  o.resume.insert(o.resume.end(), all.evaluated.begin(), all.evaluated.end());
+  const TuneResult again = tune(ctx, s, "67x37x29", o);
+  CHECK(again.evaluated.size() == 4);
+  CHECK(again.resumed == 4);
+  for (const auto& v : again.evaluated) {
+    INFO(v.variant << ": " << v.reason);
+    if (min_blocks(v) == 3) {
+      CHECK(v.refused);
+      CHECK(!v.ms);
+      CHECK(v.reason.find("refused: spills") != std::string::npos);
+    }
+  }
+  REQUIRE(again.best);
+  CHECK(min_blocks(again.evaluated[*again.best]) != 3);
 }

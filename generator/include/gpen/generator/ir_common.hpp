@@ -28,8 +28,9 @@ struct IrWork {
   double distinct_ops = 0;    // each structurally distinct subexpression once
   // With common work once, as instructions: the adds, multiplies and fused
   // multiply-adds of the FMA pipes (a linear combination of n terms n; a
-  // product whose every use is a sum or difference fused into them; a
-  // negation folded into its use), and apart the divisions and math calls,
+  // product fused where it is, at every use, the first product of a sum or
+  // difference, since an FMA takes one; negations and abs folded into their
+  // use; fma() one), and apart the divisions and the other math calls,
   // which take several instructions or another unit.
   double fma_pipe = 0;
   double divisions_and_calls = 0;
