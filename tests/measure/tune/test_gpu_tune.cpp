@@ -224,4 +224,13 @@ TEST_CASE("variants that spill registers are refused once compiled, with ptxas' 
   }
   REQUIRE(again.best);
   CHECK(min_blocks(again.evaluated[*again.best]) != 3);
+  // The default is timed even where it spills: the user has it already.
+  o.resume.clear();
+  o.fixed.push_back("min_blocks=3");
+  const TuneResult own = tune(ctx, s, "67x37x29", o);
+  REQUIRE(own.evaluated.size() == 1);
+  CHECK(!own.evaluated[0].refused);
+  CHECK(own.evaluated[0].ms);
+  CHECK(own.evaluated[0].spill_bytes > 0);
+  CHECK(own.best);
 }
