@@ -54,11 +54,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       auto& by_axis = off_plain.emplace_back(axes_.size());
       for (std::size_t a = 0; a < axes_.size(); ++a) {
         const TunableDecl& t = axes_[a];
-        for (const TunableValue& v : values_[a])
-          by_axis[a].push_back(!t.only_with_strategy.empty() && !strategy_listed(t.only_with_strategy, strategy) && !(v == t.plain)
-                                   ? std::optional<std::string>(fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v), strategy,
-                                                                            strategy_owners(t.only_with_strategy)))
-                                   : std::nullopt);
+        for (const TunableValue& v : values_[a]) by_axis[a].push_back(off_strategy(t, v, strategy));
       }
     }
   enumerate([&](const GridPoint& p) -> std::optional<std::string> {

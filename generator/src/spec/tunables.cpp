@@ -48,16 +48,22 @@ std::vector<std::string> listed(const std::string& list) {
   return out;
 }
 
+// "the march strategy has", "the march and stage strategies have".
+std::string owners(const std::string& list) {
+  const auto s = listed(list);
+  if (s.size() == 1) return "the " + s[0] + " strategy has";
+  return fmt::format("the {} and {} strategies have", fmt::join(s.begin(), s.end() - 1, ", "), s.back());
+}
+
 // "march", "march or stage".
 std::string alternatives(const std::string& list) { return fmt::format("{}", fmt::join(listed(list), " or ")); }
 
 
 }  // namespace
 
-std::string strategy_owners(const std::string& list) {
-  const auto s = listed(list);
-  if (s.size() == 1) return "the " + s[0] + " strategy has";
-  return fmt::format("the {} and {} strategies have", fmt::join(s.begin(), s.end() - 1, ", "), s.back());
+std::optional<std::string> off_strategy(const TunableDecl& t, const TunableValue& v, const std::string& strategy) {
+  if (t.only_with_strategy.empty() || t.belongs_to(strategy) || v == t.plain) return std::nullopt;
+  return fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v), strategy, owners(t.only_with_strategy));
 }
 
 std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
@@ -151,7 +157,7 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
     if (by == set_by.end()) c[t.name] = t.plain;
     else if (c.at(t.name) != t.plain)
       throw UsageError(fmt::format("--set {}: only {} {}, and the strategy is {}{}; expected {} = {}, or strategy {}", by->second,
-                                   strategy_owners(t.only_with_strategy), t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
+                                   owners(t.only_with_strategy), t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
                                    t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
   }
   return c;
@@ -173,10 +179,8 @@ void check_strategy_tunables(const Spec& spec, const TunableChoice& choice) {
   for (const auto& t : spec.tunables) {
     const auto v = choice.find(t.name);
     if (t.only_with_strategy.empty() || v == choice.end()) continue;
-    if (!t.belongs_to(strategy) && v->second != t.plain)
-      spec.source->fail(t.pointer,
-                        fmt::format("{} = {} with strategy {}: only {} it", t.name, to_string(v->second), strategy, strategy_owners(t.only_with_strategy)),
-                        fmt::format("{} = {}, or strategy {}", t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
+    if (const auto why = off_strategy(t, v->second, strategy))
+      spec.source->fail(t.pointer, *why, fmt::format("{} = {}, or strategy {}", t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
     if (t.belongs_to(strategy) && !std::count(t.values.begin(), t.values.end(), v->second)) {
       std::vector<std::string> vals;
       for (const auto& x : t.values) vals.push_back(to_string(x));

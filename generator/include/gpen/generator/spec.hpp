@@ -96,9 +96,10 @@ struct TunableDecl {
 
 // Whether `strategy` is one of `list` ("march" or "march, stage").
 bool strategy_listed(const std::string& list, const std::string& strategy);
-// Who has a tunable of `list`: "the march strategy has", "the march and
-// stage strategies have".
-std::string strategy_owners(const std::string& list);
+// Why value v of tunable t cannot go with `strategy` ("ring_ahead = 2 with
+// strategy rolling: only the march and stage strategies have it"): t is
+// another strategy's and v is not its plain value. nullopt where they go.
+std::optional<std::string> off_strategy(const TunableDecl& t, const TunableValue& v, const std::string& strategy);
 
 // "block_x * block_y <= 512": see constraints.hpp.
 struct ConstraintDecl {
