@@ -58,12 +58,6 @@ int StencilPlan::carried_values() const {
 
 std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
 
-namespace {
-
-// The intermediates split_mixed_derivatives makes of the spec's outputs:
-// each one's outer kernel axis and reach. Kept by the spec's hash (its
-// whole text, dtype included) and axes: a tuner plans every point of its
-// search space, and the split does not depend on the tunables.
 std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis) {
   auto split = [&] {
     std::vector<std::array<int, 2>> mids;
@@ -85,17 +79,14 @@ std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std:
   return known.emplace(key, std::move(mids)).first->second;
 }
 
-// A thread has at most 255 registers; with min_blocks, ptxas is asked to
-// fit that many blocks of these threads into an SM's 64 Ki registers (in
-// units of 8 a thread).
-constexpr int kMaxRegistersPerThread = 255;
-constexpr int kRegistersPerSm = 65536;
+namespace {
 
 // A block's threads in whole warps: registers are given a warp at a time.
 int warp_threads(const StencilPlan& p) { return (p.threads() + 31) / 32 * 32; }
 
 // Registers a thread may have: 255, fewer where one block of these threads
-// (or min_blocks of them) must fit an SM's 64 Ki registers.
+// (or min_blocks of them, which __launch_bounds__ asks ptxas to fit) must
+// fit an SM's registers, given in units of 8 a thread.
 int register_limit(const StencilPlan& p) {
   return std::min(kMaxRegistersPerThread, kRegistersPerSm / (warp_threads(p) * std::max(1, p.min_blocks)) / 8 * 8);
 }

@@ -72,6 +72,12 @@ std::array<int, 3> stencil_kernel_axis(int dims);
 // filled from them.
 const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows();
 
+// The intermediates split_mixed_derivatives makes of the spec's outputs:
+// each one's outer kernel axis (0: x, 2: z) and reach. Kept by the spec's
+// hash (its whole text, dtype included) and axes: a tuner plans every
+// point of its search space, and the split does not depend on the tunables.
+std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis);
+
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);
 

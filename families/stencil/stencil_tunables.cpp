@@ -1,7 +1,6 @@
 // The stencil family's tunables: its table and what a spec of given
 // dimensions may choose.
 #include "gpen/families/common/tunable_offer.hpp"
-#include "gpen/families/stencil/stencil_mixed.hpp"
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/ir_common.hpp"
 
@@ -72,7 +71,7 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   b.push_back(offer(row_of(t, &StencilPlan::ring_ahead), {0LL, 1LL, 2LL, 3LL, 4LL}, heavy ? 1 : 0, 0, 16));
   // Two passes where the stage strategy would split something; a spec
   // without mixed derivatives has nothing to choose.
-  if (split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), stencil_kernel_axis(spec.dims)).mids.empty())
+  if (mixed_intermediates(spec, stencil_kernel_axis(spec.dims)).empty())
     b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL}, 1, 1, 1, 1));
   else
     b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL, 2LL}, 2, 1, 2, 1));
