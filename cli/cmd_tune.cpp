@@ -45,8 +45,8 @@ class TuneProgressText {
     if (limit_ > 0) eta = eta < 0 ? limit_ - p.elapsed_s : std::min(eta, limit_ - p.elapsed_s);
     std::string s = fmt::format("  {}/{}  {:.1f}/s  ETA {}", p.done, p.budget, rate, format_duration(std::max(0.0, eta)));
     if (p.best && p.scale) s += "  best " + p.scale->progress(p.best->rate);
-    if (p.failed > p.refused) s += fmt::format("  {} failed", p.failed - p.refused);
-    if (p.refused) s += fmt::format("  {} spill", p.refused);
+    if (p.failed) s += fmt::format("  {} failed", p.failed);
+    if (p.refused) s += fmt::format("  {} refused (spills)", p.refused);
     return s;
   }
 

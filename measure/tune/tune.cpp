@@ -135,9 +135,14 @@ TunedVariant measure(Problem& problem, const TunableChoice& c, const Variant* pl
 
 using MeasureFn = std::function<TunedVariant(const TunableChoice&, const Variant* planned)>;
 
-// Why a variant that spills is not timed (TuneOptions::allow_spills).
-std::string spill_refusal(int spill_bytes, int registers) {
-  return fmt::format("refused: spills {} B to local memory at {} registers a thread (ptxas); --allow-spills times such variants", spill_bytes, registers);
+// Marks v refused, not timed, because it spills (TuneOptions::allow_spills).
+void refuse_for_spills(TunedVariant& v, int spill_bytes, int registers) {
+  v.ms.reset();
+  v.refused = true;
+  v.spill_bytes = spill_bytes;
+  v.registers = registers;
+  v.reason = fmt::format("refused: spills {} B to local memory at {} registers a thread (ptxas); --allow-spills times such variants", spill_bytes,
+                         registers);
 }
 
 std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
@@ -215,10 +220,7 @@ class GpuObjective : public Objective {
     TunedVariant v;
     v.choice = c;
     v.variant = describe(spec_->tunables, c);
-    v.registers = u.registers;
-    v.spill_bytes = u.spill_stores;
-    v.refused = true;
-    v.reason = spill_refusal(u.spill_stores, u.registers);
+    refuse_for_spills(v, u.spill_stores, u.registers);
     return v;
   }
   const Context& ctx_;
@@ -303,11 +305,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     if (auto i = space.find(v.choice)) earlier[*i] = v;
   for (auto& [i, v] : earlier) {
     if (v.refused && o.allow_spills) continue;
-    if (!o.allow_spills && v.ms && v.spill_bytes > 0 && i != d0) {
-      v.ms.reset();
-      v.refused = true;
-      v.reason = spill_refusal(v.spill_bytes, v.registers);
-    }
+    if (!o.allow_spills && v.ms && v.spill_bytes > 0 && i != d0) refuse_for_spills(v, v.spill_bytes, v.registers);
     v.resumed = true;
     objective.know(i, v);
     so.already.push_back({i, v.ms, v.reason});
@@ -321,7 +319,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     if (v.ms && (!res.best || *v.ms < *res.evaluated[*res.best].ms)) res.best = res.evaluated.size() - 1;
     progress.done = done;
     progress.budget = budget;
-    progress.failed += !v.ms;
+    progress.failed += !v.ms && !v.refused;
     progress.refused += v.refused;
     progress.best = res.best ? &res.evaluated[*res.best] : nullptr;
     progress.elapsed_s = seconds_since(o.started);

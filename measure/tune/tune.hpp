@@ -37,7 +37,7 @@ struct TunedVariant {
 
 // Where a search stands, after each evaluation.
 struct TuneProgress {
-  std::size_t done = 0, budget = 0, failed = 0, refused = 0;  // failed counts the refused too
+  std::size_t done = 0, budget = 0, failed = 0, refused = 0;  // refused: not timed, they spill
   const TunedVariant* best = nullptr;  // the fastest verified so far
   double elapsed_s = 0;                // since TuneOptions::started
   const RateScale* scale = nullptr;    // TuneResult::scale
