@@ -247,6 +247,29 @@ TEST_CASE("plan: values carried from plane to plane in registers, refused with t
   const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
   CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=1"})).carried_values() == 4 * 7 + 2 * 7);
   CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=0", "rows_y=2"})).carried_values() == 2 * 7 * 2);
+  // A stage of one row whose column alone does not fit: a 2-D spec (y is
+  // marched) reading 129 planes along y (an operator of 65 points, the
+  // most, applied twice). The refusal points at z_queue.
+  std::string offsets, coeffs;
+  for (int o = -32; o <= 32; ++o) {
+    offsets += (o > -32 ? ", " : "") + std::to_string(o);
+    coeffs += (o > -32 ? ", " : "") + std::string(o == 0 ? "1" : "0.5");
+  }
+  const Spec w = load_spec_string("{\"name\": \"wide\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": 2,\n"
+                                  "  \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 64}, {\"name\": \"v\", \"role\": \"output\"}],\n"
+                                  "  \"operators\": [{\"name\": \"W\", \"offsets\": [" + offsets + "], \"coeffs\": [" + coeffs + "]}],\n"
+                                  "  \"outputs\": [{\"field\": \"v\", \"expr\": \"W(W(u, y), y)\"}],\n"
+                                  "  \"tunables\": {\"z_queue\": {\"default\": 1}}}\n");
+  CHECK_NOTHROW(plan_stencil(w, w.choose({"strategy=stage", "z_queue=0"})));
+  try {
+    plan_stencil(w, w.choose({"strategy=stage", "z_queue=1"}));
+    FAIL("no error");
+  } catch (const SpecError& e) {
+    CHECK(e.detail().message.find("the stage strategy carries 129 values a thread from plane to plane in its columns (z_queue 1)") != std::string::npos);
+    CHECK(e.detail().message.find("258 registers in float64, more than the 255") != std::string::npos);
+    CHECK(e.detail().expected.find("z_queue 0") != std::string::npos);
+    CHECK(e.detail().pointer == "/tunables/z_queue");
+  }
 }
 
 TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chosen by the footprint") {
