@@ -6,6 +6,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh scan    # build, scan GPU tests, scan benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh sbp     # build, SBP GPU tests, SBP benchmarks, sanitizer
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh pairwise  # build, pairwise GPU tests, benchmarks, sanitizer
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh reduce    # build, reduction GPU tests, sanitizers, 512^3 benchmarks beside CuPy/CUB and PyTorch (issue 26)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh tunetime  # build, the tuner's time budget, log, resume, Ctrl-C, disk use
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh suite     # build, CPU ctest, the GPU suite (GPU_TEST_FILES: doctest -sf filter)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh warm      # build, warm start from spec to loaded module, every shipped spec (issue 23)
@@ -21,8 +22,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | warm | json | families | defaults | heavy | profile) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, warm, json, families, defaults, heavy or profile)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy or profile)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -313,6 +314,48 @@ if [ "${1:-tests}" = pairwise ]; then
     done
   done > "$out/sanitizer_pairwise.txt"
   sanitizer_report "$out/sanitizer_pairwise.txt"
+  exit 0
+fi
+
+if [ "${1:-tests}" = reduce ]; then
+  step "reduction GPU tests"
+  build-gpu/tests/gpen_gpu_tests -sf='*reduce*' >"$out/gpu_reduce_tests.log" 2>&1; echo "gpu reduce tests rc=$?"
+  grep -E "test cases|assertions|ERROR|FAILED|with expansion|FAIL" "$out/gpu_reduce_tests.log" | head -30
+
+  step "compute-sanitizer memcheck and racecheck: chunks, columns, rows, several results, a 2-D custom operation"
+  for tool in memcheck racecheck; do
+    sanitize $tool "sum3d default 37x21x19" specs/reduce/sum3d.json --size 37x21x19 --verify --repeat 1
+    sanitize $tool "divergence_norm 32x1, 4 points a thread, 33x19x11" specs/reduce/divergence_norm.json --size 33x19x11 --verify --repeat 1 --set block_x=32 --set block_y=1 --set points_per_thread=4
+    sanitize $tool "mass_energy 256x2, batch 8, 37x21x19" specs/reduce/mass_energy.json --size 37x21x19 --verify --repeat 1 --set block_x=256 --set batch=8
+    sanitize $tool "column_sum 40x3x1000 (chunks of columns)" specs/reduce/column_sum.json --size 40x3x1000 --verify --repeat 1
+    sanitize $tool "row_extrema 37x21x19" specs/reduce/row_extrema.json --size 37x21x19 --verify --repeat 1
+    sanitize $tool "logsumexp_y 37x1000" specs/reduce/logsumexp_y.json --size 37x1000 --verify --repeat 1
+  done >"$out/sanitize_reduce.txt"
+  sanitizer_report "$out/sanitize_reduce.txt"
+
+  step "gpen run of every shipped reduction at 512^3 (copy measured in the same run), verified"
+  for spec in sum3d cfl_speed mass_energy column_sum row_extrema divergence_norm; do
+    $gpen run specs/reduce/$spec.json --size 512 --repeat 20 --no-tuned --verify 2>&1 | grep -E "copy|T_eff|verify|time|ms" | head -6
+  done
+  $gpen run specs/reduce/logsumexp_y.json --size 16384x8192 --repeat 20 --no-tuned --verify 2>&1 | grep -E "copy|T_eff|verify|time|ms" | head -6
+  step "variants at 512^3: the sum and the maximum (whole interior), columns along z, rows along x"
+  {
+    for spec in sum3d cfl_speed; do
+      for ppt in 32 64 128; do
+        $gpen bench specs/reduce/$spec.json --size 512 --blocks 128x2,128x4,256x2,64x8 --set points_per_thread=$ppt --repeat 20 2>&1
+      done
+    done
+    for b in 4 8; do
+      $gpen bench specs/reduce/sum3d.json --size 512 --dtype float32 --blocks 128x4,256x2,128x8 --set batch=$b --repeat 20 2>&1
+      $gpen bench specs/reduce/column_sum.json --size 512 --blocks 32x8,64x4,128x2,256x1,128x1 --set batch=$b --repeat 20 2>&1
+      $gpen bench specs/reduce/row_extrema.json --size 512 --blocks 32x1,64x1,128x1,256x1 --set batch=$b --repeat 20 2>&1
+    done
+  } | grep -v "^spec" | sort -u >"$out/bench_reduce.txt"
+  grep -h "device-to-device" "$out/bench_reduce.txt" | head -1
+  echo "-- best of each spec (by % of copy)"
+  awk '$1 ~ /^(sum3d|cfl_speed|column_sum|row_extrema)/{for(i=1;i<=NF;i++) if($i ~ /%$/) p=$i; print p, $0}' "$out/bench_reduce.txt" | sort -k2,3 -k1,1nr | awk '$2" "$3!=q{print; q=$2" "$3}'
+  step "peers: CuPy (CUB) and PyTorch at 512^3, copy measured in the same process"
+  python3 bench/reduce_peers.py 2>&1 | tail -20
   exit 0
 fi
 

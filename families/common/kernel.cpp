@@ -25,12 +25,19 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
   std::array<long long, 3> shape{0, 0, 0}, source_shape{0, 0, 0};
   const DeviceBuffer* first = nullptr;
   const FieldDecl *first_source = nullptr, *first_field = nullptr;
-  for (const auto& f : spec.fields) {
+  // Inputs first: they give the interior shape that a reduction's results are checked against.
+  std::vector<const FieldDecl*> order;
+  for (const auto& f : spec.fields)
+    if (!f.reduced_axes) order.push_back(&f);
+  for (const auto& f : spec.fields)
+    if (f.reduced_axes) order.push_back(&f);
+  for (const FieldDecl* fp : order) {
+    const FieldDecl& f = *fp;
     auto it = fields.find(f.name);
     if (it == fields.end()) throw BindingError(fmt::format("{}: field '{}' ({}) is not bound", where, f.name, f.pointer));
     const DeviceBuffer& b = *it->second;
-    if (b.dtype() != spec.dtype)
-      throw BindingError(fmt::format("{}: field '{}' is {}, the spec says {}", where, f.name, to_string(b.dtype()), to_string(spec.dtype)));
+    if (b.dtype() != field_dtype(spec, f))
+      throw BindingError(fmt::format("{}: field '{}' is {}, the spec says {}", where, f.name, to_string(b.dtype()), to_string(field_dtype(spec, f))));
     if (b.dims() != spec.dims)
       throw BindingError(fmt::format("{}: field '{}' is {}-D, the spec says {}-D", where, f.name, b.dims(), spec.dims));
     if (b.ghost() != f.ghost)
@@ -43,6 +50,11 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
         throw BindingError(fmt::format("{}: source field '{}' has {} values, but '{}' has {}", where, f.name, b.shape()[0], first_source->name,
                                        source_shape[0]));
       }
+    } else if (f.reduced_axes) {
+      const auto want = field_shape(f, shape);
+      if (b.shape() != want)
+        throw BindingError(fmt::format("{}: result '{}' is {}x{}x{}, but reduced along its axes the inputs' {}x{}x{} is {}x{}x{}", where, f.name,
+                                       b.shape()[0], b.shape()[1], b.shape()[2], shape[0], shape[1], shape[2], want[0], want[1], want[2]));
     } else if (!first) {
       first = &b;
       first_field = &f;

@@ -31,5 +31,6 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec);
 std::vector<TunableOffer> scan_offers(const Spec& spec);
 std::vector<TunableOffer> sbp_offers(const Spec& spec);
 std::vector<TunableOffer> pairwise_offers(const Spec& spec);
+std::vector<TunableOffer> reduce_offers(const Spec& spec);
 
 }  // namespace gpen

@@ -65,7 +65,7 @@ MemoryNeed workload_memory(const Spec& spec, const std::array<long long, 3>& siz
     need.device = bytes_plus(need.device, bytes_times(n, size_of(spec.dtype)));
   }
   for (const auto* f : spec.output_fields())
-    need.device = bytes_plus(need.device, bytes_times(padded_elements(spec.dims, size, f->ghost), size_of(spec.dtype)));
+    need.device = bytes_plus(need.device, bytes_times(padded_elements(spec.dims, field_shape(*f, size), f->ghost), size_of(field_dtype(spec, *f))));
   return need;
 }
 
@@ -127,7 +127,7 @@ Workload::Workload(const Context& ctx, const Spec& spec, std::array<long long, 3
       set.in.back().upload(in_host_[i].data);
       if (fill) fill->launch(set.in.back());
     }
-    for (const auto* f : spec.output_fields()) set.out.emplace_back(spec.dtype, spec.dims, size, f->ghost);
+    for (const auto* f : spec.output_fields()) set.out.emplace_back(field_dtype(spec, *f), spec.dims, field_shape(*f, size), f->ghost);
     sets_.push_back(std::move(set));
   }
   // Bindings point into each set's vectors, which no longer move.
@@ -141,8 +141,10 @@ Workload::Workload(const Context& ctx, const Spec& spec, std::array<long long, 3
 }
 
 double Workload::bytes() const {
-  const double points = static_cast<double>(size_[0]) * size_[1] * size_[2];
-  return points * size_of(spec_.dtype) * static_cast<double>(spec_.inputs().size() + spec_.output_fields().size());
+  auto points = [](const std::array<long long, 3>& s) { return static_cast<double>(s[0]) * s[1] * s[2]; };
+  double b = points(size_) * size_of(spec_.dtype) * static_cast<double>(spec_.inputs().size());
+  for (const auto* f : spec_.output_fields()) b += points(field_shape(*f, size_)) * size_of(field_dtype(spec_, *f));
+  return b;
 }
 
 void Workload::poison_outputs(CUstream stream) {
@@ -154,17 +156,17 @@ Comparison Workload::verify_on_cpu() {
   const auto outs = spec_.output_fields();
   // The reference, and each output downloaded beside its poisoned twin, in double.
   MemoryNeed need{workload_memory(spec_, size_).what + ", verified on the CPU", 0, 0};
-  for (const auto* f : outs) need.host = bytes_plus(need.host, bytes_times(padded_elements(spec_.dims, size_, f->ghost), 3 * sizeof(double)));
+  for (const auto* f : outs) need.host = bytes_plus(need.host, bytes_times(padded_elements(spec_.dims, field_shape(*f, size_), f->ghost), 3 * sizeof(double)));
   if (const std::string problem = memory_problem(need, memory_have(ctx_)); !problem.empty()) throw std::runtime_error(problem);
   const RuntimeFamily& family = runtime_family_of(spec_);
   if (cpu_reference_.empty()) {
-    for (const auto* f : outs) cpu_reference_.emplace_back(spec_.dims, size_, f->ghost);
+    for (const auto* f : outs) cpu_reference_.emplace_back(spec_.dims, field_shape(*f, size_), f->ghost);
     family.reference(spec_, in_host_, opt_.params, cpu_reference_, cpu_scale_);
   }
   GPEN_CU(cuCtxSynchronize(), "waiting for the launch to verify");
   std::vector<Comparison> cs;
   for (std::size_t i = 0; i < outs.size(); ++i) {
-    HostArray got(spec_.dims, size_, outs[i]->ghost), poison(spec_.dims, size_, outs[i]->ghost);
+    HostArray got(spec_.dims, field_shape(*outs[i], size_), outs[i]->ghost), poison(spec_.dims, field_shape(*outs[i], size_), outs[i]->ghost);
     got.data = sets_[0].out[i].download();
     fill_nan(poison);
     cs.push_back(family.compare(spec_, got, cpu_reference_[i], i < cpu_scale_.size() ? &cpu_scale_[i] : nullptr, poison));
@@ -178,14 +180,15 @@ void Workload::keep_as_reference(CUstream stream) {
     reference_.emplace_back(o.dtype(), o.dims(), o.shape(), o.ghost());
     GPEN_CU(cuMemcpyDtoDAsync(reference_.back().get(), o.get(), o.bytes(), stream), "keeping a reference output");
   }
-  if (!comparer_) comparer_.emplace(spec_.dtype, ctx_);
+  // Every output of a spec has one dtype (a reduction's: its accumulator's).
+  if (!comparer_) comparer_.emplace(field_dtype(spec_, *spec_.output_fields().front()), ctx_);
 }
 
 Comparison Workload::compare_to_reference(CUstream stream) const {
   GPEN_INTERNAL_CHECK(!reference_.empty(), "compare_to_reference before keep_as_reference");
   std::vector<Comparison> cs;
   for (std::size_t i = 0; i < reference_.size(); ++i)
-    cs.push_back(comparer_->compare(sets_[0].out[i], reference_[i], tolerance_for(spec_.dtype), stream));
+    cs.push_back(comparer_->compare(sets_[0].out[i], reference_[i], tolerance_for(spec_.dtype), stream));  // the inputs' precision
   return worst_of(cs);
 }
 

@@ -7,7 +7,7 @@
 
 #include "gpen/families/scan/device/scan_args.h"
 #include "gpen/families/scan/scan_plan.hpp"
-#include "gpen/families/scan/scan_op.hpp"
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
 #include "gpen/generator/templates.hpp"
@@ -37,7 +37,7 @@ std::string bindings(const Spec& spec, const ScanPlan& plan) {
   s += fmt::format("  static constexpr bool kExclusive = {};\n", d.exclusive ? "true" : "false");
   s += fmt::format("  static constexpr bool kReverse = {};\n\n", d.reverse ? "true" : "false");
   s += fmt::format("  static __device__ __forceinline__ real identity() {{ return {}; }}\n\n", real_value(d.identity, spec.dtype));
-  const Spec scope = scan_op_scope(spec.dtype);
+  const Spec scope = associative_op_scope(spec.dtype);
   CudaPrinter printer(scope, std::vector<std::string>{"a", "b"});
   const std::string result = printer.emit({d.op_ir}).front();
   s += fmt::format("  // {}\n", to_source_text(*d.op_ast));

@@ -1,12 +1,10 @@
 #include "gpen/families/scan/scan_decl.hpp"
 
 #include <algorithm>
-#include <cfloat>
-#include <cmath>
 
 #include <fmt/format.h>
 
-#include "gpen/families/scan/scan_op.hpp"
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/generator/lower.hpp"
 
 namespace gpen {
@@ -23,29 +21,11 @@ void read_scan(SpecReading& in) {
     const std::string ax = in.reader.choice("/scan/axis", std::vector<std::string>(axes, axes + in.spec.dims));
     d.axis = static_cast<int>(std::find(axes, axes + 3, ax) - axes);
   });
-  const bool op_ok = in.reader.has("/scan/op") && in.diag.unit([&] {
-    d.op_text = in.reader.string("/scan/op");
-    d.op_ast = parse_expression_at(d.op_text, *in.src, "/scan/op");
-    const Spec scope = scan_op_scope(in.spec.dtype);
-    d.op_ir = lower_expression(scope, *d.op_ast, *in.src, "/scan/op", 0, "one of the two values a (the running value) and b (the next input)");
-  });
-  const bool identity_ok = in.reader.has("/scan/identity") && in.diag.unit([&] {
-    const nlohmann::json& id = in.reader.at("/scan/identity");
-    if (id.is_number()) {
-      d.identity = id.get<double>();
-      d.identity_text = in.src->raw_scalar("/scan/identity");
-      if (in.spec.dtype == Dtype::Float32 && std::fabs(d.identity) > FLT_MAX)
-        in.src->fail("/scan/identity", fmt::format("{} is beyond the range of float32", d.identity_text), "a finite float32 (at most about 3.4e38 in magnitude), or \"inf\" / \"-inf\"");
-    } else if (id.is_string() && (id == "inf" || id == "+inf" || id == "-inf")) {
-      d.identity = id == "-inf" ? -HUGE_VAL : HUGE_VAL;
-      d.identity_text = id.get<std::string>();
-    } else {
-      in.src->fail("/scan/identity", fmt::format("found {}", json_type_name(id)), "a number, or \"inf\" / \"-inf\"");
-    }
-  });
+  d.op_pointer = "/scan/op";
+  d.identity_pointer = "/scan/identity";
+  read_associative_op(in, d);
   if (in.reader.has("/scan/exclusive")) in.diag.unit([&] { d.exclusive = in.reader.boolean("/scan/exclusive"); });
   if (in.reader.has("/scan/reverse")) in.diag.unit([&] { d.reverse = in.reader.boolean("/scan/reverse"); });
-  if (op_ok && identity_ok) in.diag.unit([&] { check_scan_op(d, *in.src); });
 }
 
 }  // namespace gpen

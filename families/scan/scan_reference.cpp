@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "gpen/families/scan/scan_op.hpp"
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/families/scan/scan_plan.hpp"
 
 namespace gpen {
@@ -37,7 +37,7 @@ void reference_scan(const Spec& spec, const HostArray& in, HostArray& want, Host
     for (long long p = 0; p < g.length; ++p) {
       const long long i = at(spec, g, first, stride, p);
       const double x = in.data[i];
-      const double next = apply_scan_op(s, run, x);
+      const double next = apply_op(s, run, x);
       want.data[i] = s.exclusive ? run : next;
       run = next;
       // Infinite inputs (-inf in a log-cumsum-exp) round nothing: they would make every bound after them infinite.

@@ -1,6 +1,7 @@
 // The runtime half of the stencil family (runtime_family.hpp).
 #include "gpen/families/common/grid_family.hpp"
 #include "gpen/families/common/host_array.hpp"
+#include "gpen/families/common/point_values.hpp"
 #include "gpen/families/stencil/stencil_reference.hpp"
 #include "gpen/families/stencil/stencil_kernel.hpp"
 
@@ -19,9 +20,7 @@ class StencilRuntime final : public GridFamily {
     std::vector<HostArray*> outs;
     for (const auto& h : inputs) ins.push_back(&h);
     for (auto& o : outputs) outs.push_back(&o);
-    std::vector<double> values;
-    for (const auto& p : spec.params) values.push_back(params.count(p.name) ? params.at(p.name) : p.value);
-    reference_stencil(spec, ins, values, outs);
+    reference_stencil(spec, ins, param_values(spec, params), outs);
   }
 };
 

@@ -83,6 +83,15 @@ TEST_CASE("golden files of every shipped pairwise spec and strategy") {
   if (!update_golden()) CHECK(compared == 6 + 1);  // six specs, the grid one with tile and blocks
 }
 
+TEST_CASE("golden files of every shipped reduction spec") {
+  int compared = 0;
+  for (const auto& path : gpen::test::shipped_specs("reduce")) {
+    const Spec spec = load_spec(path);
+    compared += check_golden("reduce", generate(spec, spec.choose()));
+  }
+  if (!update_golden()) CHECK(compared == 7);
+}
+
 TEST_CASE("generation is deterministic") {
   const Spec a = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
   const Spec b = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");

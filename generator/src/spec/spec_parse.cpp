@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/family.hpp"
@@ -29,6 +30,14 @@ std::optional<Dtype> parse_dtype(const std::string& s) {
   return std::nullopt;
 }
 const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+Dtype field_dtype(const Spec& spec, const FieldDecl& f) { return f.dtype.value_or(spec.dtype); }
+std::array<long long, 3> field_shape(const FieldDecl& f, const std::array<long long, 3>& interior) {
+  std::array<long long, 3> s = interior;
+  for (int a = 0; a < 3; ++a)
+    if (f.reduced_axes >> a & 1u) s[a] = 1;
+  return s;
+}
 
 std::string to_string(const TunableValue& v) {
   if (const auto* i = std::get_if<long long>(&v)) return std::to_string(*i);
@@ -324,7 +333,8 @@ class SpecParser final : public SpecReading {
       const std::string p = json_pointer_join("/outputs", i);
       bool identified = false;  // which output field this entry computes is known
       diag.unit([&] {
-        const JsonReader::Keys keys = shape().pair_expressions ? reader.object(p, {"field", "expr"}, {"description", "reduce"}) : reader.object(p, {"field", "expr"}, {"description"});
+        const bool reduces = shape().pair_expressions || shape().output_reductions;
+        const JsonReader::Keys keys = reduces ? reader.object(p, {"field", "expr"}, {"description", "reduce"}) : reader.object(p, {"field", "expr"}, {"description"});
         if (!reader.has(p + "/field")) throw UnitFailed{};
         OutputDecl o;
         o.pointer = p + "/expr";
@@ -339,6 +349,7 @@ class SpecParser final : public SpecReading {
           const std::string red = reader.has(p + "/reduce") ? reader.choice(p + "/reduce", {"sum", "min", "max"}) : "sum";
           o.reduce = red == "sum" ? Reduce::Sum : red == "min" ? Reduce::Min : Reduce::Max;
         }
+        if (shape().output_reductions) o.op = output_op(p + "/reduce");
         spec.outputs.push_back(o);
       });
       outputs_whole_ &= identified;
@@ -350,6 +361,22 @@ class SpecParser final : public SpecReading {
           diag.unit([&] { src->fail(f->pointer, fmt::format("output field '{}' has no expression in /outputs", f->name), "an entry in /outputs for every output field"); });
     // Outputs are written in the order of their fields, so the kernel's slots match.
     std::stable_sort(spec.outputs.begin(), spec.outputs.end(), [](const OutputDecl& a, const OutputDecl& b) { return a.field < b.field; });
+  }
+
+  // How an output's values combine (SpecShape::output_reductions): "sum"
+  // where `ptr` is absent, a name, or an operation with its identity.
+  std::shared_ptr<const AssociativeOp> output_op(const std::string& ptr) {
+    if (!reader.has(ptr)) return std::make_shared<AssociativeOp>(named_op("sum", spec.dtype, ptr));
+    const json& j = reader.at(ptr);
+    if (!j.is_object() && !j.is_string())
+      src->fail(ptr, fmt::format("found {}", json_type_name(j)), "\"sum\", \"min\", \"max\", or an operation with its identity: {\"op\": \"a * b\", \"identity\": 1}");
+    if (j.is_string()) return std::make_shared<AssociativeOp>(named_op(reader.choice(ptr, {"sum", "min", "max"}), spec.dtype, ptr));
+    reader.object(ptr, {"op", "identity"}, {"description"});
+    auto op = std::make_shared<AssociativeOp>();
+    op->op_pointer = ptr + "/op";
+    op->identity_pointer = ptr + "/identity";
+    if (!read_associative_op(*this, *op)) throw UnitFailed{};
+    return op;
   }
 
   // The output field named at `ptr`, marked in `seen`; `identified` once it

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "gpen/families/scan/scan_op.hpp"
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/families/scan/scan_reference.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/runtime/nvrtc_compiler.hpp"
@@ -46,7 +46,7 @@ TEST_CASE("a scan spec parses: axis, operation, identity, direction") {
   CHECK(s.scan().identity == -HUGE_VAL);
   CHECK(s.scan().exclusive);
   CHECK(s.scan().reverse);
-  CHECK(apply_scan_op(s.scan(), 2.0, -3.0) == 2.0);
+  CHECK(apply_op(s.scan(), 2.0, -3.0) == 2.0);
   CHECK(s.find_tunable("strategy") == nullptr);
   CHECK(s.find_tunable("values_per_thread") != nullptr);
 }
@@ -388,8 +388,8 @@ TEST_CASE("a scan op that does not give the identity from the identity is refuse
   }
   SUBCASE("what gives the identity there is accepted") {
     const Spec lse = load_spec_string(scan_json(R"J({"axis": "x", "op": "logaddexp(a, b)", "identity": "-inf"})J", 1));
-    CHECK(apply_scan_op(lse.scan(), -HUGE_VAL, -HUGE_VAL) == -HUGE_VAL);
-    CHECK(apply_scan_op(lse.scan(), -HUGE_VAL, 0.5) == 0.5);
+    CHECK(apply_op(lse.scan(), -HUGE_VAL, -HUGE_VAL) == -HUGE_VAL);
+    CHECK(apply_op(lse.scan(), -HUGE_VAL, 0.5) == 0.5);
     // log(0) is -inf: the naive form overflows for large values, but keeps the identity.
     CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "log(exp(a) + exp(b))", "identity": "-inf"})J", 1)));
     CHECK_NOTHROW(load_spec_string(scan_json(R"J({"axis": "x", "op": "-logaddexp(-a, -b)", "identity": "inf"})J", 1)));

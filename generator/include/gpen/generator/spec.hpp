@@ -3,6 +3,7 @@
 // runtime binding) can still report errors against the file.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,7 +36,13 @@ struct FieldDecl {
   int slot = 0;   // index among the inputs, or among the outputs
   std::string pointer;
   Set set = Set::Both;
+  // A reduction's result (kind reduce): the user axes it is reduced along
+  // (bit a for axis a: length 1 there), and its dtype where it is not the
+  // spec's (accumulated in float64).
+  unsigned reduced_axes = 0;
+  std::optional<Dtype> dtype;
 };
+
 
 struct ParamDecl {
   std::string name;
@@ -66,9 +73,23 @@ struct LetDecl {
 
 enum class Reduce { Sum, Min, Max };
 
+// An associative binary operation on two values a and b ("a + b",
+// "max(a, b)", "logaddexp(a, b)") with its identity e: a scan's, or how a
+// reduction's values combine. Read and checked by read_associative_op
+// (associative_op.hpp).
+struct AssociativeOp {
+  std::string op_text;  // "a + b": a is the running value, b the next input
+  AstPtr op_ast;
+  IrPtr op_ir;          // lowered with a = value slot 0, b = value slot 1 (see associative_op_scope)
+  double identity = 0;  // may be +-inf
+  std::string identity_text;
+  std::string op_pointer, identity_pointer;  // where they were written ("/scan/op"), for errors
+};
+
 struct OutputDecl {
   int field = 0;  // index into Spec::fields
   Reduce reduce = Reduce::Sum;  // how its terms combine, where it has several (pairwise: one a pair)
+  std::shared_ptr<const AssociativeOp> op;  // kind reduce: how its values over the reduced axes combine
   std::string text;
   AstPtr ast;
   IrPtr ir;
@@ -112,13 +133,8 @@ struct ConstraintDecl {
 // The "scan" object of a scan spec: out[i] = op(...op(op(in[0], in[1]), in[2])..., in[i])
 // along one axis (inclusive), or the same over in[0..i-1] starting from the
 // identity (exclusive); reverse runs from the last index down.
-struct ScanDecl {
+struct ScanDecl : AssociativeOp {
   int axis = 0;         // user axis
-  std::string op_text;  // "a + b": a is the running value, b the next input
-  AstPtr op_ast;
-  IrPtr op_ir;          // lowered with a = value slot 0, b = value slot 1 (see scan_op_scope)
-  double identity = 0;  // may be +-inf
-  std::string identity_text;
   bool exclusive = false;
   bool reverse = false;
   std::string pointer;  // /scan
@@ -186,14 +202,24 @@ struct PairwiseDecl {
 // A stencil's declaration: nothing beyond the shared part of a Spec.
 struct StencilDecl {};
 
-using FamilyDecl = std::variant<StencilDecl, ScanDecl, SbpDecl, PairwiseDecl>;
+// The "reduce" object of a reduction spec: each output is its expression
+// (of the inputs at a point, stencil operators included) combined by its
+// AssociativeOp over the interior along `axes`; the result keeps the other
+// axes (length 1 along the reduced ones).
+struct ReduceDecl {
+  unsigned axes = 0;          // bit a: user axis a is reduced (all of the spec's by default)
+  bool accumulate64 = false;  // values combined, and results kept, in float64 (float64 inputs, or "accumulate": "float64")
+  std::string pointer;        // /reduce
+};
+
+using FamilyDecl = std::variant<StencilDecl, ScanDecl, SbpDecl, PairwiseDecl, ReduceDecl>;
 
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
 struct Spec {
   std::string name;
-  std::string kind;  // "stencil", "scan", "sbp" or "pairwise"
+  std::string kind;  // "stencil", "scan", "sbp", "pairwise" or "reduce"
   std::string description;
   Dtype dtype = Dtype::Float64;
   int dims = 3;
@@ -215,9 +241,11 @@ struct Spec {
   const ScanDecl& scan() const { return decl_of<ScanDecl>(); }
   const SbpDecl& sbp() const { return decl_of<SbpDecl>(); }
   const PairwiseDecl& pairwise() const { return decl_of<PairwiseDecl>(); }
+  const ReduceDecl& reduce() const { return decl_of<ReduceDecl>(); }
   ScanDecl& scan() { return const_cast<ScanDecl&>(std::as_const(*this).scan()); }
   SbpDecl& sbp() { return const_cast<SbpDecl&>(std::as_const(*this).sbp()); }
   PairwiseDecl& pairwise() { return const_cast<PairwiseDecl&>(std::as_const(*this).pairwise()); }
+  ReduceDecl& reduce() { return const_cast<ReduceDecl&>(std::as_const(*this).reduce()); }
   std::vector<const FieldDecl*> inputs() const;
   std::vector<const FieldDecl*> output_fields() const;
   // Every output's expression, in `outputs` order.
@@ -243,6 +271,11 @@ struct Spec {
     return *d;
   }
 };
+
+// A field's dtype (its own, else the spec's), and its shape for an interior
+// of `interior` points (length 1 along the axes a reduction's result is reduced along).
+Dtype field_dtype(const Spec& spec, const FieldDecl& f);
+std::array<long long, 3> field_shape(const FieldDecl& f, const std::array<long long, 3>& interior);
 
 // `dtype` overrides the spec's dtype (e.g. to benchmark a float64 spec in
 // float32); the hash then covers the override.

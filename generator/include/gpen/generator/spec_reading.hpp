@@ -35,6 +35,10 @@ struct SpecShape {
   bool pair_expressions = false;
   // Each input's ghost width must cover what the outputs reach.
   bool ghost_reach = false;
+  // Each output says how its values combine over the reduced axes: "reduce"
+  // is "sum" (the default), "min", "max" or {"op": "a * b", "identity": 1}
+  // (OutputDecl::op).
+  bool output_reductions = false;
 };
 
 class SpecReading {

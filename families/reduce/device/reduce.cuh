@@ -1,0 +1,225 @@
+// gpen reduction templates: each result is the combination, over the
+// interior points along the reduced axes, of an expression of the inputs
+// at a point (stencil operators included).
+//
+// Deterministic: which points a thread combines, in which order, and the
+// tree that combines threads, blocks and chunks depend on the launch's
+// geometry (ReducePlan::geometry: the size and the tunables) alone, never
+// on timing or on how many blocks are in flight; no atomics.
+//
+// A row is the nx points of one (j, k). The rows whose points combine into
+// one result point (those along reduced y and z) are cut into chunks of
+// rows_per_chunk rows; a block combines one chunk of one result row (x
+// reduced: its whole rows; x kept: block_x adjacent columns). With one
+// chunk it writes the results; with more, each block writes its partials
+// and reduce_final combines every result point's chunks in their order.
+//
+// `B` is the bindings struct that the generator writes for one spec:
+//   using real, acc;                   the inputs' type and the accumulator's (the results')
+//   kNumIn, kNumOut, kNumParams        inputs, results, params
+//   kBlockX, kBlockY, kBatch           threads along x and across rows; points a thread computes before it combines them
+//   kReduceX, kReduceY, kReduceZ       which axes are reduced (an axis the spec lacks counts as reduced)
+//   kInGhost[kNumIn][3]                ghost widths per axis
+//   template <class In> compute(const In& in, const real* p, acc* v)
+//     where in.template at<F, DX, DY, DZ>() is input F at (i+DX, j+DY, k+DZ);
+//   Ops::identity<R>(), Ops::combine<R>(a, b)   result R's operation: associative; combined in a
+//                                      fixed tree, not in the points' order, so taken as commutative
+#pragma once
+
+#include "gpen/math.cuh"
+#include "gpen/reduce_args.h"
+#include "gpen/stencil_common.cuh"
+
+namespace gpen {
+
+template <class B>
+using ReduceArgs = ReduceArgsOf<typename B::real, typename B::acc, B::kNumIn, B::kNumOut, B::kNumParams>;
+
+// Every input at one point (i, j, k).
+template <class B>
+struct ReducePoint {
+  using real = typename B::real;
+  const ReduceArgs<B>& a;
+  Extent n;
+  int i, j, k;
+
+  template <int F, int DX, int DY, int DZ>
+  __device__ __forceinline__ real at() const {
+    using G = Padded<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2]>;
+    return __ldg(a.in[F] + G::at(n, i + DX, j + DY, k + DZ));
+  }
+};
+
+// The (j, k) of row q of kept row `kept`.
+template <class B>
+__device__ __forceinline__ void reduce_row(const ReduceGeometryArgs& g, long long kept, long long q, int& j, int& k) {
+  if constexpr (B::kReduceY && B::kReduceZ) {
+    j = static_cast<int>(q % g.ny);
+    k = static_cast<int>(q / g.ny);
+  } else if constexpr (B::kReduceY) {
+    j = static_cast<int>(q);
+    k = static_cast<int>(kept);
+  } else if constexpr (B::kReduceZ) {
+    j = static_cast<int>(kept);
+    k = static_cast<int>(q);
+  } else {
+    j = static_cast<int>(kept % g.ny);
+    k = static_cast<int>(kept / g.ny);
+  }
+}
+
+template <class B>
+__device__ __forceinline__ void reduce_start(typename B::acc* run) {
+  for_each_index<B::kNumOut>([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    run[R] = B::Ops::template identity<R>();
+  });
+}
+
+template <class B>
+__device__ __forceinline__ void reduce_into(typename B::acc* run, const typename B::acc* v) {
+  for_each_index<B::kNumOut>([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    run[R] = B::Ops::template combine<R>(run[R], v[R]);
+  });
+}
+
+// Row q of a kept row and its (j, k), stepped along without a division a step.
+template <class B>
+struct RowCursor {
+  long long q;
+  int j, k;
+
+  __device__ __forceinline__ RowCursor(const ReduceGeometryArgs& g, long long kept, long long q0) : q(q0) { reduce_row<B>(g, kept, q0, j, k); }
+
+  __device__ __forceinline__ void step(const ReduceGeometryArgs& g, int rows) {
+    q += rows;
+    if constexpr (B::kReduceY && B::kReduceZ) {
+      j += rows;
+      while (j >= g.ny) {
+        j -= static_cast<int>(g.ny);
+        ++k;
+      }
+    } else if constexpr (B::kReduceY) {
+      j += rows;
+    } else if constexpr (B::kReduceZ) {
+      k += rows;
+    }
+  }
+};
+
+// Result R of the whole warp, in every lane (a fixed butterfly).
+template <class B, int R>
+__device__ __forceinline__ typename B::acc reduce_warp(typename B::acc v) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v = B::Ops::template combine<R>(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+template <class B>
+__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long point, long long chunk, int R, typename B::acc v) {
+  if (a.g.chunks == 1) a.out[R][point] = v;
+  else a.partial[(point * a.g.chunks + chunk) * B::kNumOut + R] = v;
+}
+
+template <class B>
+__device__ void reduce_partials(const ReduceArgs<B>& a) {
+  using acc = typename B::acc;
+  const ReduceGeometryArgs& g = a.g;
+  const Extent n{static_cast<int>(g.nx), static_cast<int>(g.ny), static_cast<int>(g.nz)};
+  const long long b = blockIdx.x;
+  const long long x_block = b % g.x_blocks, chunk = (b / g.x_blocks) % g.chunks, kept = b / g.x_blocks / g.chunks;
+  const long long q0 = chunk * g.rows_per_chunk;
+  const long long q1 = q0 + g.rows_per_chunk < g.reduced_rows ? q0 + g.rows_per_chunk : g.reduced_rows;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  acc run[B::kNumOut];
+  reduce_start<B>(run);
+  // A thread's points, kBatch at a time: all computed before any is
+  // combined, so that their loads are in flight together.
+  acc v[B::kBatch][B::kNumOut];
+  if constexpr (B::kReduceX) {
+    // Whole rows: a thread takes every kBlockX-th point of every
+    // kBlockY-th row of the chunk, row after row.
+    RowCursor<B> row(g, kept, q0 + ty);
+    int i = tx;
+    while (tx < n.nx && row.q < q1) {
+#pragma unroll
+      for (int s = 0; s < B::kBatch; ++s) {
+        if (row.q < q1) {
+          B::compute(ReducePoint<B>{a, n, i, row.j, row.k}, a.params, v[s]);
+          i += B::kBlockX;
+          if (i >= n.nx) {
+            i = tx;
+            row.step(g, B::kBlockY);
+          }
+        } else {
+          reduce_start<B>(v[s]);
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < B::kBatch; ++s) reduce_into<B>(run, v[s]);
+    }
+    // The block's threads: warps, then the warps' results in warp 0.
+    __shared__ acc warps[32];
+    const int t = ty * B::kBlockX + tx, lane = t % 32, warp = t / 32;
+    constexpr int kWarps = (B::kBlockX * B::kBlockY + 31) / 32;
+    for_each_index<B::kNumOut>([&](auto r) {
+      constexpr int R = decltype(r)::value;
+      const acc w = reduce_warp<B, R>(run[R]);
+      if (lane == 0) warps[warp] = w;
+      __syncthreads();
+      if (warp == 0) {
+        const acc v = reduce_warp<B, R>(lane < kWarps ? warps[lane] : B::Ops::template identity<R>());
+        if (lane == 0) reduce_store<B>(a, kept, chunk, R, v);
+      }
+      __syncthreads();
+    });
+  } else {
+    // Columns: a thread walks its column i through every kBlockY-th row of the chunk.
+    const int i = static_cast<int>(x_block * B::kBlockX + tx);
+    RowCursor<B> row(g, kept, q0 + ty);
+    while (row.q < q1) {
+#pragma unroll
+      for (int s = 0; s < B::kBatch; ++s) {
+        if (row.q < q1 && i < n.nx) B::compute(ReducePoint<B>{a, n, i, row.j, row.k}, a.params, v[s]);
+        else reduce_start<B>(v[s]);
+        row.step(g, B::kBlockY);
+      }
+#pragma unroll
+      for (int s = 0; s < B::kBatch; ++s) reduce_into<B>(run, v[s]);
+    }
+    // The column's threads in the order of ty.
+    __shared__ acc column[B::kBlockY][B::kBlockX];
+    for_each_index<B::kNumOut>([&](auto r) {
+      constexpr int R = decltype(r)::value;
+      column[ty][tx] = run[R];
+      __syncthreads();
+      if (ty == 0 && i < n.nx) {
+        acc v = column[0][tx];
+        for (int y = 1; y < B::kBlockY; ++y) v = B::Ops::template combine<R>(v, column[y][tx]);
+        reduce_store<B>(a, kept * g.nx + i, chunk, R, v);
+      }
+      __syncthreads();
+    });
+  }
+}
+
+// Every result point's chunks, a warp a point: lane l takes chunks l, l + 32, ...
+template <class B>
+__device__ void reduce_final(const ReduceArgs<B>& a) {
+  using acc = typename B::acc;
+  const ReduceGeometryArgs& g = a.g;
+  const long long points = (B::kReduceX ? 1 : g.nx) * g.kept_rows;
+  const long long point = static_cast<long long>(blockIdx.x) * (kReduceFinalThreads / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (point >= points) return;  // whole warps
+  for_each_index<B::kNumOut>([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    acc v = B::Ops::template identity<R>();
+    for (long long c = lane; c < g.chunks; c += 32) v = B::Ops::template combine<R>(v, a.partial[(point * g.chunks + c) * B::kNumOut + R]);
+    v = reduce_warp<B, R>(v);
+    if (lane == 0) a.out[R][point] = v;
+  });
+}
+
+}  // namespace gpen

@@ -1,0 +1,69 @@
+#include "gpen/families/reduce/reduce_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gpen {
+
+ReduceGeometryArgs ReducePlan::geometry(const std::array<long long, 3>& interior) const {
+  ReduceGeometryArgs g{};
+  g.nx = interior[0];
+  g.ny = interior[1];
+  g.nz = interior[2];
+  g.kept_rows = (reduced[1] ? 1 : g.ny) * (reduced[2] ? 1 : g.nz);
+  g.reduced_rows = (reduced[1] ? g.ny : 1) * (reduced[2] ? g.nz : 1);
+  g.x_blocks = reduced[0] ? 1 : (g.nx + block_x - 1) / block_x;
+  // A chunk: about threads x points_per_thread points, in whole rows
+  // (x reduced) or rows of block_x columns (x kept).
+  const long long row_points = reduced[0] ? g.nx : block_x;
+  const long long chunk_points = static_cast<long long>(threads()) * points_per_thread;
+  g.rows_per_chunk = std::max(1LL, (chunk_points + row_points - 1) / row_points);
+  // Enough blocks without partials: each walks its whole rows.
+  if (g.x_blocks * g.kept_rows >= kReduceEnoughBlocks) g.rows_per_chunk = g.reduced_rows;
+  g.rows_per_chunk = std::min(g.rows_per_chunk, g.reduced_rows);
+  g.chunks = (g.reduced_rows + g.rows_per_chunk - 1) / g.rows_per_chunk;
+  return g;
+}
+
+long long ReducePlan::result_points(const std::array<long long, 3>& interior) const {
+  long long n = 1;
+  for (int a = 0; a < 3; ++a) n *= reduced[a] ? 1 : interior[a];
+  return n;
+}
+
+LaunchDims ReducePlan::launch(const ReduceGeometryArgs& g) const {
+  LaunchDims d;
+  d.grid = {static_cast<unsigned>(g.x_blocks * g.chunks * g.kept_rows), 1, 1};
+  d.block = {static_cast<unsigned>(block_x), static_cast<unsigned>(block_y), 1};
+  return d;
+}
+
+LaunchDims ReducePlan::final_launch(const ReduceGeometryArgs& g) const {
+  const long long points = (reduced[0] ? 1 : g.nx) * g.kept_rows;
+  constexpr long long per_block = kReduceFinalThreads / 32;
+  LaunchDims d;
+  d.grid = {static_cast<unsigned>((points + per_block - 1) / per_block), 1, 1};
+  d.block = {static_cast<unsigned>(kReduceFinalThreads), 1, 1};
+  return d;
+}
+
+ReducePlan plan_reduce(const Spec& spec, const TunableChoice& choice) {
+  ReducePlan p;
+  fill_plan(reduce_tunable_rows(), choice, p);
+  for (int a = 0; a < 3; ++a) p.reduced[a] = a >= spec.dims || (spec.reduce().axes >> a & 1u);
+  p.kernel_name = "gpen_" + spec.name;
+  p.final_kernel_name = p.kernel_name + "_final";
+  auto fail = [&](auto member, const std::string& msg, const std::string& expected) { refuse_tunable(spec, reduce_tunable_rows(), member, msg, expected); };
+  if (p.block_x < 1 || p.block_y < 1 || p.threads() > 1024) fail(&ReducePlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "1 to 1024 threads a block");
+  if (p.threads() % 32) fail(&ReducePlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "whole warps: a multiple of 32 threads (warps combine by shuffles)");
+  if (p.points_per_thread < 1) fail(&ReducePlan::points_per_thread, fmt::format("points_per_thread = {}", p.points_per_thread), "at least 1");
+  if (p.batch < 1 || p.batch > 16) fail(&ReducePlan::batch, fmt::format("batch = {}", p.batch), "1 to 16 points computed before they are combined");
+  const std::size_t acc = spec.reduce().accumulate64 ? 8 : size_of(spec.dtype);
+  // x kept: a block's columns meet in shared memory, a result at a time.
+  if (!p.reduced[0] && acc * static_cast<std::size_t>(p.threads()) > 48 * 1024)
+    fail(&ReducePlan::block_x, fmt::format("{} threads hold {} bytes of shared memory", p.threads(), acc * p.threads()), "at most 48 KiB: fewer threads");
+  return p;
+}
+
+}  // namespace gpen
