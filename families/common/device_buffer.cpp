@@ -41,4 +41,8 @@ std::vector<double> DeviceBuffer::download() const {
   return out;
 }
 
+void DeviceBuffer::copy_to_host_async(void* host, CUstream stream) const {
+  GPEN_CU(cuMemcpyDtoHAsync(host, mem_.get(), bytes(), stream), fmt::format("copying {} bytes to the host", bytes()));
+}
+
 }  // namespace gpen

@@ -26,9 +26,16 @@ class DeviceBuffer {
   std::size_t bytes() const { return elements() * size_of(dtype_); }
   CUdeviceptr get() const { return mem_.get(); }
 
-  // Whole padded array as doubles (converted from float32 if needed).
+  // Whole padded array as doubles (converted from float32 if needed);
+  // both wait for the copy.
   void upload(const std::vector<double>& host);
   std::vector<double> download() const;
+  // The whole padded array's bytes (dtype as it is) into `host`, which holds
+  // bytes(), in `stream`: nothing else waits. The copy is done when the
+  // stream is (cuStreamSynchronize, or an event); page-locked `host` memory
+  // makes it asynchronous to the host too. A reduction's result this way
+  // costs the caller no device-wide synchronisation.
+  void copy_to_host_async(void* host, CUstream stream) const;
 
  private:
   Dtype dtype_;

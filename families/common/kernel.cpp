@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -77,13 +78,26 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
   return shape;
 }
 
+void put_params(const Spec& spec, const ParamValues& params, unsigned char* bytes, std::size_t at) {
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const auto it = params.find(spec.params[i].name);
+    const double v = it != params.end() ? it->second : spec.params[i].value;
+    if (spec.dtype == Dtype::Float64) std::memcpy(bytes + at + 8 * i, &v, 8);
+    else {
+      const float f = static_cast<float>(v);
+      std::memcpy(bytes + at + 4 * i, &f, 4);
+    }
+  }
+}
+
 Kernel::Kernel(const Spec& spec, Variant unit, const Context& ctx, KernelCache& cache)
-    : spec_(spec),
+    : own_spec_(std::make_shared<const Spec>(spec)),
+      spec_(*own_spec_),
       source_(std::move(unit)),
-      compiled_(cache.get(spec_program(spec, source_), ctx.info().arch())),
+      compiled_(cache.get(spec_program(spec_, source_), ctx.info().arch())),
       module_([&] {
         const auto t0 = std::chrono::steady_clock::now();
-        Module m(compiled_.kernel.cubin, source_.kernel_name, fmt::format("spec '{}' ({})", spec.name, source_.name));
+        Module m(compiled_.kernel.cubin, source_.kernel_name, fmt::format("spec '{}' ({})", spec_.name, source_.name));
         load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return m;
       }()) {

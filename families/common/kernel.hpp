@@ -29,6 +29,11 @@ using ParamValues = std::map<std::string, double>;
 // Returns the interior shape. Throws BindingError.
 std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params);
 
+// The spec's params (a value given in `params`, else the spec's) in the
+// spec's dtype, one after another from bytes + at: an argument block's
+// params array (families/<kind>/device/<kind>_args.h).
+void put_params(const Spec& spec, const ParamValues& params, unsigned char* bytes, std::size_t at);
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -53,6 +58,9 @@ class Kernel {
   void check_block_fits(CUfunction f, int threads, const std::string& advice) const;
   CUfunction function() const { return module_.function(); }
 
+  // The kernel's own copy of its spec (a copy shares the lowered
+  // expressions): a kernel made from a temporary spec outlives it.
+  std::shared_ptr<const Spec> own_spec_;
   const Spec& spec_;
   Variant source_;
   KernelCache::Result compiled_;

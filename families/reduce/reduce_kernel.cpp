@@ -60,12 +60,7 @@ void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params
   put(l.partial, device_pointer(g.chunks > 1 ? partials_.get() : 0));
   for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
   for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
-  for (std::size_t i = 0; i < spec_.params.size(); ++i) {
-    auto it = params.find(spec_.params[i].name);
-    const double v = it != params.end() ? it->second : spec_.params[i].value;
-    if (real == 8) put(l.params + 8 * i, v);
-    else put(l.params + 4 * i, static_cast<float>(v));
-  }
+  put_params(spec_, params, args.data(), l.params);
   void* kernel_params[] = {args.data()};
   GPEN_CU(cuLaunchKernel(function(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream, kernel_params, nullptr),
           fmt::format("launching {} of spec '{}'", source_.name, spec_.name));

@@ -47,12 +47,7 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
   for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
   for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
   put(l.extent, Extent{static_cast<int>(kernel_extent[0]), static_cast<int>(kernel_extent[1]), static_cast<int>(kernel_extent[2])});
-  for (std::size_t i = 0; i < spec.params.size(); ++i) {
-    auto it = params.find(spec.params[i].name);
-    const double v = it != params.end() ? it->second : spec.params[i].value;
-    if (real == 8) put(l.params + 8 * i, v);
-    else put(l.params + 4 * i, static_cast<float>(v));
-  }
+  put_params(spec, params, bytes.data(), l.params);
   return bytes;
 }
 

@@ -67,6 +67,7 @@ TEST_CASE("every tunable has a one-line doc and is in its kind's section of spec
   const std::map<std::string, std::string> section = {{"stencil", "## Tunables of kind \"stencil\""},
                                                       {"scan", "## Kind \"scan\""},
                                                       {"sbp", "## Kind \"sbp\""},
+                                                      {"reduce", "## Kind \"reduce\""},
                                                       {"pairwise", "### Tunables of kind \"pairwise\""}};
   for (const Family* f : families()) {
     const std::string kind = f->kind;

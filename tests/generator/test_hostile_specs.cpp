@@ -93,6 +93,7 @@ TEST_CASE("free text of a spec reaches the unit as one sanitised comment line") 
 
 TEST_CASE("expressions written over several lines are printed from the parsed tree") {
   check_same_shape(corpus("inject_scan_op_two_lines"), shipped("scan/cumsum_x.json"));
+  check_same_shape(corpus("inject_reduce_op_two_lines"), shipped("reduce/logsumexp_y.json"));
   // A let or output over two lines: same unit as the one-line spec once the
   // banner prints the parsed expression (spacing is the printer's).
   const Spec two = load_spec_string(corpus("inject_pairwise_let_two_lines"));

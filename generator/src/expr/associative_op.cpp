@@ -86,7 +86,7 @@ void check_associative_op(const AssociativeOp& scan, const JsonSource& src) {
           src.fail(scan.op_pointer,
                    fmt::format("'{}' is not associative: with x = {}, y = {}, z = {}, op(op(x, y), z) = {} but op(x, op(y, z)) = {}",
                                scan.op_text, show(a), show(b), show(c), show(lhs), show(rhs)),
-                   "an associative operation: a parallel scan combines values in a tree, not one after another");
+                   "an associative operation: the kernels combine values in a tree, not one after another");
       }
   for (double x : kSamples) {
     const double l = apply_op(scan, scan.identity, x), r = apply_op(scan, x, scan.identity);

@@ -4,6 +4,7 @@
 // min and a custom operation, at sizes that cut rows, chunks and blocks
 // unevenly; 512^3; and the same bits launch after launch, also beside
 // another stream's kernels.
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -121,4 +122,41 @@ TEST_CASE("the same bits launch after launch, and beside another stream's kernel
     }
     GPEN_CU(cuStreamSynchronize(other.get()), "waiting for the other stream");
   }
+}
+
+TEST_CASE("minima and maxima of a field are exact; a result reaches the host in the caller's stream") {
+  Context& ctx = reduce_ctx();
+  const Spec rows = load_spec(gpen::test::source_dir() + "/specs/reduce/row_extrema.json");
+  RunOptions opt;
+  opt.size = {333, 17, 9};
+  opt.repeat = 1;
+  opt.warmup = 0;
+  const RunReport r = run_spec(ctx, rows, rows.choose(), opt);
+  REQUIRE(r.check);
+  CHECK(r.check->pass);
+  CHECK(r.check->max_abs == 0);  // the smallest and largest value of each row, bit for bit
+  // The float64 sum of 301 x 203 x 107 points, its partials combined by the
+  // final kernel, copied to the host in the launch's stream.
+  const Spec sum = load_spec(gpen::test::source_dir() + "/specs/reduce/sum3d.json");
+  Workload w(ctx, sum, {301, 203, 107});
+  const auto k = make_kernel(sum, sum.choose(), ctx);
+  Stream stream;
+  w.poison_outputs(stream.get());
+  k->launch(w.bindings(0), w.params(), stream.get());
+  double host = std::nan("");
+  w.bindings(0).at("total")->copy_to_host_async(&host, stream.get());
+  stream.synchronize();
+  CHECK(host == w.bindings(0).at("total")->download().at(0));
+  CHECK(w.verify_on_cpu().pass);
+}
+
+TEST_CASE("a kernel made from a temporary spec owns it") {
+  Context& ctx = reduce_ctx();
+  const std::string path = gpen::test::source_dir() + "/specs/reduce/mass_energy.json";
+  const auto k = make_kernel(load_spec(path), load_spec(path).choose(), ctx);  // both specs die here
+  const Spec s = load_spec(path);
+  Workload w(ctx, s, {64, 48, 40});
+  w.poison_outputs();
+  k->launch(w.bindings(0), w.params());
+  CHECK(w.verify_on_cpu().pass);
 }
