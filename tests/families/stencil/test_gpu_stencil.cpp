@@ -243,7 +243,10 @@ TEST_CASE("every compile reports its ptxas resources, also when the driver has c
 
 TEST_CASE("a variant whose block does not fit in an SM's registers is refused in words") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
-  const TunableChoice c = s.choose({"strategy=march", "block_x=64", "block_y=16", "vector_x=2", "rows_y=2", "ring_ahead=0"});
+  // The march's queues that cannot fit are refused by the plan already
+  // (with the numbers); the rolling strategy's registers are ptxas' alone:
+  // about 108 a thread here, 1024 threads a block.
+  const TunableChoice c = s.choose({"strategy=rolling", "block_x=64", "block_y=16"});
   CHECK_THROWS_WITH(StencilKernel(s, c, ctx()), doctest::Contains("does not fit on this GPU"));
 }
 
