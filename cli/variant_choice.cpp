@@ -5,7 +5,7 @@
 #include "gpen/families/common/problem.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/tunables.hpp"
-#include "gpen/measure/tune/tuning_db.hpp"
+#include "gpen/measure/tune/tuned_kernel.hpp"
 
 namespace gpen::cli {
 
@@ -19,12 +19,11 @@ std::string arch_or_device(const std::string& arch) {
 TunableChoice tuned_or_chosen(const SpecOptions& so, const Spec& s, const std::string& size, const DeviceInfo& d, bool use_db) {
   if (!use_db || !so.set.empty()) return so.choose(s);
   const TuningDb db;
-  const TuningKey key = problem_tuning_key(s, size, d);
-  if (auto r = db.find(key, s)) {
-    fmt::print(stderr, "gpen: using the variant tuned on {} ({} search, {} evaluations; {})\n", r->date, r->strategy, r->evaluations, db.path());
-    return r->choice;
-  }
-  return so.choose(s);
+  const TunedChoice t = tuned_choice(s, size, d, db);
+  if (!t.record) return so.choose(s);
+  fmt::print(stderr, "gpen: using the variant tuned on {} ({} search, {} evaluations; {})\n", t.record->date, t.record->strategy, t.record->evaluations,
+             db.path());
+  return t.choice;
 }
 
 std::vector<std::string> strategies_of(const Spec& s) {

@@ -1,5 +1,6 @@
 // A spec's field on the device: device memory (runtime/device.hpp) with the
-// dtype, shape and ghost width a launch checks its bindings against.
+// dtype, shape and ghost width a launch checks its bindings against; gpen's
+// own (allocated) or the caller's (a view of memory it owns).
 #pragma once
 
 #include <array>
@@ -11,20 +12,40 @@
 
 namespace gpen {
 
+// Distances in elements between the starts of two rows (y) and two planes
+// (z) of an array, ghosts included; 0 means packed (the padded row's length,
+// the padded plane's size).
+struct Pitch {
+  long long row = 0, plane = 0;
+};
+
 // A field on the device: a padded 1-3-D array with its dtype, interior
 // shape (x, y, z; unused axes 1) and ghost width on each axis it has.
 class DeviceBuffer {
  public:
+  // Allocates the padded array (cuMemAlloc); freed with the buffer.
   DeviceBuffer(Dtype dtype, int dims, std::array<long long, 3> shape, int ghost);
+  // A view of memory the caller owns and keeps alive while launches use it:
+  // `ptr` is the first element of the padded array (ghosts included), in
+  // the current context. Nothing is allocated or copied; launches check it
+  // as they check gpen's buffers (dtype, dims, shape, ghost width), and its
+  // alignment and pitch (check_bindings).
+  static DeviceBuffer view(CUdeviceptr ptr, Dtype dtype, int dims, std::array<long long, 3> shape, int ghost, Pitch pitch = {});
+
   Dtype dtype() const { return dtype_; }
   int dims() const { return dims_; }
   const std::array<long long, 3>& shape() const { return shape_; }
   int ghost() const { return ghost_; }
   // Padded extent per axis: shape + 2 ghost on the axes the array has.
   std::array<long long, 3> padded() const;
+  // The pitch as given (a view's) or packed (gpen's), in elements.
+  Pitch pitch() const { return pitch_; }
+  // The packed pitch of this padded array.
+  Pitch packed_pitch() const;
+  bool owned() const { return mem_.get() != 0; }
   std::size_t elements() const;
   std::size_t bytes() const { return elements() * size_of(dtype_); }
-  CUdeviceptr get() const { return mem_.get(); }
+  CUdeviceptr get() const { return ptr_; }
 
   // Whole padded array as doubles (converted from float32 if needed);
   // both wait for the copy.
@@ -38,11 +59,14 @@ class DeviceBuffer {
   void copy_to_host_async(void* host, CUstream stream) const;
 
  private:
+  DeviceBuffer(CUdeviceptr ptr, Dtype dtype, int dims, std::array<long long, 3> shape, int ghost, Pitch pitch);
   Dtype dtype_;
   int dims_;
   std::array<long long, 3> shape_;
   int ghost_;
-  DeviceMemory mem_;
+  Pitch pitch_;
+  DeviceMemory mem_;     // empty for a view
+  CUdeviceptr ptr_ = 0;  // mem_'s, or the view's
 };
 
 }  // namespace gpen

@@ -45,8 +45,13 @@ class Kernel {
   const KernelCache::Result& compiled() const { return compiled_; }
   double module_load_ms() const { return load_ms_; }
 
-  // Params not given take the spec's values.
+  // Params not given take the spec's values. Launched in `stream`; the host
+  // does not wait for it.
   virtual void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const = 0;
+  // Allocates what launches over an interior of `shape` points need beyond
+  // the bound arrays (a reduction's partials), so that those launches
+  // allocate nothing: a time loop calls it once. Nothing for most kernels.
+  virtual void prepare(const std::array<long long, 3>& shape) const { (void)shape; }
 
  protected:
   // Looks `unit` (plan_unit(spec, choice)) up in the cache, which prints and

@@ -28,7 +28,10 @@ void read_reduce(SpecReading& in) {
     }
     if (in.reader.has("/reduce/accumulate")) {
       const std::string acc = in.reader.choice("/reduce/accumulate", {"float32", "float64"});
-      if (acc == "float32" && in.spec.dtype == Dtype::Float64)
+      // A float64 spec's own float32 accumulation is a mistake; a float32
+      // spec read as float64 (--dtype) simply combines in float64.
+      const bool written64 = in.reader.has("/dtype") && in.reader.at("/dtype") == "float64";
+      if (acc == "float32" && written64)
         in.src->fail("/reduce/accumulate", "float32 accumulation of float64 inputs", "\"float64\": values combine in the inputs' precision or above");
       d.accumulate64 = acc == "float64";
     }

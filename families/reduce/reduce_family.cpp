@@ -21,7 +21,7 @@ std::string describe(const Spec& s) {
     if (s.reduce().axes >> a & 1u) axes.push_back(axis_name(a));
   for (const auto& o : s.outputs) results.push_back(fmt::format("{} = '{}' of {}", s.fields[o.field].name, to_source_text(*o.op->op_ast), to_source_text(*o.ast)));
   const IrWork w = ir_work(s.output_exprs());
-  return fmt::format("reduce '{}', {} (combined in {}), {}-D, along {}; {}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations", s.name,
+  return fmt::format("reduce '{}', {} (combined in {}), {}-D, along {}; {}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations with common subexpressions once", s.name,
                      to_string(s.dtype), s.reduce().accumulate64 ? "float64" : to_string(s.dtype), s.dims, fmt::join(axes, ", "), fmt::join(results, "; "),
                      w.reads, w.distinct_reads, w.distinct_ops);
 }

@@ -32,6 +32,18 @@ ReduceKernel::ReduceKernel(const Spec& spec, Variant variant, const Context& ctx
   check_block_fits(final_, kReduceFinalThreads, "(the final kernel's block is fixed)");
 }
 
+void ReduceKernel::prepare(const std::array<long long, 3>& shape) const {
+  const ReducePlan& p = plan();
+  const ReduceGeometryArgs g = p.geometry(shape);
+  if (g.partials == 1) return;
+  const std::size_t acc = spec_.reduce().accumulate64 ? 8 : size_of(spec_.dtype);
+  const std::size_t need = static_cast<std::size_t>(p.result_points(shape) * g.partials) * spec_.outputs.size() * acc;
+  if (need > partial_bytes_) {
+    partials_ = DeviceMemory(need);
+    partial_bytes_ = need;
+  }
+}
+
 void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
   const ReducePlan& p = plan();
@@ -41,15 +53,8 @@ void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params
   const LaunchDims d = p.launch(g);
   if (g.x_blocks * g.chunks * g.kept_rows > 0x7fffffffLL)
     throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger points_per_thread", spec_.name, g.x_blocks * g.chunks * g.kept_rows));
-  const std::size_t acc = spec_.reduce().accumulate64 ? 8 : size_of(spec_.dtype);
+  prepare(shape);
   const auto outs = spec_.output_fields();
-  if (g.chunks > 1) {
-    const std::size_t need = static_cast<std::size_t>(p.result_points(shape) * g.chunks) * outs.size() * acc;
-    if (need > partial_bytes_) {
-      partials_ = DeviceMemory(need);
-      partial_bytes_ = need;
-    }
-  }
   const auto ins = spec_.inputs();
   const std::size_t real = size_of(spec_.dtype);
   const ReduceArgsLayout l = reduce_args_layout(static_cast<int>(ins.size()), static_cast<int>(outs.size()), static_cast<int>(spec_.params.size()),
@@ -57,14 +62,14 @@ void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params
   std::vector<unsigned char> args(l.size, 0);
   auto put = [&](std::size_t at, const auto& v) { std::memcpy(args.data() + at, &v, sizeof v); };
   put(0, g);
-  put(l.partial, device_pointer(g.chunks > 1 ? partials_.get() : 0));
+  put(l.partial, device_pointer(g.partials > 1 ? partials_.get() : 0));
   for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
   for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
   put_params(spec_, params, args.data(), l.params);
   void* kernel_params[] = {args.data()};
   GPEN_CU(cuLaunchKernel(function(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream, kernel_params, nullptr),
           fmt::format("launching {} of spec '{}'", source_.name, spec_.name));
-  if (g.chunks > 1) {
+  if (g.partials > 1) {
     const LaunchDims f = p.final_launch(g);
     GPEN_CU(cuLaunchKernel(final_, f.grid[0], f.grid[1], f.grid[2], f.block[0], f.block[1], f.block[2], 0, stream, kernel_params, nullptr),
             fmt::format("launching the final combination of spec '{}'", spec_.name));

@@ -18,6 +18,9 @@ class ReduceKernel : public Kernel {
   // Writes each result (a device array: the interior with the reduced axes
   // of length 1) in `stream`; nothing waits for it on the host.
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
+  // The partials of an interior of `shape` points: launches of that size
+  // (or of any size that needs fewer) then allocate nothing.
+  void prepare(const std::array<long long, 3>& shape) const override;
 
  private:
   CUfunction final_ = nullptr;

@@ -13,16 +13,29 @@ ReduceGeometryArgs ReducePlan::geometry(const std::array<long long, 3>& interior
   g.nz = interior[2];
   g.kept_rows = (reduced[1] ? 1 : g.ny) * (reduced[2] ? 1 : g.nz);
   g.reduced_rows = (reduced[1] ? g.ny : 1) * (reduced[2] ? g.nz : 1);
-  g.x_blocks = reduced[0] ? 1 : (g.nx + block_x - 1) / block_x;
-  // A chunk: about threads x points_per_thread points, in whole rows
-  // (x reduced) or rows of block_x columns (x kept).
-  const long long row_points = reduced[0] ? g.nx : block_x;
+  // A block's chunk: about threads x points_per_thread points, in whole
+  // rows, or parts of rows longer than that (x reduced), or rows of block_x
+  // columns (x kept).
   const long long chunk_points = static_cast<long long>(threads()) * points_per_thread;
-  g.rows_per_chunk = std::max(1LL, (chunk_points + row_points - 1) / row_points);
-  // Enough blocks without partials: each walks its whole rows.
-  if (g.x_blocks * g.kept_rows >= kReduceEnoughBlocks) g.rows_per_chunk = g.reduced_rows;
-  g.rows_per_chunk = std::min(g.rows_per_chunk, g.reduced_rows);
+  if (reduced[0]) {
+    g.x_segment = g.nx > chunk_points ? (chunk_points + block_x - 1) / block_x * block_x : g.nx;
+    g.x_blocks = (g.nx + g.x_segment - 1) / g.x_segment;
+    g.rows_per_chunk = g.x_blocks > 1 ? 1 : (chunk_points + g.nx - 1) / g.nx;
+  } else {
+    g.x_segment = block_x;
+    g.x_blocks = (g.nx + block_x - 1) / block_x;
+    g.rows_per_chunk = static_cast<long long>(block_y) * points_per_thread;
+  }
+  // Enough blocks without partials: each walks its result points' rows whole.
+  if (g.x_blocks * g.kept_rows >= kReduceEnoughBlocks && !reduced[0]) g.rows_per_chunk = g.reduced_rows;
+  if (reduced[0] && g.kept_rows >= kReduceEnoughBlocks) {
+    g.x_segment = g.nx;
+    g.x_blocks = 1;
+    g.rows_per_chunk = g.reduced_rows;
+  }
+  g.rows_per_chunk = std::max(1LL, std::min(g.rows_per_chunk, g.reduced_rows));
   g.chunks = (g.reduced_rows + g.rows_per_chunk - 1) / g.rows_per_chunk;
+  g.partials = g.chunks * (reduced[0] ? g.x_blocks : 1);
   return g;
 }
 
@@ -59,10 +72,9 @@ ReducePlan plan_reduce(const Spec& spec, const TunableChoice& choice) {
   if (p.threads() % 32) fail(&ReducePlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "whole warps: a multiple of 32 threads (warps combine by shuffles)");
   if (p.points_per_thread < 1) fail(&ReducePlan::points_per_thread, fmt::format("points_per_thread = {}", p.points_per_thread), "at least 1");
   if (p.batch < 1 || p.batch > 16) fail(&ReducePlan::batch, fmt::format("batch = {}", p.batch), "1 to 16 points computed before they are combined");
-  const std::size_t acc = spec.reduce().accumulate64 ? 8 : size_of(spec.dtype);
-  // x kept: a block's columns meet in shared memory, a result at a time.
-  if (!p.reduced[0] && acc * static_cast<std::size_t>(p.threads()) > 48 * 1024)
-    fail(&ReducePlan::block_x, fmt::format("{} threads hold {} bytes of shared memory", p.threads(), acc * p.threads()), "at most 48 KiB: fewer threads");
+  if (p.block_y > 1 && p.reduced[1] == (spec.dims < 2) && p.reduced[2] == (spec.dims < 3))
+    fail(&ReducePlan::block_y, fmt::format("block_y = {} with no axis but x reduced: each result point has one row", p.block_y),
+         "1 (threads across rows take every block_y-th row of a result point)");
   return p;
 }
 

@@ -60,6 +60,8 @@ void reference_reduce(const Spec& spec, const std::vector<const HostArray*>& inp
         }
     }
   });
+  std::vector<bool> idempotent_op;
+  for (const auto& o : spec.outputs) idempotent_op.push_back(idempotent(*o.op));
   scale.clear();
   for (std::size_t r = 0; r < results; ++r) scale.emplace_back(want[r].dims, want[r].shape, want[r].ghost);
   for (long long kept = 0; kept < kept_rows; ++kept) {
@@ -73,7 +75,7 @@ void reference_reduce(const Spec& spec, const std::vector<const HostArray*>& inp
           v = apply_op(op, v, fold[x]);
           s = std::max({s, big[x], finite_abs(v)});
         }
-        const double n = idempotent(op) ? 1.0 : static_cast<double>(reduced[0] ? nx : 1) * static_cast<double>(reduced_rows);
+        const double n = idempotent_op[r] ? 1.0 : static_cast<double>(reduced[0] ? nx : 1) * static_cast<double>(reduced_rows);
         want[r].at(i, j, k) = v;
         scale[r].at(i, j, k) = std::sqrt(n) * s;
       }

@@ -1,5 +1,7 @@
 #include "gpen/runtime/device.hpp"
 
+#include <atomic>
+
 #include <fmt/format.h>
 
 namespace gpen {
@@ -78,9 +80,15 @@ Module::~Module() {
   if (m_) driver().cuModuleUnload(m_);
 }
 
+namespace {
+std::atomic<std::size_t> g_allocations{0};
+}  // namespace
+
 DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
   GPEN_CU(cuMemAlloc(&p_, bytes ? bytes : 1), fmt::format("allocating {} bytes", bytes));
+  ++g_allocations;
 }
+std::size_t DeviceMemory::allocations() { return g_allocations.load(); }
 DeviceMemory::~DeviceMemory() {
   if (p_) driver().cuMemFree(p_);
 }

@@ -10,9 +10,11 @@
 // A row is the nx points of one (j, k). The rows whose points combine into
 // one result point (those along reduced y and z) are cut into chunks of
 // rows_per_chunk rows; a block combines one chunk of one result row (x
-// reduced: its whole rows; x kept: block_x adjacent columns). With one
-// chunk it writes the results; with more, each block writes its partials
-// and reduce_final combines every result point's chunks in their order.
+// reduced: its whole rows, or a segment of x_segment points of rows longer
+// than a chunk; x kept: block_x adjacent columns). With one chunk (and
+// segment) a result point, a block writes the results; with more, each
+// block writes its partial and reduce_final combines every result point's
+// partials in a fixed tree.
 //
 // `B` is the bindings struct that the generator writes for one spec:
 //   using real, acc;                   the inputs' type and the accumulator's (the results')
@@ -116,10 +118,11 @@ __device__ __forceinline__ typename B::acc reduce_warp(typename B::acc v) {
   return v;
 }
 
+// Result R of `point`: the result itself, or its partial number `part`.
 template <class B>
-__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long point, long long chunk, int R, typename B::acc v) {
-  if (a.g.chunks == 1) a.out[R][point] = v;
-  else a.partial[(point * a.g.chunks + chunk) * B::kNumOut + R] = v;
+__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long point, long long part, int R, typename B::acc v) {
+  if (a.g.partials == 1) a.out[R][point] = v;
+  else a.partial[(point * a.g.partials + part) * B::kNumOut + R] = v;
 }
 
 template <class B>
@@ -138,18 +141,20 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
   // combined, so that their loads are in flight together.
   acc v[B::kBatch][B::kNumOut];
   if constexpr (B::kReduceX) {
-    // Whole rows: a thread takes every kBlockX-th point of every
-    // kBlockY-th row of the chunk, row after row.
+    // Rows, or the block's segment of them (x0 .. x1): a thread takes every
+    // kBlockX-th point of every kBlockY-th row of the chunk, row after row.
+    const int x0 = static_cast<int>(x_block * g.x_segment);
+    const int x1 = static_cast<int>(x0 + g.x_segment < g.nx ? x0 + g.x_segment : g.nx);
     RowCursor<B> row(g, kept, q0 + ty);
-    int i = tx;
-    while (tx < n.nx && row.q < q1) {
+    int i = x0 + tx;
+    while (x0 + tx < x1 && row.q < q1) {
 #pragma unroll
       for (int s = 0; s < B::kBatch; ++s) {
         if (row.q < q1) {
           B::compute(ReducePoint<B>{a, n, i, row.j, row.k}, a.params, v[s]);
           i += B::kBlockX;
-          if (i >= n.nx) {
-            i = tx;
+          if (i >= x1) {
+            i = x0 + tx;
             row.step(g, B::kBlockY);
           }
         } else {
@@ -170,7 +175,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
       __syncthreads();
       if (warp == 0) {
         const acc v = reduce_warp<B, R>(lane < kWarps ? warps[lane] : B::Ops::template identity<R>());
-        if (lane == 0) reduce_store<B>(a, kept, chunk, R, v);
+        if (lane == 0) reduce_store<B>(a, kept, chunk * g.x_blocks + x_block, R, v);
       }
       __syncthreads();
     });
@@ -204,7 +209,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
   }
 }
 
-// Every result point's chunks, a warp a point: lane l takes chunks l, l + 32, ...
+// Every result point's partials, a warp a point: lane l takes partials l, l + 32, ...
 template <class B>
 __device__ void reduce_final(const ReduceArgs<B>& a) {
   using acc = typename B::acc;
@@ -216,7 +221,7 @@ __device__ void reduce_final(const ReduceArgs<B>& a) {
   for_each_index<B::kNumOut>([&](auto r) {
     constexpr int R = decltype(r)::value;
     acc v = B::Ops::template identity<R>();
-    for (long long c = lane; c < g.chunks; c += 32) v = B::Ops::template combine<R>(v, a.partial[(point * g.chunks + c) * B::kNumOut + R]);
+    for (long long c = lane; c < g.partials; c += 32) v = B::Ops::template combine<R>(v, a.partial[(point * g.partials + c) * B::kNumOut + R]);
     v = reduce_warp<B, R>(v);
     if (lane == 0) a.out[R][point] = v;
   });

@@ -10,17 +10,20 @@ namespace gpen {
 
 // How a launch's points are cut (ReducePlan::geometry). A row is the nx
 // points of one (j, k); the rows that combine into one result point (the
-// reduced ones of y and z) are cut into `chunks` chunks of rows_per_chunk.
+// reduced ones of y and z) are cut into `chunks` chunks of rows_per_chunk;
+// where x is reduced, long rows are cut into x_blocks segments too.
 struct ReduceGeometryArgs {
   long long nx, ny, nz;      // interior points along x, y, z
   long long kept_rows;       // results along the kept axes of y and z (1 where both are reduced)
   long long reduced_rows;    // rows of one kept row's result (1 where neither y nor z is reduced)
-  long long x_blocks;        // blocks along x (x kept; else 1)
+  long long x_blocks;        // blocks along x: of block_x columns (x kept), or of x_segment points of the rows (x reduced)
+  long long x_segment;       // x reduced: the points of a row a block takes (nx, or a part of long rows)
   long long rows_per_chunk;  // rows a block combines
-  long long chunks;          // chunks of one result point: 1 writes results, more write partials
+  long long chunks;          // chunks of rows of one result point
+  long long partials;        // partial results of one result point: chunks, times x_blocks where x is reduced; 1 writes results
 };
 
-// Geometry, then the partials (chunks > 1: [result point][chunk][result]),
+// Geometry, then the partials (partials > 1: [result point][partial][result]),
 // one pointer per input (first element of its padded array) and per result
 // (its first element), the params.
 template <class real, class acc, int NumIn, int NumOut, int NumParams>

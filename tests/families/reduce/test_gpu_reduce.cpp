@@ -6,6 +6,7 @@
 // another stream's kernels.
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -98,6 +99,22 @@ TEST_CASE("every set of axes: sums with a derivative, minima and a log-sum-exp, 
     }
 }
 
+TEST_CASE("1-D and 2-D reductions: long rows cut into segments, along x, y and both") {
+  for (const char* dtype : {"float64", "float32"})
+    for (const auto& [dims, axes, size] : std::vector<std::tuple<int, std::string, std::array<long long, 3>>>{
+             {1, R"("x")", {1000003, 1, 1}}, {1, R"("x")", {77, 1, 1}}, {2, R"("x", "y")", {300001, 7, 1}}, {2, R"("x")", {100003, 5, 1}},
+             {2, R"("y")", {37, 9001, 1}}, {2, R"("x", "y")", {45, 37, 1}}}) {
+      const Spec s = load_spec_string(fmt::format(R"J({{"name": "d{}", "kind": "reduce", "dtype": "{}", "dims": {},
+          "fields": [{{"name": "u", "role": "input"}}, {{"name": "s", "role": "output"}}, {{"name": "m", "role": "output"}}],
+          "outputs": [{{"field": "s", "expr": "u * u", "reduce": "sum"}}, {{"field": "m", "expr": "u", "reduce": "max"}}],
+          "reduce": {{"axes": [{}], "accumulate": "float64"}}}})J",
+                                                  dims, dtype, dims, axes));
+      INFO(dims << "-D along " << axes);
+      check_reduce(s, {}, size);
+      check_reduce(s, {"block_x=32", "points_per_thread=4"}, size);
+    }
+}
+
 TEST_CASE("a float64 sum and a maximum over 512^3, against the CPU") {
   check_reduce(load_spec(gpen::test::source_dir() + "/specs/reduce/sum3d.json"), {}, {512, 512, 512});
   check_reduce(load_spec(gpen::test::source_dir() + "/specs/reduce/cfl_speed.json"), {}, {512, 512, 512});
@@ -107,14 +124,16 @@ TEST_CASE("the same bits launch after launch, and beside another stream's kernel
   Context& ctx = reduce_ctx();
   for (const char* name : {"sum3d", "mass_energy", "column_sum"}) {
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/reduce/" + name + ".json");
-    Workload w(ctx, s, {301, 203, 107});
+    // Sizes whose result points have several partials each.
+    const std::array<long long, 3> size = std::string(name) == "column_sum" ? std::array<long long, 3>{64, 8, 1500} : std::array<long long, 3>{301, 203, 107};
+    Workload w(ctx, s, size);
     const auto k = make_kernel(s, s.choose(), ctx);
-    REQUIRE(k->source().plan_as<ReducePlan>().geometry({301, 203, 107}).chunks > (std::string(name) == "column_sum" ? 0 : 1));
+    REQUIRE(k->source().plan_as<ReducePlan>().geometry(size).partials > 1);
     Stream mine, other;
     const auto first = results_of(*k, w, s, mine.get());
     // Another stream keeps the GPU busy with the same kernel on a second
     // workload, so this one's blocks run beside others'.
-    Workload busy(ctx, s, {301, 203, 107}, WorkloadOptions{{}, 999});
+    Workload busy(ctx, s, size, WorkloadOptions{{}, 999});
     const auto k2 = make_kernel(s, s.choose(), ctx);
     for (int r = 0; r < 5; ++r) {
       for (int b = 0; b < 3; ++b) k2->launch(busy.bindings(0), busy.params(), other.get());

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/problem.hpp"
+#include "gpen/measure/tune/tuned_kernel.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
 #include "test_support.hpp"
@@ -228,4 +230,24 @@ TEST_CASE("looking a tuning record up does not open NVRTC (gpen run's warm start
   CHECK(db.find(key, s));
   CHECK(key.nvrtc == fmt::format("{}.{}", nvrtc_build_version().first, nvrtc_build_version().second));
   CHECK(!nvrtc_loaded());
+}
+
+TEST_CASE("a kernel's variant for a size in one call: the tuned one for its size class and GPU, else the defaults") {
+  gpen::test::TempDir dir;
+  const TuningDb db(dir.path + "/tuning.json");
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/reduce/sum3d.json");
+  TunedChoice none = tuned_choice(s, "512", h100(), db);
+  CHECK(!none.record);
+  CHECK(none.choice == s.choose());
+  TuningRecord r = record_of(s);
+  r.choice = s.choose({"block_x=256", "block_y=2", "points_per_thread=128"});
+  db.store(problem_tuning_key(s, "512", h100()), r);
+  const TunedChoice t = tuned_choice(s, "500x480x300", h100(), db);  // the same size class
+  REQUIRE(t.record);
+  CHECK(t.choice == r.choice);
+  CHECK(!tuned_choice(s, "256", h100(), db).record);  // another size class
+  DeviceInfo a100 = h100();
+  a100.name = "NVIDIA A100-SXM4-80GB";
+  a100.cc_major = 8;
+  CHECK(!tuned_choice(s, "512", a100, db).record);  // another GPU
 }

@@ -115,6 +115,10 @@ class DeviceMemory {
   void upload(const void* host, std::size_t bytes);
   void download(void* host, std::size_t bytes) const;
 
+  // How many allocations this process has made (tests: a launch path that
+  // allocates nothing).
+  static std::size_t allocations();
+
  private:
   CUdeviceptr p_ = 0;
   std::size_t bytes_ = 0;

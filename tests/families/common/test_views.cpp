@@ -1,0 +1,68 @@
+// Arrays the caller owns, bound as views (DeviceBuffer::view): checked as
+// gpen's own buffers are, before any launch, with no GPU: dtype, shape,
+// ghost width, alignment, pitch; and a reduction's results against the
+// inputs' shape reduced along its axes.
+#include <fmt/format.h>
+
+#include "test_support.hpp"
+#include "gpen/families/common/kernel.hpp"
+
+using namespace gpen;
+
+namespace {
+
+std::string spec_path(const std::string& name) { return gpen::test::source_dir() + "/specs/" + name + ".json"; }
+
+// Distinct, aligned, never dereferenced: check_bindings reads no memory.
+CUdeviceptr fake(int i) { return 0x100000ULL * static_cast<CUdeviceptr>(i + 1); }
+
+}  // namespace
+
+TEST_CASE("views of the caller's arrays are checked as gpen's buffers are") {
+  const Spec s = load_spec(spec_path("stencil/laplacian3d_o8"));  // u (ghost 4) -> lap, float64, 3-D
+  const std::array<long long, 3> n{40, 30, 20};
+  const DeviceBuffer u = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4);
+  const DeviceBuffer lap = DeviceBuffer::view(fake(1), Dtype::Float64, 3, n, 0);
+  CHECK(!u.owned());
+  CHECK(u.get() == fake(0));
+  CHECK(u.pitch().row == 48);
+  CHECK(u.pitch().plane == 48 * 38);
+  CHECK(check_bindings(s, {{"u", &u}, {"lap", &lap}}, {}) == n);
+
+  const DeviceBuffer f32 = DeviceBuffer::view(fake(0), Dtype::Float32, 3, n, 4);
+  CHECK_THROWS_WITH(check_bindings(s, {{"u", &f32}, {"lap", &lap}}, {}), doctest::Contains("field 'u' is float32, the spec says float64"));
+  const DeviceBuffer thin = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 2);
+  CHECK_THROWS_WITH(check_bindings(s, {{"u", &thin}, {"lap", &lap}}, {}), doctest::Contains("field 'u' has ghost width 2, the spec says 4"));
+  const DeviceBuffer other = DeviceBuffer::view(fake(1), Dtype::Float64, 3, {40, 30, 21}, 0);
+  CHECK_THROWS_WITH(check_bindings(s, {{"u", &u}, {"lap", &other}}, {}), doctest::Contains("is 40x30x21, but 'u' is 40x30x20"));
+  const DeviceBuffer null = DeviceBuffer::view(0, Dtype::Float64, 3, n, 4);
+  CHECK_THROWS_WITH(check_bindings(s, {{"u", &null}, {"lap", &lap}}, {}), doctest::Contains("field 'u' is bound to a null device pointer"));
+  const DeviceBuffer odd = DeviceBuffer::view(fake(0) + 4, Dtype::Float64, 3, n, 4);
+  CHECK_THROWS_WITH(check_bindings(s, {{"u", &odd}, {"lap", &lap}}, {}), doctest::Contains("not a multiple of its 8-byte elements"));
+  // A float32 array may start at any multiple of 4 bytes.
+  const Spec s32 = load_spec(spec_path("stencil/laplacian3d_o8"), Dtype::Float32);
+  const DeviceBuffer u4 = DeviceBuffer::view(fake(0) + 4, Dtype::Float32, 3, n, 4);
+  const DeviceBuffer lap4 = DeviceBuffer::view(fake(1) + 12, Dtype::Float32, 3, n, 0);
+  CHECK(check_bindings(s32, {{"u", &u4}, {"lap", &lap4}}, {}) == n);
+  // Rows padded by the caller: refused in words, naming the packed pitch.
+  const DeviceBuffer pitched = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{64, 64 * 38});
+  CHECK_THROWS_WITH(check_bindings(s, {{"u", &pitched}, {"lap", &lap}}, {}),
+                    doctest::Contains("field 'u' has a row pitch of 64 and a plane pitch of 2432 elements; gpen's kernels take arrays packed with "
+                                      "their ghost zones (row pitch 48, plane pitch 1824 here)"));
+  // The packed pitch given explicitly is the packed array.
+  const DeviceBuffer explicit_packed = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{48, 48 * 38});
+  CHECK(check_bindings(s, {{"u", &explicit_packed}, {"lap", &lap}}, {}) == n);
+}
+
+TEST_CASE("a reduction's results: the inputs' shape reduced along its axes, in the accumulator's dtype") {
+  const Spec s = load_spec(spec_path("reduce/column_sum"));  // rho float32 -> sigma float64, along z
+  const std::array<long long, 3> n{40, 30, 20};
+  const DeviceBuffer rho = DeviceBuffer::view(fake(0), Dtype::Float32, 3, n, 0);
+  const DeviceBuffer sigma = DeviceBuffer::view(fake(1), Dtype::Float64, 3, {40, 30, 1}, 0);
+  CHECK(check_bindings(s, {{"rho", &rho}, {"sigma", &sigma}}, {}) == n);
+  const DeviceBuffer full = DeviceBuffer::view(fake(1), Dtype::Float64, 3, n, 0);
+  CHECK_THROWS_WITH(check_bindings(s, {{"rho", &rho}, {"sigma", &full}}, {}),
+                    doctest::Contains("result 'sigma' is 40x30x20, but reduced along its axes the inputs' 40x30x20 is 40x30x1"));
+  const DeviceBuffer f32 = DeviceBuffer::view(fake(1), Dtype::Float32, 3, {40, 30, 1}, 0);
+  CHECK_THROWS_WITH(check_bindings(s, {{"rho", &rho}, {"sigma", &f32}}, {}), doctest::Contains("field 'sigma' is float32, the spec says float64"));
+}

@@ -1,0 +1,83 @@
+// GPU: kernels launched on arrays the caller owns: the example time loop
+// (examples/heat_loop.hpp: the caller's cuMemAlloc'd fields and stream, a
+// stencil and a reduction a step) against the CPU reference step by step,
+// with no allocation inside the loop; and a launch that returns before its
+// kernel ends (no host synchronisation on the launch path).
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "../../examples/heat_loop.hpp"
+#include "test_support.hpp"
+#include "gpen/families/common/point_values.hpp"
+#include "gpen/families/common/workload.hpp"
+#include "gpen/families/reduce/reduce_reference.hpp"
+#include "gpen/families/stencil/stencil_reference.hpp"
+
+using namespace gpen;
+
+namespace {
+
+Context& user_ctx() {
+  static Context c(0);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a time loop on the caller's arrays and stream: a stencil and a reduction a step, as the CPU computes them, nothing allocated") {
+  const long long n = 37;
+  const int steps = 6;
+  const std::string dir = gpen::test::source_dir() + "/examples";
+  HostArray u(3, {n, n, n}, 2);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (auto& v : u.data) v = dist(rng);  // ghosts too: the boundary values
+  const example::HeatLoop gpu = example::run_heat_loop(user_ctx(), dir, n, steps, u.data);
+  CHECK(gpu.allocations_in_loop == 0);
+  REQUIRE(gpu.heat.size() == static_cast<std::size_t>(steps));
+
+  const Spec step = load_spec(dir + "/heat_step.json");
+  const Spec diag = load_spec(dir + "/heat_diagnostics.json");
+  HostArray next = u;
+  for (int s = 0; s < steps; ++s) {
+    reference_stencil(step, {&u}, param_values(step, {}), {&next});
+    std::vector<HostArray> want, scale;
+    for (const auto* f : diag.output_fields()) want.emplace_back(3, field_shape(*f, {n, n, n}), 0);
+    reference_reduce(diag, {&next}, {}, {n, n, n}, want, scale);
+    INFO("step " << s + 1);
+    // The sum's bound (reduce_reference.hpp), doubled for the fields' own
+    // rounding, which the GPU and the CPU do in other orders step by step.
+    CHECK(std::fabs(gpu.heat[s] - want[0].data[0]) <= 2 * kReduceErrorBound * std::numeric_limits<double>::epsilon() * scale[0].data[0]);
+    CHECK(gpu.peak[s] == doctest::Approx(want[1].data[0]).epsilon(1e-13));
+    u = next;
+  }
+  // The last field, ghosts (the boundary) untouched.
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < u.data.size(); ++i) {
+    if (!u.is_interior(i)) {
+      CHECK(gpu.u[i] == u.data[i]);
+      continue;
+    }
+    num += (gpu.u[i] - u.data[i]) * (gpu.u[i] - u.data[i]);
+    den += u.data[i] * u.data[i];
+  }
+  CHECK(std::sqrt(num / den) < 1e-13);
+}
+
+TEST_CASE("a launch returns before its kernel ends: the host does not wait") {
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/reduce/sum3d.json");
+  Workload w(user_ctx(), s, {512, 512, 512});
+  const auto k = make_kernel(s, s.choose(), user_ctx());
+  Stream stream;
+  k->prepare(w.size());
+  k->launch(w.bindings(0), w.params(), stream.get());  // warm: module, partials
+  stream.synchronize();
+  const std::size_t before = DeviceMemory::allocations();
+  k->launch(w.bindings(0), w.params(), stream.get());
+  const CUresult right_after = driver().cuStreamQuery(stream.get());
+  stream.synchronize();
+  CHECK(right_after == CUDA_ERROR_NOT_READY);  // 134 M values take about 0.4 ms
+  CHECK(DeviceMemory::allocations() == before);
+  CHECK(driver().cuStreamQuery(stream.get()) == CUDA_SUCCESS);
+}
