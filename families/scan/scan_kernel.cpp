@@ -18,6 +18,24 @@ ScanKernel::ScanKernel(const Spec& spec, Variant variant, const Context& ctx, Ke
   check_block_fits(function(), plan().threads(), "use a smaller block_x * block_y or values_per_thread");
 }
 
+std::size_t ScanKernel::status_bytes_of(const ScanGeometry& g) const {
+  // Rows: a status per (row, segment). Chained columns: a carry per column
+  // group, tagged with the layer that takes it in the lower 32 bits.
+  return g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(plan().carry_bytes(g));
+}
+
+void ScanKernel::prepare(const std::array<long long, 3>& shape) const {
+  const std::size_t bytes = status_bytes_of(plan().geometry(spec_.dims, spec_.scan().axis, shape, l2_bytes_));
+  if (bytes <= status_size_) return;
+  status_ = DeviceMemory(bytes);
+  status_size_ = bytes;
+  // Zero is epoch 0, which no launch uses; cleared before any launch's
+  // stream can see it (prepare returns once it is done; a memset alone may
+  // return before).
+  GPEN_CU(cuMemsetD8Async(status_.get(), 0, status_size_, nullptr), "clearing the scan's status");
+  GPEN_CU(cuStreamSynchronize(nullptr), "clearing the scan's status");
+}
+
 unsigned ScanKernel::reserve(std::size_t bytes, CUstream stream) const {
   if (bytes > status_size_) {
     status_ = DeviceMemory(bytes);
@@ -66,9 +84,7 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   a.layers = static_cast<unsigned>(g.layers);
   if (g.layers > 0xffffffffLL)  // a.layers and the carries' tags hold 32 bits
     throw BindingError(fmt::format("spec '{}': {} layers along the axis exceed 2^32; use a larger values_per_thread", spec_.name, g.layers));
-  // Rows: a status per (row, segment). Chained columns: a carry per column
-  // group, tagged with the layer that takes it in the lower 32 bits.
-  const std::size_t status = g.segments > 1 ? static_cast<std::size_t>(g.segments * g.outer) * status_bytes() : static_cast<std::size_t>(p.carry_bytes(g));
+  const std::size_t status = status_bytes_of(g);
   if (status > 0) {
     a.epoch = reserve(status, stream);
     a.status = device_pointer<unsigned long long>(status_.get());

@@ -19,8 +19,12 @@ class ScanKernel : public Kernel {
 
   const ScanPlan& plan() const { return source_.plan_as<ScanPlan>(); }
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
+  // The status (or carries) of an interior of `shape` points, allocated and
+  // cleared now: launches of that size then allocate nothing.
+  void prepare(const std::array<long long, 3>& shape) const override;
 
  private:
+  std::size_t status_bytes_of(const ScanGeometry& g) const;
   // At least `bytes` of status, grown on demand (synchronous allocation,
   // cleared in `stream`); returns the next launch's epoch.
   unsigned reserve(std::size_t bytes, CUstream stream) const;

@@ -81,3 +81,23 @@ TEST_CASE("a launch returns before its kernel ends: the host does not wait") {
   CHECK(DeviceMemory::allocations() == before);
   CHECK(driver().cuStreamQuery(stream.get()) == CUDA_SUCCESS);
 }
+
+TEST_CASE("after prepare, launches of a scan and a reduction allocate nothing, and stay right") {
+  for (const char* path : {"/specs/scan/cumsum_1d.json", "/specs/scan/cumsum_z.json", "/specs/reduce/mass_energy.json"}) {
+    const Spec s = load_spec(gpen::test::source_dir() + path);
+    const std::array<long long, 3> size = s.dims == 1 ? std::array<long long, 3>{3000017, 1, 1} : std::array<long long, 3>{67, 45, 333};
+    Workload w(user_ctx(), s, size);
+    const auto k = make_kernel(s, s.choose(), user_ctx());
+    k->prepare(size);
+    Stream stream;
+    const std::size_t before = DeviceMemory::allocations();
+    for (int r = 0; r < 3; ++r) {
+      w.poison_outputs(stream.get());
+      k->launch(w.bindings(0), w.params(), stream.get());
+    }
+    stream.synchronize();
+    INFO(path);
+    CHECK(DeviceMemory::allocations() == before);
+    CHECK(w.verify_on_cpu().pass);
+  }
+}
