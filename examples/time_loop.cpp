@@ -8,15 +8,15 @@
 #include "heat_loop.hpp"
 
 int main(int argc, char** argv) {
-  const std::string dir = argc > 1 ? argv[1] : "examples";
-  const long long n = argc > 2 ? std::stoll(argv[2]) : 128;
-  const int steps = argc > 3 ? std::stoi(argv[3]) : 100;
   std::string why;
   if (!gpen::driver_available(&why)) {
     std::printf("no GPU here (%s): nothing to step\n", why.c_str());
     return 0;
   }
   try {
+    const std::string dir = argc > 1 ? argv[1] : "examples";
+    const long long n = argc > 2 ? std::stoll(argv[2]) : 128;
+    const int steps = argc > 3 ? std::stoi(argv[3]) : 100;
     gpen::Context ctx(0);  // the device's primary context, as the CUDA runtime's
     // A hot cube in the middle of a cold box whose walls (the ghost zones) stay at 0.
     const long long p = n + 4;

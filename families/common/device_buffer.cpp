@@ -40,18 +40,32 @@ std::size_t DeviceBuffer::elements() const {
   return static_cast<std::size_t>(p[0] * p[1] * p[2]);
 }
 
+void DeviceBuffer::check_packed(const char* doing) const {
+  const Pitch packed = packed_pitch();
+  if (pitch_.row != packed.row || (dims_ == 3 && pitch_.plane != packed.plane))
+    throw std::invalid_argument(fmt::format("{} a view with a row pitch of {} and a plane pitch of {} elements: only packed arrays (row pitch {}, plane "
+                                            "pitch {}) are copied whole",
+                                            doing, pitch_.row, pitch_.plane, packed.row, packed.plane));
+}
+
 void DeviceBuffer::upload(const std::vector<double>& host) {
+  check_packed("upload into");
   if (host.size() != elements()) throw std::invalid_argument(fmt::format("upload of {} values into a buffer of {}", host.size(), elements()));
   const std::string doing = fmt::format("copying {} bytes to the GPU", bytes());
   if (dtype_ == Dtype::Float64) {
     GPEN_CU(cuMemcpyHtoD(ptr_, host.data(), bytes()), doing);
-    return;
+  } else {
+    std::vector<float> f(host.begin(), host.end());
+    GPEN_CU(cuMemcpyHtoD(ptr_, f.data(), bytes()), doing);
   }
-  std::vector<float> f(host.begin(), host.end());
-  GPEN_CU(cuMemcpyHtoD(ptr_, f.data(), bytes()), doing);
+  // From pageable memory the copy may still be on its way to the GPU when
+  // cuMemcpyHtoD returns, and a stream created non-blocking does not wait
+  // for the legacy stream: done here, before any launch can read it.
+  GPEN_CU(cuStreamSynchronize(nullptr), doing);
 }
 
 std::vector<double> DeviceBuffer::download() const {
+  check_packed("download from");
   std::vector<double> out(elements());
   const std::string doing = fmt::format("copying {} bytes from the GPU", bytes());
   if (dtype_ == Dtype::Float64) {
@@ -65,6 +79,7 @@ std::vector<double> DeviceBuffer::download() const {
 }
 
 void DeviceBuffer::copy_to_host_async(void* host, CUstream stream) const {
+  check_packed("copy from");
   GPEN_CU(cuMemcpyDtoHAsync(host, ptr_, bytes(), stream), fmt::format("copying {} bytes to the host", bytes()));
 }
 

@@ -29,7 +29,10 @@ class DeviceBuffer {
   // `ptr` is the first element of the padded array (ghosts included), in
   // the current context. Nothing is allocated or copied; launches check it
   // as they check gpen's buffers (dtype, dims, shape, ghost width), and its
-  // alignment and pitch (check_bindings).
+  // alignment and pitch (check_bindings). The memory must belong to the
+  // context gpen launches in (a Context: the device's primary context, the
+  // CUDA runtime's). A DeviceBuffer moves but does not copy; make another
+  // view of the same pointer instead.
   static DeviceBuffer view(CUdeviceptr ptr, Dtype dtype, int dims, std::array<long long, 3> shape, int ghost, Pitch pitch = {});
 
   Dtype dtype() const { return dtype_; }
@@ -48,7 +51,7 @@ class DeviceBuffer {
   CUdeviceptr get() const { return ptr_; }
 
   // Whole padded array as doubles (converted from float32 if needed);
-  // both wait for the copy.
+  // both wait for the copy. A pitched view is refused (std::invalid_argument).
   void upload(const std::vector<double>& host);
   std::vector<double> download() const;
   // The whole padded array's bytes (dtype as it is) into `host`, which holds
@@ -60,6 +63,7 @@ class DeviceBuffer {
 
  private:
   DeviceBuffer(CUdeviceptr ptr, Dtype dtype, int dims, std::array<long long, 3> shape, int ghost, Pitch pitch);
+  void check_packed(const char* doing) const;
   Dtype dtype_;
   int dims_;
   std::array<long long, 3> shape_;

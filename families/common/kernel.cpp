@@ -129,6 +129,12 @@ Kernel::Kernel(const Spec& spec, Variant unit, const Context& ctx, KernelCache& 
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, module_.function()) == CUDA_SUCCESS) u.stack_bytes = v;
 }
 
+void Kernel::check_extents(const std::array<long long, 3>& shape) const {
+  for (int ax = 0; ax < 3; ++ax)
+    if (shape[ax] < 1 || shape[ax] > (1LL << 30))
+      throw BindingError(fmt::format("spec '{}': {} points along {}; expected 1 to 2^30", spec_.name, shape[ax], axis_name(ax)));
+}
+
 void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advice) const {
   int v = 0;
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) == CUDA_SUCCESS && v < threads) {

@@ -58,6 +58,8 @@ class Kernel {
   // compiles it on a miss only, and loads it; registers, shared memory and
   // stack then come from the loaded function.
   Kernel(const Spec& spec, Variant unit, const Context& ctx, KernelCache& cache);
+  // Throws BindingError unless every extent is 1 to 2^30 points.
+  void check_extents(const std::array<long long, 3>& shape) const;
   // Throws, in words, when a block of `threads` threads of `f` does not fit
   // in one SM's registers (rather than CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
   void check_block_fits(CUfunction f, int threads, const std::string& advice) const;

@@ -33,6 +33,7 @@ ReduceKernel::ReduceKernel(const Spec& spec, Variant variant, const Context& ctx
 }
 
 void ReduceKernel::prepare(const std::array<long long, 3>& shape) const {
+  check_extents(shape);
   const ReducePlan& p = plan();
   const ReduceGeometryArgs g = p.geometry(shape);
   if (g.partials == 1) return;
@@ -47,8 +48,7 @@ void ReduceKernel::prepare(const std::array<long long, 3>& shape) const {
 void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
   const ReducePlan& p = plan();
-  for (int ax = 0; ax < 3; ++ax)
-    if (shape[ax] > (1LL << 30)) throw BindingError(fmt::format("spec '{}': extent {} along {} is too large (at most 2^30)", spec_.name, shape[ax], axis_name(ax)));
+  check_extents(shape);
   const ReduceGeometryArgs g = p.geometry(shape);
   const LaunchDims d = p.launch(g);
   if (g.x_blocks * g.chunks * g.kept_rows > 0x7fffffffLL)

@@ -25,6 +25,7 @@ std::size_t ScanKernel::status_bytes_of(const ScanGeometry& g) const {
 }
 
 void ScanKernel::prepare(const std::array<long long, 3>& shape) const {
+  check_extents(shape);
   const std::size_t bytes = status_bytes_of(plan().geometry(spec_.dims, spec_.scan().axis, shape, l2_bytes_));
   if (bytes <= status_size_) return;
   status_ = DeviceMemory(bytes);
@@ -63,11 +64,14 @@ void ScanKernel::launch(const FieldBindings& fields, const ParamValues& params, 
   const ScanGeometry g = p.geometry(spec_.dims, spec_.scan().axis, shape, l2_bytes_);
   if (g.tiles > 0x7fffffffLL)
     throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger block_x or values_per_thread", spec_.name, g.tiles));
-  // Vector accesses of vector_x values need arrays aligned to them (gpen's
-  // own are; a caller's view may not be).
+  // Where the kernels move vector_x values an access (rows whose length,
+  // or planes whose columns, are whole vectors: scan_rows.cuh,
+  // scan_columns.cuh), the arrays must be aligned to them (gpen's own are;
+  // a caller's view may not be).
   const std::size_t vector_bytes = static_cast<std::size_t>(p.vector_x) * size_of(spec_.dtype);
+  const bool vectors = p.vector_x > 1 && (p.layout == ScanLayout::Rows ? g.length : g.inner) % p.vector_x == 0;
   for (const FieldDecl* f : {spec_.inputs()[0], spec_.output_fields()[0]})
-    if (fields.at(f->name)->get() % vector_bytes)
+    if (vectors && fields.at(f->name)->get() % vector_bytes)
       throw BindingError(fmt::format("spec '{}': field '{}' starts at {:#x}, not a multiple of the {} bytes of its vector accesses (vector_x = {}); "
                                      "use vector_x=1, or an aligned array",
                                      spec_.name, f->name, static_cast<unsigned long long>(fields.at(f->name)->get()), vector_bytes, p.vector_x));

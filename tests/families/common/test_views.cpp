@@ -49,6 +49,10 @@ TEST_CASE("views of the caller's arrays are checked as gpen's buffers are") {
   CHECK_THROWS_WITH(check_bindings(s, {{"u", &pitched}, {"lap", &lap}}, {}),
                     doctest::Contains("field 'u' has a row pitch of 64 and a plane pitch of 2432 elements; gpen's kernels take arrays packed with "
                                       "their ghost zones (row pitch 48, plane pitch 1824 here)"));
+  // Nor is a pitched view copied whole, to or from the host.
+  DeviceBuffer pitched_copy = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{64, 64 * 38});
+  CHECK_THROWS_WITH(pitched_copy.upload(std::vector<double>(pitched_copy.elements())), doctest::Contains("only packed arrays"));
+  CHECK_THROWS_WITH(pitched_copy.download(), doctest::Contains("only packed arrays"));
   // The packed pitch given explicitly is the packed array.
   const DeviceBuffer explicit_packed = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{48, 48 * 38});
   CHECK(check_bindings(s, {{"u", &explicit_packed}, {"lap", &lap}}, {}) == n);
