@@ -1,16 +1,14 @@
 #include "gpen/runtime/device.hpp"
 
 #include <atomic>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace gpen {
 
-Context::Context(int ordinal) {
+void Context::describe_device(const std::string& doing) {
   const DriverApi& d = driver();
-  info_.ordinal = ordinal;
-  const std::string doing = fmt::format("opening GPU {}", ordinal);
-  cu_check(d.cuDeviceGet(&dev_, ordinal), "cuDeviceGet", doing);
   char name[256] = {};
   cu_check(d.cuDeviceGetName(name, sizeof name, dev_), "cuDeviceGetName", doing);
   info_.name = name;
@@ -30,15 +28,41 @@ Context::Context(int ordinal) {
   info_.max_regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
   cu_check(d.cuDeviceTotalMem(&info_.total_memory, dev_), "cuDeviceTotalMem", doing);
   cu_check(d.cuDriverGetVersion(&info_.driver_version), "cuDriverGetVersion", doing);
+}
+
+Context::Context(int ordinal) {
+  const DriverApi& d = driver();
+  info_.ordinal = ordinal;
+  const std::string doing = fmt::format("opening GPU {}", ordinal);
+  cu_check(d.cuDeviceGet(&dev_, ordinal), "cuDeviceGet", doing);
+  describe_device(doing);
   cu_check(d.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain", doing);
   make_current();
 }
 
-Context::~Context() {
-  if (ctx_) driver().cuDevicePrimaryCtxRelease(dev_);
+Context Context::current() {
+  const DriverApi& d = driver();
+  const std::string doing = "adopting the current context";
+  Context c{Adopted{}};
+  c.primary_ = false;
+  cu_check(d.cuCtxGetCurrent(&c.ctx_), "cuCtxGetCurrent", doing);
+  if (!c.ctx_) throw std::runtime_error("adopting the current context: no context is current on this thread (cuCtxCreate or cuCtxSetCurrent first)");
+  cu_check(d.cuCtxGetDevice(&c.dev_), "cuCtxGetDevice", doing);
+  int count = 0;
+  cu_check(d.cuDeviceGetCount(&count), "cuDeviceGetCount", doing);
+  for (int i = 0; i < count; ++i) {
+    CUdevice dev = 0;
+    if (d.cuDeviceGet(&dev, i) == CUDA_SUCCESS && dev == c.dev_) c.info_.ordinal = i;
+  }
+  c.describe_device(doing);
+  return c;
 }
 
-Context::Context(Context&& o) noexcept : dev_(o.dev_), ctx_(o.ctx_), info_(o.info_) { o.ctx_ = nullptr; }
+Context::~Context() {
+  if (ctx_ && primary_) driver().cuDevicePrimaryCtxRelease(dev_);
+}
+
+Context::Context(Context&& o) noexcept : dev_(o.dev_), ctx_(o.ctx_), primary_(o.primary_), info_(o.info_) { o.ctx_ = nullptr; }
 
 void Context::make_current() const { GPEN_CU(cuCtxSetCurrent(ctx_), "making the context current"); }
 void Context::synchronize() const { GPEN_CU(cuCtxSynchronize(), "waiting for the GPU"); }

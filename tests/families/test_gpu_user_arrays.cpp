@@ -9,6 +9,7 @@
 
 #include "../../examples/heat_loop.hpp"
 #include "test_support.hpp"
+#include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/point_values.hpp"
 #include "gpen/families/common/workload.hpp"
 #include "gpen/families/reduce/reduce_reference.hpp"
@@ -100,4 +101,32 @@ TEST_CASE("after prepare, launches of a scan and a reduction allocate nothing, a
     CHECK(DeviceMemory::allocations() == before);
     CHECK(w.verify_on_cpu().pass);
   }
+}
+
+TEST_CASE("kernels in a context the caller made, not the primary one") {
+  user_ctx();  // the driver open and the primary context retained, as by other cases
+  CUdevice dev = 0;
+  GPEN_CU(cuDeviceGet(&dev, 0), "test: GPU 0");
+  CUcontext own = nullptr;
+  GPEN_CU(cuCtxCreate(&own, nullptr, 0, dev), "test: creating a context");
+  {
+    const Context adopted = Context::current();
+    CHECK(adopted.info().name == user_ctx().info().name);
+    for (const char* path : {"/specs/reduce/divergence_norm.json", "/specs/stencil/laplacian3d_o8.json"}) {
+      const Spec s = load_spec(gpen::test::source_dir() + path);
+      RunOptions opt;
+      opt.size = {67, 45, 33};
+      opt.repeat = 2;
+      opt.warmup = 1;
+      const RunReport r = run_spec(adopted, s, s.choose(), opt);  // its module, buffers and streams in `own`
+      INFO(path);
+      REQUIRE(r.check);
+      CHECK(r.check->pass);
+    }
+  }
+  CUcontext current = nullptr;
+  GPEN_CU(cuCtxGetCurrent(&current), "test: the current context");
+  CHECK(current == own);  // gpen left the caller's context current
+  GPEN_CU(cuCtxDestroy(own), "test: destroying the context");
+  user_ctx().make_current();
 }

@@ -27,10 +27,16 @@ struct DeviceInfo {
   std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 };
 
-// The primary context of one device, made current on construction.
+// A device's context: its primary one (retained, made current on
+// construction; the CUDA runtime's), or one the caller made and keeps.
 class Context {
  public:
   explicit Context(int ordinal = 0);
+  // The context current on this thread (one the caller made with
+  // cuCtxCreate, or a primary one), not retained: the caller keeps it alive
+  // while gpen's kernels, buffers and streams made under it live. Throws
+  // when none is current.
+  static Context current();
   ~Context();
   Context(Context&& o) noexcept;
   Context& operator=(Context&&) = delete;
@@ -43,8 +49,13 @@ class Context {
   void synchronize() const;
 
  private:
+  struct Adopted {};
+  explicit Context(Adopted) {}
+  // info_ of dev_, asked of the driver.
+  void describe_device(const std::string& doing);
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
+  bool primary_ = true;  // retained here, released on destruction
   DeviceInfo info_;
 };
 
