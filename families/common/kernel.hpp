@@ -49,7 +49,8 @@ class Kernel {
   // does not wait for it.
   virtual void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const = 0;
   // Allocates what launches over an interior of `shape` points need beyond
-  // the bound arrays (a reduction's partials, a scan's status), so that those launches
+  // the bound arrays (a reduction's partials, a scan's status, pairwise
+  // block on block's partials and streams), so that those launches
   // allocate nothing: a time loop calls it once. Nothing for most kernels.
   virtual void prepare(const std::array<long long, 3>& shape) const { (void)shape; }
 

@@ -130,23 +130,46 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), 1, 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
 }
 
-void PairwiseKernel::launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const {
+PairwiseKernel::BlockGeometry PairwiseKernel::reserve_blocks(const std::array<long long, 3>& grid, long long cells) const {
   const PairwisePlan& p = plan();
-  const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
-  long long k[3];
-  for (int ax = 0; ax < 3; ++ax) k[ax] = ax < spec_.dims ? (sizes.grid[ax] + p.cell_block - 1) / p.cell_block : 1;
-  const long long pencils = k[1] * k[2], sinks = k[0] * k[1] * k[2], cells = sizes.targets;
-  if (k[0] > 65535) throw BindingError(fmt::format("spec '{}': {} source blocks a pencil exceed the grid limit of 65535; a larger cell_block", spec_.name, k[0]));
-  const std::size_t streams = static_cast<std::size_t>(std::min<long long>(p.streams, pencils));
+  BlockGeometry b;
+  for (int ax = 0; ax < 3; ++ax) b.k[ax] = ax < spec_.dims ? (grid[ax] + p.cell_block - 1) / p.cell_block : 1;
+  b.pencils = b.k[1] * b.k[2];
+  b.sinks = b.k[0] * b.k[1] * b.k[2];
+  b.cells = cells;
+  if (b.k[0] > 65535) throw BindingError(fmt::format("spec '{}': {} source blocks a pencil exceed the grid limit of 65535; a larger cell_block", spec_.name, b.k[0]));
+  b.streams = static_cast<std::size_t>(std::min<long long>(p.streams, b.pencils));
   const std::size_t outs = spec_.outputs.size(), real = size_of(spec_.dtype);
-  const std::size_t partial_bytes = outs * static_cast<std::size_t>(k[0] * cells) * real;  // a stream's
-  const std::size_t running_bytes = outs * streams * static_cast<std::size_t>(cells) * real;
-  if (partial_.bytes() < streams * partial_bytes) partial_ = DeviceMemory(streams * partial_bytes);
+  b.partial_bytes = outs * static_cast<std::size_t>(b.k[0] * cells) * real;  // a stream's
+  const std::size_t running_bytes = outs * b.streams * static_cast<std::size_t>(cells) * real;
+  if (partial_.bytes() < b.streams * b.partial_bytes) partial_ = DeviceMemory(b.streams * b.partial_bytes);
   if (running_.bytes() < running_bytes) running_ = DeviceMemory(running_bytes);
-  while (streams_.size() < streams) {
+  while (streams_.size() < b.streams) {
     streams_.emplace_back();
     done_.emplace_back();
   }
+  return b;
+}
+
+void PairwiseKernel::prepare(const std::array<long long, 3>& shape) const {
+  if (plan().strategy != PairStrategy::Blocks) return;
+  check_extents(shape);
+  std::array<long long, 3> grid{1, 1, 1};
+  long long cells = 1;
+  for (int ax = 0; ax < spec_.dims; ++ax) {
+    grid[ax] = shape[ax];
+    cells *= shape[ax];
+  }
+  reserve_blocks(grid, cells);
+}
+
+void PairwiseKernel::launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const {
+  const PairwisePlan& p = plan();
+  const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
+  const BlockGeometry b = reserve_blocks(sizes.grid, sizes.targets);
+  const long long* k = b.k;
+  const long long pencils = b.pencils, sinks = b.sinks, cells = b.cells;
+  const std::size_t streams = b.streams, partial_bytes = b.partial_bytes, real = size_of(spec_.dtype);
   start_.record(stream);
   for (std::size_t s = 0; s < streams; ++s) start_.make_wait(streams_[s].get());
   const unsigned fold_blocks = grid_x((cells + 255) / 256, spec_, "cells");

@@ -66,9 +66,21 @@ class PairwiseKernel : public Kernel {
   // A grouped spec: `groups` drives it (must be null for the others).
   void launch(const FieldBindings& fields, const PairGroups* groups, const ParamValues& params = {}, CUstream stream = nullptr) const;
 
+  // Block on block (grids): the partial results and streams of a grid of
+  // `shape` cells, so that launches of that size allocate nothing.
+  void prepare(const std::array<long long, 3>& shape) const override;
+
  private:
   // Block on block: the launches over source pencils, their folds and the last fold.
   void launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const;
+  // Block on block: source blocks a pencil (k[0]) and pencils, the streams
+  // and a stream's bytes of partials; allocated where they do not fit yet.
+  struct BlockGeometry {
+    long long k[3] = {1, 1, 1};
+    long long pencils = 0, sinks = 0, cells = 0;
+    std::size_t streams = 0, partial_bytes = 0;
+  };
+  BlockGeometry reserve_blocks(const std::array<long long, 3>& grid, long long cells) const;
 
   CUfunction fold_ = nullptr;
   // Block on block: per stream, partial results of a pencil and a running

@@ -76,6 +76,21 @@ TEST_CASE("block on block gives the same sums when launched twice on one kernel 
   }
 }
 
+TEST_CASE("block on block after prepare: launches in the caller's stream allocate nothing, and stay right") {
+  const Spec s = load_spec(spec_path("radiation_grid"));
+  PairWorkload w(pair_ctx(), s, parse_pair_size(s, "24"));
+  const PairwiseKernel k(s, s.choose({"strategy=blocks", "cell_block=4", "streams=2"}), pair_ctx());
+  k.prepare({24, 24, 24});
+  Stream stream;
+  const std::size_t before = DeviceMemory::allocations();
+  for (int round = 0; round < 2; ++round) k.launch(w.bindings(), w.params(), stream.get());
+  stream.synchronize();
+  CHECK(DeviceMemory::allocations() == before);
+  w.poison_outputs();
+  k.launch(w.bindings(), w.params());  // the stream the poison went to
+  CHECK(w.verify().pass);
+}
+
 TEST_CASE("a grouped launch refuses missing or malformed group lists") {
   const Spec s = load_spec(spec_path("grouped_potential"));
   PairWorkload w(pair_ctx(), s, parse_pair_size(s, "100"));
