@@ -99,11 +99,12 @@ void check_associative_op(const AssociativeOp& scan, const JsonSource& src) {
   check_identity_with_itself(scan, src);
 }
 
-bool read_associative_op(SpecReading& in, AssociativeOp& op) {
+bool read_associative_op(SpecReading& in, AssociativeOp& op, std::optional<Dtype> dtype) {
+  const Dtype values = dtype.value_or(in.spec.dtype);
   const bool op_ok = in.reader.has(op.op_pointer) && in.diag.unit([&] {
     op.op_text = in.reader.string(op.op_pointer);
     op.op_ast = parse_expression_at(op.op_text, *in.src, op.op_pointer);
-    const Spec scope = associative_op_scope(in.spec.dtype);
+    const Spec scope = associative_op_scope(values);
     op.op_ir = lower_expression(scope, *op.op_ast, *in.src, op.op_pointer, 0, "one of the two values a (the running value) and b (the next input)");
   });
   const bool identity_ok = in.reader.has(op.identity_pointer) && in.diag.unit([&] {
@@ -111,7 +112,7 @@ bool read_associative_op(SpecReading& in, AssociativeOp& op) {
     if (id.is_number()) {
       op.identity = id.get<double>();
       op.identity_text = in.src->raw_scalar(op.identity_pointer);
-      if (in.spec.dtype == Dtype::Float32 && std::fabs(op.identity) > FLT_MAX)
+      if (values == Dtype::Float32 && std::fabs(op.identity) > FLT_MAX)
         in.src->fail(op.identity_pointer, fmt::format("{} is beyond the range of float32", op.identity_text),
                      "a finite float32 (at most about 3.4e38 in magnitude), or \"inf\" / \"-inf\"");
     } else if (id.is_string() && (id == "inf" || id == "+inf" || id == "-inf")) {

@@ -349,7 +349,7 @@ class SpecParser final : public SpecReading {
           const std::string red = reader.has(p + "/reduce") ? reader.choice(p + "/reduce", {"sum", "min", "max"}) : "sum";
           o.reduce = red == "sum" ? Reduce::Sum : red == "min" ? Reduce::Min : Reduce::Max;
         }
-        if (shape().output_reductions) o.op = output_op(p + "/reduce");
+        if (shape().output_reductions) o.op = output_op(p + "/reduce", field_dtype(spec, spec.fields[o.field]));
         spec.outputs.push_back(o);
       });
       outputs_whole_ &= identified;
@@ -365,17 +365,18 @@ class SpecParser final : public SpecReading {
 
   // How an output's values combine (SpecShape::output_reductions): "sum"
   // where `ptr` is absent, a name, or an operation with its identity.
-  std::shared_ptr<const AssociativeOp> output_op(const std::string& ptr) {
-    if (!reader.has(ptr)) return std::make_shared<AssociativeOp>(named_op("sum", spec.dtype, ptr));
+  // `values`: the dtype the values combine in (the result's).
+  std::shared_ptr<const AssociativeOp> output_op(const std::string& ptr, Dtype values) {
+    if (!reader.has(ptr)) return std::make_shared<AssociativeOp>(named_op("sum", values, ptr));
     const json& j = reader.at(ptr);
     if (!j.is_object() && !j.is_string())
       src->fail(ptr, fmt::format("found {}", json_type_name(j)), "\"sum\", \"min\", \"max\", or an operation with its identity: {\"op\": \"a * b\", \"identity\": 1}");
-    if (j.is_string()) return std::make_shared<AssociativeOp>(named_op(reader.choice(ptr, {"sum", "min", "max"}), spec.dtype, ptr));
+    if (j.is_string()) return std::make_shared<AssociativeOp>(named_op(reader.choice(ptr, {"sum", "min", "max"}), values, ptr));
     reader.object(ptr, {"op", "identity"}, {"description"});
     auto op = std::make_shared<AssociativeOp>();
     op->op_pointer = ptr + "/op";
     op->identity_pointer = ptr + "/identity";
-    if (!read_associative_op(*this, *op)) throw UnitFailed{};
+    if (!read_associative_op(*this, *op, values)) throw UnitFailed{};
     return op;
   }
 

@@ -73,6 +73,12 @@ TEST_CASE("reduction errors name the pointer and what was expected") {
     const std::string path = gpen::test::source_dir() + "/specs/reduce/row_extrema.json";  // float32, no accumulate key
     CHECK(load_spec(path, Dtype::Float64).reduce().accumulate64);
   }
+  SUBCASE("an identity beyond float32 is one of float32 values combined in float64, not of float32 combined in float32") {
+    const std::string op = R"J({"op": "max(a, b)", "identity": -1e39})J";
+    CHECK(load_spec_string(reduce_json(op, R"("reduce": {"accumulate": "float64"})", "float32")).outputs[0].op->identity == -1e39);
+    const SpecError e = spec_error_at(reduce_json(op, "", "float32"), "/outputs/0/reduce/identity");
+    CHECK(message(e).find("beyond the range of float32") != std::string::npos);
+  }
   SUBCASE("a misspelt key") {
     const SpecError e = spec_error_at(reduce_json("\"sum\"", R"("reduce": {"axis": ["x"]})"), "/reduce/axis");
     CHECK(message(e).find("did you mean 'axes'") != std::string::npos);

@@ -5,6 +5,8 @@
 // operation, and how a reduction's values combine.
 #pragma once
 
+#include <optional>
+
 #include "gpen/generator/spec.hpp"
 #include "gpen/generator/spec_reading.hpp"
 
@@ -19,8 +21,9 @@ double apply_op(const AssociativeOp& op, double a, double b);
 
 // Reads the operation's text at op.op_pointer and its identity at
 // op.identity_pointer (a number, or "inf" / "-inf") into `op`, each a unit
-// of in.diag, then checks them (check_associative_op). False when any failed.
-bool read_associative_op(SpecReading& in, AssociativeOp& op);
+// of in.diag, then checks them (check_associative_op). `dtype`: the values'
+// (a reduction's accumulator), by default the spec's. False when any failed.
+bool read_associative_op(SpecReading& in, AssociativeOp& op, std::optional<Dtype> dtype = std::nullopt);
 
 // Throws SpecError at op_pointer when the operation does not read both
 // values or is plainly not associative on sample values, then at
