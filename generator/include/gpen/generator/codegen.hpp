@@ -43,6 +43,11 @@ Variant planned_variant(const Spec& spec, const TunableChoice& choice, Plan plan
   return v;
 }
 
+// The first lines of every unit's banner: the spec it is generated from
+// (edit that, not the unit), its hash and the tunables chosen. A family's
+// banner goes on with what its kind computes.
+std::string banner_head(const Spec& spec, const TunableChoice& choice);
+
 // Any kind, through its family: plan_unit, then print_unit.
 Variant generate(const Spec& spec, const TunableChoice& choice);
 
