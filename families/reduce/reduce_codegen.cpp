@@ -13,21 +13,13 @@
 namespace gpen {
 namespace {
 
-Dtype acc_dtype(const Spec& spec) { return spec.reduce().accumulate64 ? Dtype::Float64 : spec.dtype; }
 const char* type_name(Dtype d) { return d == Dtype::Float32 ? "float" : "double"; }
-
-std::string reduced_axes(const Spec& spec) {
-  std::vector<std::string> v;
-  for (int a = 0; a < spec.dims; ++a)
-    if (spec.reduce().axes >> a & 1u) v.push_back(axis_name(a));
-  return fmt::format("{}", fmt::join(v, ", "));
-}
 
 std::string banner(const Spec& spec, const TunableChoice& choice) {
   std::string s = banner_head(spec, choice) + fmt::format(
       "//   dtype:     {} inputs, {}-D arrays, x contiguous; combined in {}\n"
       "//   reduced:   along {}\n",
-      to_string(spec.dtype), spec.dims, to_string(acc_dtype(spec)), reduced_axes(spec));
+      to_string(spec.dtype), spec.dims, to_string(accumulator_dtype(spec)), reduced_axis_names(spec));
   for (const auto* f : spec.inputs()) s += fmt::format("//   input:     {} (ghost {})\n", f->name, f->ghost);
   for (const auto& o : spec.outputs)
     s += fmt::format("//   result:    {} = '{}' (identity {}) of {}\n", spec.fields[o.field].name, to_source_text(*o.op->op_ast), o.op->identity_text,
@@ -52,7 +44,7 @@ std::string per_result(std::size_t n, const std::string& indent, Body body) {
 }
 
 std::string ops(const Spec& spec) {
-  const Dtype acc = acc_dtype(spec);
+  const Dtype acc = accumulator_dtype(spec);
   const Spec scope = associative_op_scope(acc);
   std::string s = "\n  // Each result's operation and identity, in the accumulator's type.\n  struct Ops {\n    using real = acc;\n\n";
   s += "    template <int R>\n    static __device__ __forceinline__ acc identity() {\n";
@@ -73,7 +65,7 @@ std::string bindings(const Spec& spec, const ReducePlan& plan) {
   const auto inputs = spec.inputs();
   std::string s;
   s += fmt::format("  using real = {};\n", type_name(spec.dtype));
-  s += fmt::format("  using acc = {};\n", type_name(acc_dtype(spec)));
+  s += fmt::format("  using acc = {};\n", type_name(accumulator_dtype(spec)));
   s += fmt::format("  static constexpr int kNumIn = {};\n", inputs.size());
   s += fmt::format("  static constexpr int kNumOut = {};\n", spec.outputs.size());
   s += fmt::format("  static constexpr int kNumParams = {};\n", spec.params.size());

@@ -10,7 +10,8 @@ namespace gpen {
 void read_reduce(SpecReading& in) {
   ReduceDecl& d = in.spec.reduce();
   d.pointer = "/reduce";
-  d.axes = (1u << in.spec.dims) - 1;
+  const unsigned every_axis = (1u << in.spec.dims) - 1;
+  d.axes = every_axis;
   const bool ok = !in.reader.has("/reduce") || in.diag.unit([&] {
     in.reader.object("/reduce", {}, {"axes", "accumulate", "description"});
     std::vector<std::string> names = {"x", "y", "z"};
@@ -36,7 +37,7 @@ void read_reduce(SpecReading& in) {
       d.accumulate64 = acc == "float64";
     }
   });
-  if (!ok) d.axes = (1u << in.spec.dims) - 1;  // what follows is checked as if every axis were reduced
+  if (!ok) d.axes = every_axis;  // what follows is checked as if every axis were reduced
   if (in.spec.dtype == Dtype::Float64) d.accumulate64 = true;
   if (!in.fields_whole) return;
   in.diag.unit([&] {

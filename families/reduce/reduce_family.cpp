@@ -16,13 +16,11 @@ namespace {
 UnitResources resources(const Spec& spec, const TunableChoice& choice) { return {plan_reduce(spec, choice).threads(), 0, 0}; }
 
 std::string describe(const Spec& s) {
-  std::vector<std::string> axes, results;
-  for (int a = 0; a < s.dims; ++a)
-    if (s.reduce().axes >> a & 1u) axes.push_back(axis_name(a));
+  std::vector<std::string> results;
   for (const auto& o : s.outputs) results.push_back(fmt::format("{} = '{}' of {}", s.fields[o.field].name, to_source_text(*o.op->op_ast), to_source_text(*o.ast)));
   const IrWork w = ir_work(s.output_exprs());
   return fmt::format("reduce '{}', {} (combined in {}), {}-D, along {}; {}; per point: {:.0f} reads ({:.0f} distinct), {:.0f} operations with common subexpressions once", s.name,
-                     to_string(s.dtype), s.reduce().accumulate64 ? "float64" : to_string(s.dtype), s.dims, fmt::join(axes, ", "), fmt::join(results, "; "),
+                     to_string(s.dtype), to_string(accumulator_dtype(s)), s.dims, reduced_axis_names(s), fmt::join(results, "; "),
                      w.reads, w.distinct_reads, w.distinct_ops);
 }
 

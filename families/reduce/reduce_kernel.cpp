@@ -37,7 +37,7 @@ void ReduceKernel::prepare(const std::array<long long, 3>& shape) const {
   const ReducePlan& p = plan();
   const ReduceGeometryArgs g = p.geometry(shape);
   if (g.partials == 1) return;
-  const std::size_t acc = spec_.reduce().accumulate64 ? 8 : size_of(spec_.dtype);
+  const std::size_t acc = size_of(accumulator_dtype(spec_));
   const std::size_t need = static_cast<std::size_t>(p.result_points(shape) * g.partials) * spec_.outputs.size() * acc;
   if (need > partial_bytes_) {
     partials_ = DeviceMemory(need);

@@ -6,6 +6,26 @@
 
 namespace gpen {
 
+std::array<bool, 3> reduced_axes(const Spec& spec) {
+  std::array<bool, 3> r{};
+  for (int a = 0; a < 3; ++a) r[a] = a >= spec.dims || (spec.reduce().axes >> a & 1u);
+  return r;
+}
+
+bool reduces_rows(const Spec& spec) {
+  const auto r = reduced_axes(spec);
+  return (spec.dims > 1 && r[1]) || (spec.dims > 2 && r[2]);
+}
+
+std::string reduced_axis_names(const Spec& spec) {
+  std::vector<std::string> v;
+  for (int a = 0; a < spec.dims; ++a)
+    if (reduced_axes(spec)[a]) v.push_back(axis_name(a));
+  return fmt::format("{}", fmt::join(v, ", "));
+}
+
+Dtype accumulator_dtype(const Spec& spec) { return spec.reduce().accumulate64 ? Dtype::Float64 : spec.dtype; }
+
 ReduceGeometryArgs ReducePlan::geometry(const std::array<long long, 3>& interior) const {
   ReduceGeometryArgs g{};
   g.nx = interior[0];
@@ -64,7 +84,7 @@ LaunchDims ReducePlan::final_launch(const ReduceGeometryArgs& g) const {
 ReducePlan plan_reduce(const Spec& spec, const TunableChoice& choice) {
   ReducePlan p;
   fill_plan(reduce_tunable_rows(), choice, p);
-  for (int a = 0; a < 3; ++a) p.reduced[a] = a >= spec.dims || (spec.reduce().axes >> a & 1u);
+  p.reduced = reduced_axes(spec);
   p.kernel_name = "gpen_" + spec.name;
   p.final_kernel_name = p.kernel_name + "_final";
   auto fail = [&](auto member, const std::string& msg, const std::string& expected) { refuse_tunable(spec, reduce_tunable_rows(), member, msg, expected); };
@@ -72,7 +92,7 @@ ReducePlan plan_reduce(const Spec& spec, const TunableChoice& choice) {
   if (p.threads() % 32) fail(&ReducePlan::block_x, fmt::format("block_x * block_y = {} threads", p.threads()), "whole warps: a multiple of 32 threads (warps combine by shuffles)");
   if (p.points_per_thread < 1) fail(&ReducePlan::points_per_thread, fmt::format("points_per_thread = {}", p.points_per_thread), "at least 1");
   if (p.batch < 1 || p.batch > 16) fail(&ReducePlan::batch, fmt::format("batch = {}", p.batch), "1 to 16 points computed before they are combined");
-  if (p.block_y > 1 && p.reduced[1] == (spec.dims < 2) && p.reduced[2] == (spec.dims < 3))
+  if (p.block_y > 1 && !reduces_rows(spec))
     fail(&ReducePlan::block_y, fmt::format("block_y = {} with no axis but x reduced: each result point has one row", p.block_y),
          "1 (threads across rows take every block_y-th row of a result point)");
   return p;

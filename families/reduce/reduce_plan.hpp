@@ -31,6 +31,18 @@ struct ReducePlan {
   LaunchDims final_launch(const ReduceGeometryArgs& g) const;
 };
 
+// Per axis, whether the spec reduces it (an axis the spec lacks counts as
+// reduced: results have length 1 there either way).
+std::array<bool, 3> reduced_axes(const Spec& spec);
+// Whether a result point combines several rows (the spec reduces y or z),
+// not only points of one row.
+bool reduces_rows(const Spec& spec);
+// The spec's reduced axes by name, "x, y".
+std::string reduced_axis_names(const Spec& spec);
+// What values combine in and results are kept in: float64 where asked for
+// (and for float64 inputs), else the spec's dtype.
+Dtype accumulator_dtype(const Spec& spec);
+
 // Blocks of x-kept rows above which a result point takes one chunk: enough
 // to fill a GPU (an H100 holds 132 SMs x 8 such blocks) without partials.
 constexpr long long kReduceEnoughBlocks = 2048;

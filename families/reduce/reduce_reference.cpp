@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gpen/families/common/point_values.hpp"
+#include "gpen/families/reduce/reduce_plan.hpp"
 #include "gpen/generator/associative_op.hpp"
 
 namespace gpen {
@@ -24,8 +25,7 @@ bool idempotent(const AssociativeOp& op) {
 
 void reference_reduce(const Spec& spec, const std::vector<const HostArray*>& inputs, const std::vector<double>& params,
                       const std::array<long long, 3>& shape, std::vector<HostArray>& want, std::vector<HostArray>& scale) {
-  std::array<bool, 3> reduced{};
-  for (int a = 0; a < 3; ++a) reduced[a] = a >= spec.dims || (spec.reduce().axes >> a & 1u);
+  const std::array<bool, 3> reduced = reduced_axes(spec);
   const long long nx = shape[0], ny = shape[1], nz = shape[2];
   const long long kept_rows = (reduced[1] ? 1 : ny) * (reduced[2] ? 1 : nz), reduced_rows = (reduced[1] ? ny : 1) * (reduced[2] ? nz : 1);
   const long long xs = reduced[0] ? 1 : nx;

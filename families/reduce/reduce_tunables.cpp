@@ -16,10 +16,9 @@ const std::vector<TunableRow<ReducePlan>>& reduce_tunable_rows() {
 
 std::vector<TunableOffer> reduce_offers(const Spec& spec) {
   const auto& t = reduce_tunable_rows();
-  const unsigned axes = spec.reduce().axes;
-  const bool x_reduced = axes & 1u;
+  const bool x_reduced = reduced_axes(spec)[0];
   // Rows of other rows to take: a result of x alone has one row.
-  const bool rows_reduced = (spec.dims > 1 && (axes & 2u)) || (spec.dims > 2 && (axes & 4u));
+  const bool rows_reduced = reduces_rows(spec);
   std::vector<TunableOffer> b;
   // Defaults, on an H100 at 512^3 (bench/RESULTS.md, "twenty-second
   // session"): the float64 sum and maximum at 99-101% of copy with 128 x 4
