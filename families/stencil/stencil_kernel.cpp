@@ -85,9 +85,8 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
 void StencilKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
   const auto& plan = this->plan();
+  check_extents(shape);
   const auto kext = plan.kernel_extent(shape);
-  for (int ax = 0; ax < 3; ++ax)
-    if (kext[ax] > (1LL << 30)) throw BindingError(fmt::format("spec '{}': extent {} along kernel axis {} is too large", spec_.name, kext[ax], ax));
   const LaunchDims d = plan.launch(shape);
   if (d.grid[1] > 65535 || d.grid[2] > 65535)
     throw BindingError(fmt::format("spec '{}': grid {}x{}x{} exceeds the 65535 limit on y/z; use a larger block_y or points_per_thread",
