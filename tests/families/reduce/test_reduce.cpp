@@ -68,10 +68,12 @@ TEST_CASE("reduction errors name the pointer and what was expected") {
     CHECK(message(e).find("float32 accumulation of float64 inputs") != std::string::npos);
   }
   SUBCASE("a float32 spec read as float64 combines in float64") {
-    const Spec s = load_spec_string(reduce_json("\"sum\"", R"("reduce": {"accumulate": "float32"})", "float32"));
-    CHECK(!s.reduce().accumulate64);
-    const std::string path = gpen::test::source_dir() + "/specs/reduce/row_extrema.json";  // float32, no accumulate key
-    CHECK(load_spec(path, Dtype::Float64).reduce().accumulate64);
+    const std::string json = reduce_json("\"sum\"", R"("reduce": {"accumulate": "float32"})", "float32");
+    CHECK(!load_spec_string(json).reduce().accumulate64);
+    // --dtype float64 of the same spec: no error, combined in float64.
+    const Spec wide = parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(json, "t.json")), Dtype::Float64);
+    CHECK(wide.reduce().accumulate64);
+    CHECK(field_dtype(wide, *wide.output_fields()[0]) == Dtype::Float64);
   }
   SUBCASE("an identity beyond float32 is one of float32 values combined in float64, not of float32 combined in float32") {
     const std::string op = R"J({"op": "max(a, b)", "identity": -1e39})J";
