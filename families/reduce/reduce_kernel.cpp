@@ -47,12 +47,12 @@ void ReduceKernel::prepare(const std::array<long long, 3>& shape) const {
 
 void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params);
-  prepare(shape);  // the extents checked, the partials there
   const ReducePlan& p = plan();
-  const ReduceGeometryArgs g = p.geometry(shape);
+  const ReduceGeometryArgs g = p.geometry(shape);  // extents of 1 or more (check_bindings)
   const LaunchDims d = p.launch(g);
   if (g.x_blocks * g.chunks * g.kept_rows > 0x7fffffffLL)
     throw BindingError(fmt::format("spec '{}': {} blocks exceed the grid limit; use a larger points_per_thread", spec_.name, g.x_blocks * g.chunks * g.kept_rows));
+  prepare(shape);  // the extents checked, the partials there
   const auto outs = spec_.output_fields();
   const auto ins = spec_.inputs();
   const std::size_t real = size_of(spec_.dtype);
