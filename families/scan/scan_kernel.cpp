@@ -28,12 +28,10 @@ void ScanKernel::prepare(const std::array<long long, 3>& shape) const {
   check_extents(shape);
   const std::size_t bytes = status_bytes_of(plan().geometry(spec_.dims, spec_.scan().axis, shape, l2_bytes_));
   if (bytes <= status_size_) return;
-  status_ = DeviceMemory(bytes);
-  status_size_ = bytes;
-  // Zero is epoch 0, which no launch uses; cleared before any launch's
-  // stream can see it (prepare returns once it is done; a memset alone may
-  // return before).
-  GPEN_CU(cuMemsetD8Async(status_.get(), 0, status_size_, nullptr), "clearing the scan's status");
+  // Allocated and cleared as a launch would (an epoch spent), then waited
+  // for: a later launch in a stream created non-blocking does not wait for
+  // the legacy stream.
+  reserve(bytes, nullptr);
   GPEN_CU(cuStreamSynchronize(nullptr), "clearing the scan's status");
 }
 
