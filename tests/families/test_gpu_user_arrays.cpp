@@ -8,6 +8,7 @@
 #include <random>
 
 #include "../../examples/heat_loop.hpp"
+#include "gpu_support.hpp"
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/point_values.hpp"
@@ -114,14 +115,7 @@ TEST_CASE("kernels in a context the caller made, not the primary one") {
     CHECK(adopted.info().name == user_ctx().info().name);
     for (const char* path : {"/specs/reduce/divergence_norm.json", "/specs/stencil/laplacian3d_o8.json"}) {
       const Spec s = load_spec(gpen::test::source_dir() + path);
-      RunOptions opt;
-      opt.size = {67, 45, 33};
-      opt.repeat = 2;
-      opt.warmup = 1;
-      const RunReport r = run_spec(adopted, s, s.choose(), opt);  // its module, buffers and streams in `own`
-      INFO(path);
-      REQUIRE(r.check);
-      CHECK(r.check->pass);
+      gpen::test::check_verified(adopted, s, {}, {67, 45, 33});  // its module, buffers and streams in `own`
     }
   }
   CUcontext current = nullptr;

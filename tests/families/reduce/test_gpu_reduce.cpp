@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu_support.hpp"
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/workload.hpp"
@@ -26,15 +27,7 @@ Context& reduce_ctx() {
 
 void check_reduce(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size) {
   for (int ax = s.dims; ax < 3; ++ax) size[ax] = 1;
-  RunOptions opt;
-  opt.size = size;
-  opt.repeat = 1;
-  opt.warmup = 0;
-  const RunReport r = run_spec(reduce_ctx(), s, s.choose(set), opt);
-  INFO(s.name << " " << to_string(s.dtype) << " " << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
-  REQUIRE(r.check);
-  INFO(r.check->summary());
-  CHECK(r.check->pass);
+  gpen::test::check_verified(reduce_ctx(), s, set, size);
 }
 
 // A 3-D float32 spec of u (ghost 1) whose results are a sum with a
@@ -146,13 +139,7 @@ TEST_CASE("the same bits launch after launch, and beside another stream's kernel
 TEST_CASE("minima and maxima of a field are exact; a result reaches the host in the caller's stream") {
   Context& ctx = reduce_ctx();
   const Spec rows = load_spec(gpen::test::source_dir() + "/specs/reduce/row_extrema.json");
-  RunOptions opt;
-  opt.size = {333, 17, 9};
-  opt.repeat = 1;
-  opt.warmup = 0;
-  const RunReport r = run_spec(ctx, rows, rows.choose(), opt);
-  REQUIRE(r.check);
-  CHECK(r.check->pass);
+  const RunReport r = gpen::test::check_verified(ctx, rows, {}, {333, 17, 9});
   CHECK(r.check->max_abs == 0);  // the smallest and largest value of each row, bit for bit
   // The float64 sum of 301 x 203 x 107 points, its partials combined by the
   // final kernel, copied to the host in the launch's stream.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu_support.hpp"
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
 
@@ -29,16 +30,8 @@ Spec sbp_along(const std::string& path, int dims, const std::vector<std::string>
 
 RunReport check_sbp(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, ParamValues params = {}) {
   RunOptions opt;
-  opt.size = size;
-  opt.repeat = 1;
-  opt.warmup = 0;
   opt.params = std::move(params);
-  const RunReport r = run_spec(sbp_ctx(), s, s.choose(set), opt);
-  INFO(s.name << " " << to_string(s.dtype) << " " << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
-  REQUIRE(r.check.has_value());
-  INFO(r.check->summary());
-  CHECK(r.check->pass);
-  return r;
+  return gpen::test::check_verified(sbp_ctx(), s, set, size, opt);
 }
 
 const char* kAxes[] = {"x", "y", "z"};

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu_support.hpp"
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/scan/scan_reference.hpp"
@@ -33,15 +34,8 @@ Spec scan_spec(int dims, const std::string& axis, const std::string& dtype, bool
 }
 
 void check_scan(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size) {
-  RunOptions opt;
-  opt.size = size;
-  opt.repeat = 1;
-  opt.warmup = 0;
-  const RunReport r = run_spec(scan_ctx(), s, s.choose(set), opt);
-  INFO(s.name << " " << to_string(s.dtype) << " axis " << axis_name(s.scan().axis) << (s.scan().exclusive ? " exclusive" : " inclusive")
-              << (s.scan().reverse ? " reverse " : " forward ") << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
-  INFO(r.check->summary());
-  CHECK(r.check->pass);
+  INFO("axis " << axis_name(s.scan().axis) << (s.scan().exclusive ? " exclusive" : " inclusive") << (s.scan().reverse ? " reverse" : " forward"));
+  gpen::test::check_verified(scan_ctx(), s, set, size);
 }
 
 const char* kAxes[] = {"x", "y", "z"};

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "gpu_support.hpp"
 #include "test_support.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/ghost_fill.hpp"
@@ -26,15 +27,8 @@ Context& ctx() {
 
 void check_run(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, bool periodic = false) {
   RunOptions opt;
-  opt.size = size;
-  opt.repeat = 1;
-  opt.warmup = 0;
   opt.periodic = periodic;
-  const TunableChoice c = s.choose(set);
-  const RunReport r = run_spec(ctx(), s, c, opt);
-  INFO(s.name << " " << to_string(s.dtype) << " " << r.variant << " size " << size[0] << "x" << size[1] << "x" << size[2]);
-  INFO(r.check->summary());
-  CHECK(r.check->pass);
+  gpen::test::check_verified(ctx(), s, set, size, opt);
 }
 
 // Sizes per code path: 67x45x33 leaves partial tiles on every axis with every
