@@ -17,11 +17,26 @@ DeviceBuffer::DeviceBuffer(CUdeviceptr ptr, Dtype dtype, int dims, std::array<lo
     : dtype_(dtype), dims_(dims), shape_(shape), ghost_(ghost), pitch_(pitch), ptr_(ptr) {
   const Pitch packed = packed_pitch();
   if (pitch_.row == 0) pitch_.row = packed.row;
-  if (pitch_.plane == 0) pitch_.plane = packed.plane;
+  if (pitch_.plane == 0) pitch_.plane = pitch_.row * padded()[1];
 }
 
 DeviceBuffer DeviceBuffer::view(CUdeviceptr ptr, Dtype dtype, int dims, std::array<long long, 3> shape, int ghost, Pitch pitch) {
-  return DeviceBuffer(ptr, dtype, dims, shape, ghost, pitch);
+  DeviceBuffer v(ptr, dtype, dims, shape, ghost, pitch);
+  const auto p = v.padded();
+  const Pitch got = v.pitch();
+  const auto refuse = [&](const std::string& why) {
+    throw std::invalid_argument(fmt::format("a view of a {}-D array of {}x{}x{} points with ghost width {}, row pitch {} and plane pitch {}: {}", dims,
+                                            shape[0], shape[1], shape[2], ghost, pitch.row, pitch.plane, why));
+  };
+  if (pitch.row < 0 || pitch.plane < 0) refuse("pitches are counts of elements, 0 or more");
+  if (dims == 1 && ((pitch.row != 0 && pitch.row != p[0]) || (pitch.plane != 0 && pitch.plane != p[0]))) refuse("a 1-D array has no rows or planes to pitch; give 0 (packed)");
+  if (got.row < p[0]) refuse(fmt::format("its rows would overlap: the row pitch must be at least the padded row, {} elements", p[0]));
+  if (dims == 2 && pitch.plane != 0 && got.plane < got.row * p[1])
+    refuse(fmt::format("a 2-D array has one plane: give plane pitch 0, or at least {}", got.row * p[1]));
+  if (dims == 3 && got.plane < got.row * p[1])
+    refuse(fmt::format("its planes would overlap: the plane pitch must be at least the row pitch times the padded column, {} elements",
+                       got.row * p[1]));
+  return v;
 }
 
 std::array<long long, 3> DeviceBuffer::padded() const {
@@ -40,9 +55,14 @@ std::size_t DeviceBuffer::elements() const {
   return static_cast<std::size_t>(p[0] * p[1] * p[2]);
 }
 
+bool DeviceBuffer::packed() const {
+  const Pitch p = packed_pitch();
+  return dims_ == 1 || (pitch_.row == p.row && (dims_ == 2 || pitch_.plane == p.plane));
+}
+
 void DeviceBuffer::check_packed(const char* doing) const {
   const Pitch packed = packed_pitch();
-  if (pitch_.row != packed.row || (dims_ == 3 && pitch_.plane != packed.plane))
+  if (!this->packed())
     throw std::invalid_argument(fmt::format("{} a view with a row pitch of {} and a plane pitch of {} elements: only packed arrays (row pitch {}, plane "
                                             "pitch {}) are copied whole",
                                             doing, pitch_.row, pitch_.plane, packed.row, packed.plane));

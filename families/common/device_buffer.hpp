@@ -18,6 +18,8 @@ namespace gpen {
 struct Pitch {
   long long row = 0, plane = 0;
 };
+// Its bytes are an argument block's [row, plane] pair (in_pitch, out_pitch).
+static_assert(sizeof(Pitch) == 2 * sizeof(long long), "Pitch is two long longs");
 
 // A field on the device: a padded 1-3-D array with its dtype, interior
 // shape (x, y, z; unused axes 1) and ghost width on each axis it has.
@@ -29,7 +31,12 @@ class DeviceBuffer {
   // `ptr` is the first element of the padded array (ghosts included), in
   // the current context. Nothing is allocated or copied; launches check it
   // as they check gpen's buffers (dtype, dims, shape, ghost width), and its
-  // alignment and pitch (check_bindings). The memory must belong to the
+  // alignment and pitch (check_bindings). `pitch` gives rows (2-D, 3-D) and
+  // planes (3-D) padded by the caller, in elements; 0 is packed. Rows and
+  // planes must not overlap (row >= the padded row, plane >= row times the
+  // padded column), and a 1-D array has neither: std::invalid_argument
+  // otherwise. The kinds "stencil", "sbp" and "reduce" launch on pitched
+  // views, the others refuse them in words. The memory must belong to the
   // context gpen launches in (a Context: the device's primary context, the
   // CUDA runtime's). A DeviceBuffer moves but does not copy; make another
   // view of the same pointer instead.
@@ -45,6 +52,8 @@ class DeviceBuffer {
   Pitch pitch() const { return pitch_; }
   // The packed pitch of this padded array.
   Pitch packed_pitch() const;
+  // Whether the array is packed: its pitch is packed_pitch() along the axes it has.
+  bool packed() const;
   bool owned() const { return mem_.get() != 0; }
   std::size_t elements() const;
   std::size_t bytes() const { return elements() * size_of(dtype_); }

@@ -21,10 +21,11 @@ void PeriodicFill::launch(const DeviceBuffer& b, CUstream stream) const {
   if (b.ghost() == 0) return;
   CUdeviceptr p = b.get();
   long long n[3] = {b.shape()[0], b.shape()[1], b.shape()[2]};
+  long long row = b.pitch().row, plane = b.pitch().plane;
   int dims = b.dims(), g = b.ghost();
   for (int axis = 0; axis < dims; ++axis) {
     if (n[axis] < g) throw BindingError(fmt::format("periodic fill: ghost width {} exceeds the interior extent {} along axis {}", g, n[axis], axis));
-    void* params[] = {&p, &n[0], &n[1], &n[2], &dims, &g, &axis};
+    void* params[] = {&p, &n[0], &n[1], &n[2], &row, &plane, &dims, &g, &axis};
     GPEN_CU(cuLaunchKernel(module_.function(), static_cast<unsigned>(sm_count_ * 8), 1, 1, 256, 1, 1, 0, stream, params, nullptr),
             "launching the periodic ghost fill");
   }

@@ -14,23 +14,24 @@ namespace gpen {
 
 namespace {
 
-// A caller's view: a pointer, aligned to its elements, over a packed array.
-void check_memory_of(const std::string& where, const FieldDecl& f, const DeviceBuffer& b) {
+// A caller's view: a pointer, aligned to its elements, over a packed array
+// unless the kind takes pitched ones.
+void check_memory_of(const std::string& where, const Spec& spec, const FieldDecl& f, const DeviceBuffer& b, Pitches pitches) {
   const std::size_t elem = size_of(b.dtype());
   if (b.get() == 0) throw BindingError(fmt::format("{}: field '{}' is bound to a null device pointer", where, f.name));
   if (b.get() % elem)
     throw BindingError(fmt::format("{}: field '{}' starts at {:#x}, which is not a multiple of its {}-byte elements", where, f.name,
                                    static_cast<unsigned long long>(b.get()), elem));
+  if (pitches == Pitches::Any || b.packed()) return;
   const Pitch got = b.pitch(), packed = b.packed_pitch();
-  if (got.row != packed.row || (b.dims() == 3 && got.plane != packed.plane))
-    throw BindingError(fmt::format("{}: field '{}' has a row pitch of {} and a plane pitch of {} elements; gpen's kernels take arrays packed with "
-                                   "their ghost zones (row pitch {}, plane pitch {} here): pitched arrays are not supported yet",
-                                   where, f.name, got.row, got.plane, packed.row, packed.plane));
+  throw BindingError(fmt::format("{}: field '{}' has a row pitch of {} and a plane pitch of {} elements; kind \"{}\" takes arrays packed with "
+                                 "their ghost zones (row pitch {}, plane pitch {} here); kinds \"stencil\", \"sbp\" and \"reduce\" take pitched ones",
+                                 where, f.name, got.row, got.plane, spec.kind, packed.row, packed.plane));
 }
 
 }  // namespace
 
-std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params) {
+std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params, Pitches pitches) {
   const std::string where = fmt::format("spec '{}'", spec.name);
   for (const auto& [name, buf] : fields) {
     if (!spec.find_field(name)) {
@@ -61,7 +62,7 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
       throw BindingError(fmt::format("{}: field '{}' is {}-D, the spec says {}-D", where, f.name, b.dims(), spec.dims));
     if (b.ghost() != f.ghost)
       throw BindingError(fmt::format("{}: field '{}' has ghost width {}, the spec says {} ({}/ghost)", where, f.name, b.ghost(), f.ghost, f.pointer));
-    check_memory_of(where, f, b);
+    check_memory_of(where, spec, f, b, pitches);
     if (f.set == FieldDecl::Set::Sources) {
       if (!first_source) {
         first_source = &f;

@@ -24,10 +24,15 @@ class BindingError : public std::invalid_argument {
 using FieldBindings = std::map<std::string, const DeviceBuffer*>;
 using ParamValues = std::map<std::string, double>;
 
+// Whether a kind's kernels take arrays whose rows or planes the caller
+// padded (a view's Pitch), or only packed ones.
+enum class Pitches { Packed, Any };
+
 // The checks of a launch that need no GPU: every field of the spec bound
-// once, dtype, dims, shape and ghost width as the spec says, params known.
-// Returns the interior shape. Throws BindingError.
-std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params);
+// once, dtype, dims, shape and ghost width as the spec says, pointers
+// non-null and aligned to their elements, pitches packed unless `pitches`
+// is Any, params known. Returns the interior shape. Throws BindingError.
+std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params, Pitches pitches = Pitches::Packed);
 
 // The spec's params (a value given in `params`, else the spec's) in the
 // spec's dtype, one after another from bytes + at: an argument block's

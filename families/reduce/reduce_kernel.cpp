@@ -15,7 +15,8 @@ template <class real, int NumIn, int NumOut, int NumParams>
 constexpr bool layout_is_the_structs() {
   using A = ReduceArgsOf<real, double, NumIn, NumOut, NumParams>;
   constexpr ReduceArgsLayout l = reduce_args_layout(NumIn, NumOut, NumParams, sizeof(real));
-  return offsetof(A, partial) == l.partial && offsetof(A, in) == l.in && offsetof(A, out) == l.out && offsetof(A, params) == l.params && sizeof(A) == l.size;
+  return offsetof(A, partial) == l.partial && offsetof(A, in) == l.in && offsetof(A, out) == l.out && offsetof(A, in_pitch) == l.in_pitch &&
+         offsetof(A, out_pitch) == l.out_pitch && offsetof(A, params) == l.params && sizeof(A) == l.size;
 }
 template <class real>
 constexpr bool layout_is_the_structs() {
@@ -46,7 +47,7 @@ void ReduceKernel::prepare(const std::array<long long, 3>& shape) const {
 }
 
 void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
-  const auto shape = check_bindings(spec_, fields, params);
+  const auto shape = check_bindings(spec_, fields, params, Pitches::Any);
   const ReducePlan& p = plan();
   const ReduceGeometryArgs g = p.geometry(shape);  // extents of 1 or more (check_bindings)
   const LaunchDims d = p.launch(g);
@@ -64,6 +65,8 @@ void ReduceKernel::launch(const FieldBindings& fields, const ParamValues& params
   put(l.partial, device_pointer(g.partials > 1 ? partials_.get() : 0));
   for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
   for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
+  for (std::size_t i = 0; i < ins.size(); ++i) put(l.in_pitch + sizeof(Pitch) * i, fields.at(ins[i]->name)->pitch());
+  for (std::size_t i = 0; i < outs.size(); ++i) put(l.out_pitch + sizeof(Pitch) * i, fields.at(outs[i]->name)->pitch());
   put_params(spec_, params, args.data(), l.params);
   void* kernel_params[] = {args.data()};
   GPEN_CU(cuLaunchKernel(function(), d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], 0, stream, kernel_params, nullptr),

@@ -36,7 +36,7 @@ SbpKernel::SbpKernel(const Spec& spec, Variant variant, const Context& ctx, Kern
 }
 
 void SbpKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
-  const auto shape = check_bindings(spec_, fields, params);
+  const auto shape = check_bindings(spec_, fields, params, Pitches::Any);
   check_sbp_lengths(spec_, shape);
   LaunchDims d;
   try {
@@ -48,6 +48,11 @@ void SbpKernel::launch(const FieldBindings& fields, const ParamValues& params, C
   a.in = device_pointer(fields.at(spec_.inputs()[0]->name)->get());
   a.out = device_pointer(fields.at(spec_.output_fields()[0]->name)->get());
   for (int i = 0; i < 3; ++i) a.n[i] = shape[i];
+  const Pitch in = fields.at(spec_.inputs()[0]->name)->pitch(), out = fields.at(spec_.output_fields()[0]->name)->pitch();
+  a.in_pitch[0] = in.row;
+  a.in_pitch[1] = in.plane;
+  a.out_pitch[0] = out.row;
+  a.out_pitch[1] = out.plane;
   const auto scale = sbp_scales(spec_, params);
   for (int i = 0; i < 3; ++i) a.scale[i] = scale[i];
   void* kernel_params[] = {&a};

@@ -22,7 +22,8 @@ template <class real, int NumIn, int NumOut, int NumParams>
 constexpr bool layout_is_the_structs() {
   using A = StencilArgsOf<real, NumIn, NumOut, NumParams>;
   constexpr StencilArgsLayout l = stencil_args_layout(NumIn, NumOut, NumParams, sizeof(real));
-  return offsetof(A, in) == l.in && offsetof(A, out) == l.out && offsetof(A, n) == l.extent && offsetof(A, params) == l.params &&
+  return offsetof(A, in) == l.in && offsetof(A, out) == l.out && offsetof(A, in_pitch) == l.in_pitch && offsetof(A, out_pitch) == l.out_pitch &&
+         offsetof(A, n) == l.extent && offsetof(A, params) == l.params &&
          sizeof(A) == l.size;
 }
 template <class real>
@@ -34,7 +35,7 @@ constexpr bool layout_is_the_structs() {
 static_assert(layout_is_the_structs<float>() && layout_is_the_structs<double>(), "stencil_args_layout() is StencilArgsOf's layout");
 
 // The bytes of StencilArgs<B> for this spec: pointers to its inputs and
-// outputs, the kernel's extent, the params in the spec's real.
+// outputs, their pitches, the kernel's extent, the params in the spec's real.
 std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fields, const ParamValues& params,
                                      const std::array<long long, 3>& kernel_extent) {
   const std::size_t real = size_of(spec.dtype);
@@ -46,6 +47,8 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
   auto put = [&](std::size_t at, const auto& v) { std::memcpy(bytes.data() + at, &v, sizeof v); };
   for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
   for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
+  for (std::size_t i = 0; i < ins.size(); ++i) put(l.in_pitch + sizeof(Pitch) * i, fields.at(ins[i]->name)->pitch());
+  for (std::size_t i = 0; i < outs.size(); ++i) put(l.out_pitch + sizeof(Pitch) * i, fields.at(outs[i]->name)->pitch());
   put(l.extent, Extent{static_cast<int>(kernel_extent[0]), static_cast<int>(kernel_extent[1]), static_cast<int>(kernel_extent[2])});
   put_params(spec, params, bytes.data(), l.params);
   return bytes;
@@ -76,14 +79,14 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
   if (kernel_extent[1] < plan.rows_y) return false;
   const long long v = plan.vector_x;
   for (const auto& [name, b] : fields) {
-    const long long row = b->padded()[0];
-    if (b->ghost() % v != 0 || row % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
+    const Pitch pitch = b->pitch();
+    if (b->ghost() % v != 0 || pitch.row % v != 0 || pitch.plane % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
   }
   return true;
 }
 
 void StencilKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
-  const auto shape = check_bindings(spec_, fields, params);
+  const auto shape = check_bindings(spec_, fields, params, Pitches::Any);
   const auto& plan = this->plan();
   check_extents(shape);
   const auto kext = plan.kernel_extent(shape);

@@ -1,4 +1,5 @@
-// Periodic ghost-zone fill of one padded array, one axis per launch.
+// Periodic ghost-zone fill of one padded array, one axis per launch; `row`
+// and `plane` are its pitches in elements (packed, or the caller's padding).
 // Axes are filled in order x, y, z: the pass for `axis` covers the ghost
 // slabs of that axis, the full padded range of the axes before it (already
 // filled) and the interior of the axes after it, so edges and corners come
@@ -8,7 +9,8 @@
 namespace gpen {
 
 template <class real>
-__device__ __forceinline__ void periodic_fill(real* a, long long nx, long long ny, long long nz, int dims, int g, int axis) {
+__device__ __forceinline__ void periodic_fill(real* a, long long nx, long long ny, long long nz, long long row, long long plane, int dims, int g,
+                                              int axis) {
   const long long n[3] = {nx, ny, nz};
   long long pad[3], lo[3], len[3];
   for (int d = 0; d < 3; ++d) {
@@ -29,7 +31,7 @@ __device__ __forceinline__ void periodic_fill(real* a, long long nx, long long n
     long long from[3] = {c[0], c[1], c[2]};
     c[axis] = dst;
     from[axis] = src;
-    a[c[0] + pad[0] * (c[1] + pad[1] * c[2])] = a[from[0] + pad[0] * (from[1] + pad[1] * from[2])];
+    a[c[0] + row * c[1] + plane * c[2]] = a[from[0] + row * from[1] + plane * from[2]];
   }
 }
 

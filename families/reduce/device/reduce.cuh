@@ -42,13 +42,11 @@ template <class B>
 struct ReducePoint {
   using real = typename B::real;
   const ReduceArgs<B>& a;
-  Extent n;
   int i, j, k;
 
   template <int F, int DX, int DY, int DZ>
   __device__ __forceinline__ real at() const {
-    using G = Padded<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2]>;
-    return __ldg(a.in[F] + G::at(n, i + DX, j + DY, k + DZ));
+    return __ldg(a.in[F] + InGeometry<B, F>::at(a, i + DX, j + DY, k + DZ));
   }
 };
 
@@ -118,11 +116,28 @@ __device__ __forceinline__ typename B::acc reduce_warp(typename B::acc v) {
   return v;
 }
 
-// Result R of `point`: the result itself, or its partial number `part`.
+// Where result R's point (x, kept) lies in its array (keepdims, no
+// ghosts, its pitches): x is 0 where x is reduced; `kept` counts the kept
+// rows as reduce_row does (y fastest).
 template <class B>
-__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long point, long long part, int R, typename B::acc v) {
-  if (a.g.partials == 1) a.out[R][point] = v;
-  else a.partial[(point * a.g.partials + part) * B::kNumOut + R] = v;
+__device__ __forceinline__ long long result_at(const ReduceArgs<B>& a, int R, long long x, long long kept) {
+  long long j = 0, k = 0;
+  if constexpr (!B::kReduceY && !B::kReduceZ) {
+    j = kept % a.g.ny;
+    k = kept / a.g.ny;
+  } else if constexpr (!B::kReduceY) {
+    j = kept;
+  } else if constexpr (!B::kReduceZ) {
+    k = kept;
+  }
+  return x + j * a.out_pitch[R][0] + k * a.out_pitch[R][1];
+}
+
+// Result R at (x, kept): the result itself, or its partial number `part`.
+template <class B>
+__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long x, long long kept, long long part, int R, typename B::acc v) {
+  if (a.g.partials == 1) a.out[R][result_at<B>(a, R, x, kept)] = v;
+  else a.partial[((B::kReduceX ? kept : kept * a.g.nx + x) * a.g.partials + part) * B::kNumOut + R] = v;
 }
 
 template <class B>
@@ -151,7 +166,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
 #pragma unroll
       for (int s = 0; s < B::kBatch; ++s) {
         if (row.q < q1) {
-          B::compute(ReducePoint<B>{a, n, i, row.j, row.k}, a.params, v[s]);
+          B::compute(ReducePoint<B>{a, i, row.j, row.k}, a.params, v[s]);
           i += B::kBlockX;
           if (i >= x1) {
             i = x0 + tx;
@@ -175,7 +190,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
       __syncthreads();
       if (warp == 0) {
         const acc v = reduce_warp<B, R>(lane < kWarps ? warps[lane] : B::Ops::template identity<R>());
-        if (lane == 0) reduce_store<B>(a, kept, chunk * g.x_blocks + x_block, R, v);
+        if (lane == 0) reduce_store<B>(a, 0, kept, chunk * g.x_blocks + x_block, R, v);
       }
       __syncthreads();
     });
@@ -186,7 +201,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
     while (row.q < q1) {
 #pragma unroll
       for (int s = 0; s < B::kBatch; ++s) {
-        if (row.q < q1 && i < n.nx) B::compute(ReducePoint<B>{a, n, i, row.j, row.k}, a.params, v[s]);
+        if (row.q < q1 && i < n.nx) B::compute(ReducePoint<B>{a, i, row.j, row.k}, a.params, v[s]);
         else reduce_start<B>(v[s]);
         row.step(g, B::kBlockY);
       }
@@ -202,7 +217,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
       if (ty == 0 && i < n.nx) {
         acc v = column[0][tx];
         for (int y = 1; y < B::kBlockY; ++y) v = B::Ops::template combine<R>(v, column[y][tx]);
-        reduce_store<B>(a, kept * g.nx + i, chunk, R, v);
+        reduce_store<B>(a, i, kept, chunk, R, v);
       }
       __syncthreads();
     });
@@ -223,7 +238,7 @@ __device__ void reduce_final(const ReduceArgs<B>& a) {
     acc v = B::Ops::template identity<R>();
     for (long long c = lane; c < g.partials; c += 32) v = B::Ops::template combine<R>(v, a.partial[(point * g.partials + c) * B::kNumOut + R]);
     v = reduce_warp<B, R>(v);
-    if (lane == 0) a.out[R][point] = v;
+    if (lane == 0) a.out[R][B::kReduceX ? result_at<B>(a, R, 0, point) : result_at<B>(a, R, point % g.nx, point / g.nx)] = v;
   });
 }
 

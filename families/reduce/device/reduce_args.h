@@ -32,16 +32,19 @@ struct ReduceArgsOf {
   acc* partial;
   const real* in[NumIn > 0 ? NumIn : 1];
   acc* out[NumOut > 0 ? NumOut : 1];
+  // Each field's pitch in elements, [0] between rows (y), [1] between
+  // planes (z): packed, or the caller's padding.
+  long long in_pitch[NumIn > 0 ? NumIn : 1][2];
+  long long out_pitch[NumOut > 0 ? NumOut : 1][2];
   real params[NumParams > 0 ? NumParams : 1];
 };
 
-// Threads of a block of the final kernel (reduce_final): a warp per result point.
 constexpr int kReduceFinalThreads = 256;
 
 // Where ReduceArgsOf puts its members, in bytes (C++'s rule: each at the
 // next multiple of its alignment, the whole a multiple of the largest).
 struct ReduceArgsLayout {
-  unsigned long long partial, in, out, params, size;
+  unsigned long long partial, in, out, in_pitch, out_pitch, params, size;
 };
 
 constexpr ReduceArgsLayout reduce_args_layout(int num_in, int num_out, int num_params, int real_bytes) {
@@ -50,7 +53,9 @@ constexpr ReduceArgsLayout reduce_args_layout(int num_in, int num_out, int num_p
   l.partial = sizeof(ReduceGeometryArgs);
   l.in = l.partial + pointer;
   l.out = l.in + pointer * static_cast<unsigned long long>(num_in > 0 ? num_in : 1);
-  l.params = l.out + pointer * static_cast<unsigned long long>(num_out > 0 ? num_out : 1);
+  l.in_pitch = l.out + pointer * static_cast<unsigned long long>(num_out > 0 ? num_out : 1);
+  l.out_pitch = l.in_pitch + 2 * sizeof(long long) * static_cast<unsigned long long>(num_in > 0 ? num_in : 1);
+  l.params = l.out_pitch + 2 * sizeof(long long) * static_cast<unsigned long long>(num_out > 0 ? num_out : 1);
   const unsigned long long end = l.params + rb * static_cast<unsigned long long>(num_params > 0 ? num_params : 1);
   l.size = (end + pointer - 1) / pointer * pointer;
   return l;

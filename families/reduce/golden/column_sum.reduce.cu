@@ -57,7 +57,7 @@ struct Bindings {
 // The host's plan, restated so that a stale or hand-edited unit fails to compile.
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
 static_assert(Bindings::kBlockX * Bindings::kBlockY % 32 == 0, "whole warps: they combine by shuffles");
-static_assert(sizeof(gpen::ReduceArgs<Bindings>) == 112, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::ReduceArgs<Bindings>) == 144, "kernel arguments as the host writes them");
 
 // Each block combines a chunk of rows (reduce.cuh) ...
 extern "C" __global__ void __launch_bounds__(Bindings::kBlockX * Bindings::kBlockY) gpen_column_sum(gpen::ReduceArgs<Bindings> args) {

@@ -1,5 +1,6 @@
 // gpen SBP templates: a summation-by-parts operator applied along axes of a
-// 1-3-D array (x contiguous, no ghost zones). Along each axis, the output at
+// 1-3-D array (x contiguous, no ghost zones, rows and planes at the
+// pitches of the launch: packed, or the caller's padding). Along each axis, the output at
 // point i of a line of n points is
 //   left(i, u)          for i < kLeftRows       (u(j) = the line's point j)
 //   right(n-1-i, u)     for i >= n - kRightRows (u(j) = the line's point n-1-j)
@@ -20,8 +21,16 @@
 
 namespace gpen {
 
-__device__ __forceinline__ long long sbp_stride(const long long* n, int axis) {
-  return axis == 0 ? 1 : axis == 1 ? n[0] : n[0] * n[1];
+// Elements between neighbours along `axis` of an array with these pitches
+// ([0] between rows, [1] between planes).
+__device__ __forceinline__ long long sbp_stride(const long long* pitch, int axis) {
+  return axis == 0 ? 1 : axis == 1 ? pitch[0] : pitch[1];
+}
+
+// The offset of point p of the pencil's line at cross index cc, in the
+// block's plane along the third axis, in an array with these pitches.
+__device__ __forceinline__ long long sbp_at(const long long* pitch, int along, int across, int third, long long p, long long cc) {
+  return p * sbp_stride(pitch, along) + cc * sbp_stride(pitch, across) + static_cast<long long>(blockIdx.z) * sbp_stride(pitch, third);
 }
 
 // The operator at point i of the line through `line` (its point 0) with
@@ -50,12 +59,12 @@ __device__ void sbp_direct(const SbpArgs<typename B::real>& a) {
   // code may read it at a run-time index only through a copy.
   constexpr bool on_axis[3] = {B::kOnAxis[0], B::kOnAxis[1], B::kOnAxis[2]};
   if (c[0] >= a.n[0] || c[1] >= a.n[1]) return;
-  const long long at = c[0] + a.n[0] * (c[1] + a.n[1] * c[2]);
+  const long long at = c[0] + a.in_pitch[0] * c[1] + a.in_pitch[1] * c[2];
   real sum = 0;
 #pragma unroll
   for (int ax = 0; ax < 3; ++ax) {
     if (!on_axis[ax]) continue;
-    const long long n = a.n[ax], s = sbp_stride(a.n, ax);
+    const long long n = a.n[ax], s = sbp_stride(a.in_pitch, ax);
     real v;
     // Interior blocks take the interior stencil without a per-point branch.
     if (first[ax] >= B::kLeftRows && first[ax] + span[ax] <= n - B::kRightRows) {
@@ -66,7 +75,7 @@ __device__ void sbp_direct(const SbpArgs<typename B::real>& a) {
     }
     sum += static_cast<real>(a.scale[ax]) * v;
   }
-  a.out[at] = sum;
+  a.out[c[0] + a.out_pitch[0] * c[1] + a.out_pitch[1] * c[2]] = sum;
 }
 
 // A pencil of kAlong x kAcross points a block, threads looping over it.
@@ -81,9 +90,9 @@ __device__ void sbp_pencil(const SbpArgs<typename B::real>& a) {
   constexpr int TA = A == 0 ? B::kBlockX : B::kBlockY, TC = A == 0 ? B::kBlockY : B::kBlockX;
   const int ta = A == 0 ? threadIdx.x : threadIdx.y, tc = A == 0 ? threadIdx.y : threadIdx.x;
   const long long n = a.n[A], nc = a.n[C];
-  const long long sa = sbp_stride(a.n, A), sc = sbp_stride(a.n, C);
+  const long long sa = sbp_stride(a.in_pitch, A), sc = sbp_stride(a.in_pitch, C);
   const long long a0 = static_cast<long long>(blockIdx.x) * AL, c0 = static_cast<long long>(blockIdx.y) * AC;
-  const long long base = static_cast<long long>(blockIdx.z) * sbp_stride(a.n, W);
+  const long long base = static_cast<long long>(blockIdx.z) * sbp_stride(a.in_pitch, W);
   const real scale = static_cast<real>(a.scale[A]);
 
   if (a0 < B::kLeftRows || a0 + AL > n - B::kRightRows) {
@@ -96,7 +105,7 @@ __device__ void sbp_pencil(const SbpArgs<typename B::real>& a) {
 #pragma unroll
       for (int i = ta; i < AL; i += TA) {
         const long long p = a0 + i;
-        if (p < n) a.out[base + cc * sc + p * sa] = scale * sbp_point<B>(line, sa, n, p);
+        if (p < n) a.out[sbp_at(a.out_pitch, A, C, W, p, cc)] = scale * sbp_point<B>(line, sa, n, p);
       }
     }
     return;
@@ -119,9 +128,9 @@ __device__ void sbp_pencil(const SbpArgs<typename B::real>& a) {
   for (int j = tc; j < AC; j += TC) {
     const long long cc = c0 + j;
     if (cc >= nc) continue;
-    real* out = a.out + base + cc * sc + a0 * sa;
+    real* out = a.out + sbp_at(a.out_pitch, A, C, W, a0, cc);
 #pragma unroll
-    for (int i = ta; i < AL; i += TA) out[i * sa] = scale * B::interior([&](int k) { return tile[cell(i + R + k, j)]; });
+    for (int i = ta; i < AL; i += TA) out[i * sbp_stride(a.out_pitch, A)] = scale * B::interior([&](int k) { return tile[cell(i + R + k, j)]; });
   }
 }
 

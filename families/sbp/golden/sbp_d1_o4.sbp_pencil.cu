@@ -61,7 +61,7 @@ struct Bindings {
 
 // The host's plan, restated so that a stale or hand-edited unit fails to compile.
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::SbpArgs<Bindings::real>) == 64, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::SbpArgs<Bindings::real>) == 96, "kernel arguments as the host writes them");
 static_assert(Bindings::kLeftRows >= Bindings::kRadius && Bindings::kRightRows >= Bindings::kRadius, "no interior row reaches past the boundary");
 static_assert(sizeof(Bindings::real) * (Bindings::kAlong + 2 * Bindings::kRadius) * Bindings::kAcross == 2080, "the pencil's shared memory as planned");
 

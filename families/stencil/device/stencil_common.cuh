@@ -71,20 +71,36 @@ __host__ __device__ constexpr int max_radius() {
   return m;
 }
 
-// Offsets into an array padded by (GX, GY, GZ) ghost points on each side.
+// Offsets into field F's array, padded by (GX, GY, GZ) ghost points on each
+// side, with the row (y) and plane (z) pitch the launch passes in `pitch`
+// (the packed ones, or the caller's): any argument block A with in_pitch
+// and out_pitch, one [row, plane] pair a field.
 template <int GX, int GY, int GZ>
 struct Padded {
-  static __device__ __forceinline__ long long sy(const Extent& n) { return n.nx + 2 * GX; }
-  static __device__ __forceinline__ long long sz(const Extent& n) { return sy(n) * (n.ny + 2 * GY); }
-  static __device__ __forceinline__ long long at(const Extent& n, int i, int j, int k) {
-    return (i + GX) + sy(n) * (j + GY) + sz(n) * (k + GZ);
+  static __device__ __forceinline__ long long at(const long long* pitch, int i, int j, int k) {
+    return (i + GX) + pitch[0] * (j + GY) + pitch[1] * (k + GZ);
   }
 };
 
 template <class B, int F>
-using InGeometry = Padded<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2]>;
-template <class B, int F>
-using OutGeometry = Padded<B::kOutGhost[F][0], B::kOutGhost[F][1], B::kOutGhost[F][2]>;
+struct InGeometry {
+  using P = Padded<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2]>;
+  template <class A>
+  static __device__ __forceinline__ long long sy(const A& a) { return a.in_pitch[F][0]; }
+  template <class A>
+  static __device__ __forceinline__ long long sz(const A& a) { return a.in_pitch[F][1]; }
+  template <class A>
+  static __device__ __forceinline__ long long at(const A& a, int i, int j, int k) { return P::at(a.in_pitch[F], i, j, k); }
+};
+
+template <class B, int O>
+struct OutGeometry {
+  using P = Padded<B::kOutGhost[O][0], B::kOutGhost[O][1], B::kOutGhost[O][2]>;
+  template <class A>
+  static __device__ __forceinline__ long long sy(const A& a) { return a.out_pitch[O][0]; }
+  template <class A>
+  static __device__ __forceinline__ long long at(const A& a, int i, int j, int k) { return P::at(a.out_pitch[O], i, j, k); }
+};
 
 // Every input at one point (i, j, k), with the strides to its neighbours.
 template <class B>
@@ -99,9 +115,9 @@ struct InputCursor {
     for_each_index<B::kNumIn>([&](auto f) {
       constexpr int F = decltype(f)::value;
       using G = InGeometry<B, F>;
-      p[F] = a.in[F] + G::at(a.n, i, j, k);
-      sy[F] = G::sy(a.n);
-      sz[F] = G::sz(a.n);
+      p[F] = a.in[F] + G::at(a, i, j, k);
+      sy[F] = G::sy(a);
+      sz[F] = G::sz(a);
     });
   }
 
@@ -123,7 +139,7 @@ __device__ __forceinline__ void store_outputs(const StencilArgs<B>& a, int i, in
                                               const typename B::real* v) {
   for_each_index<B::kNumOut>([&](auto o) {
     constexpr int O = decltype(o)::value;
-    a.out[O][OutGeometry<B, O>::at(a.n, i, j, k)] = v[O];
+    a.out[O][OutGeometry<B, O>::at(a, i, j, k)] = v[O];
   });
 }
 

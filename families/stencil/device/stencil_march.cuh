@@ -12,7 +12,7 @@
 // Offsets off the three axes (mixed derivatives) are read from global memory.
 //
 // Two instantiations (the host picks one per launch):
-//   kFast: every array's pointer, x ghost width and row length are
+//   kFast: every array's pointer, x ghost width, row and plane pitch are
 //     multiples of kVectorX, and ny >= kRowsY. Runs are vector accesses and
 //     never cross a row end; the last thread along y moves its rows back to
 //     end at ny (recomputing rows it does not store), so no load is clamped.
@@ -51,9 +51,9 @@ struct MarchTile {
     for_each_index<B::kNumIn>([&](auto f) {
       constexpr int F = decltype(f)::value;
       using G = InGeometry<B, F>;
-      p[F] = a.in[F] + G::at(a.n, i0, j0, k0);
-      sy[F] = G::sy(a.n);
-      sz[F] = G::sz(a.n);
+      p[F] = a.in[F] + G::at(a, i0, j0, k0);
+      sy[F] = G::sy(a);
+      sz[F] = G::sz(a);
       // Points past the interior are never computed, but their rows and runs
       // are still loaded; clamping keeps those loads inside the array.
       constexpr int rx = B::kRadius[F][0], ry = B::kRadius[F][1];
@@ -182,11 +182,11 @@ __device__ __forceinline__ void stencil_march_registers(const StencilArgs<B>& a)
     for_each_index<B::kNumOut>([&](auto o) {
       constexpr int O = decltype(o)::value;
       using G = OutGeometry<B, O>;
-      real* base = a.out[O] + G::at(a.n, i0, j0, k);
+      real* base = a.out[O] + G::at(a, i0, j0, k);
 #pragma unroll
       for (int y = 0; y < Y; ++y) {
         if (kFast ? j0 + y >= j_own : j0 + y < a.n.ny)
-          store_run<V, B::kStreamStores>(base + y * G::sy(a.n), v[O][y], kFast, kFast || i0 + V <= a.n.nx, a.n.nx - i0);
+          store_run<V, B::kStreamStores>(base + y * G::sy(a), v[O][y], kFast, kFast || i0 + V <= a.n.nx, a.n.nx - i0);
       }
     });
     tile.advance();

@@ -39,8 +39,8 @@ struct PlaneTiles {
         constexpr int rx = B::kRadius[F][0], ry = B::kRadius[F][1];
         constexpr int W = kWidth<F>, H = kHeight<F>;
         using G = InGeometry<B, F>;
-        const real* base = a.in[F] + G::at(a.n, i0 - rx, j0 - ry, k);
-        const long long sy = G::sy(a.n);
+        const real* base = a.in[F] + G::at(a, i0 - rx, j0 - ry, k);
+        const long long sy = G::sy(a);
         real* tile = smem + offset<F>();
         for (int t = tid; t < W * H; t += B::kBlockX * B::kBlockY) {
           const int tx = t % W, ty = t / W;

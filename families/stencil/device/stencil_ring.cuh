@@ -74,8 +74,8 @@ __device__ __forceinline__ void ring_copy(typename B::real* slot, const StencilA
   constexpr int kRuns = T::W / V;                               // runs of a row with its x halo
   constexpr int kPasses = (kRuns + B::kBlockX - 1) / B::kBlockX;  // of the threads along x over one row
   const int xmax = a.n.nx + B::kInGhost[F][0] - V, ymax = a.n.ny + B::kInGhost[F][1] - 1;
-  const real* plane = a.in[F] + G::at(a.n, 0, 0, p);
-  const long long sy = G::sy(a.n);
+  const real* plane = a.in[F] + G::at(a, 0, 0, p);
+  const long long sy = G::sy(a);
 #pragma unroll
   for (int r0 = 0; r0 < T::H; r0 += B::kBlockY) {
     const int r = r0 + threadIdx.y;
@@ -145,13 +145,13 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
     constexpr int F = decltype(f)::value;
     constexpr int rz = B::kRadius[F][2];
     using G = InGeometry<B, F>;
-    row.p[F] = a.in[F] + G::at(a.n, i0, j0, k0);
-    row.sy[F] = G::sy(a.n);
-    row.sz[F] = G::sz(a.n);
+    row.p[F] = a.in[F] + G::at(a, i0, j0, k0);
+    row.sy[F] = G::sy(a);
+    row.sz[F] = G::sz(a);
     const int il = min(i0, a.n.nx + B::kInGhost[F][0] - V);
 #pragma unroll
     for (int y = 0; y < Y; ++y) {
-      const real* own = a.in[F] + G::at(a.n, il, min(j0 + y, a.n.ny + B::kInGhost[F][1] - 1), k0);
+      const real* own = a.in[F] + G::at(a, il, min(j0 + y, a.n.ny + B::kInGhost[F][1] - 1), k0);
 #pragma unroll
       for (int s = R - rz; s < R; ++s) load_run<V>(own + (s - R) * row.sz[F], row.behind[F][s][y]);
     }
@@ -215,7 +215,7 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;
             using G = OutGeometry<B, O>;
-            store_run<V, B::kStreamStores>(a.out[O] + G::at(a.n, i0, j0 + PY, k), v[O], true, true, V);
+            store_run<V, B::kStreamStores>(a.out[O] + G::at(a, i0, j0 + PY, k), v[O], true, true, V);
           });
         }
         // The row's centre joins the planes behind.

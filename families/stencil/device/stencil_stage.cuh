@@ -151,7 +151,7 @@ struct StageCells {
   long long off[kChunks];
   bool inside[kChunks];
   __device__ __forceinline__ StageCells(const StencilArgs<B>& a, int I0, int J0, int tid) {
-    const long long sy = InGeometry<B, F>::sy(a.n);
+    const long long sy = InGeometry<B, F>::sy(a);
     const int cols = min(T::W, a.n.nx + B::kInGhost[F][0] - (I0 - T::RX));
     const int rows = min(T::H, a.n.ny + B::kInGhost[F][1] - (J0 - T::RY));
 #pragma unroll
@@ -180,7 +180,7 @@ template <class B, int F, class Cells>
 __device__ __forceinline__ void stage_copy(typename B::real* slot, const StencilArgs<B>& a, const Cells& cells, int I0, int J0, int p, int tid) {
   using T = StageTile<B, F>;
   static_assert(Cells::T::kPlane == T::kPlane && Cells::T::W == T::W, "the cells of this input's tile");
-  const typename B::real* corner = a.in[F] + InGeometry<B, F>::at(a.n, I0 - T::RX, J0 - T::RY, p);
+  const typename B::real* corner = a.in[F] + InGeometry<B, F>::at(a, I0 - T::RX, J0 - T::RY, p);
 #pragma unroll
   for (int u = 0; u < Cells::kChunks; ++u)
     if (cells.inside[u]) arch::copy_async<sizeof(typename B::real)>(slot + u * Cells::kThreads + tid, corner + cells.off[u]);
@@ -411,7 +411,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
         if (j0 + PY < a.n.ny) {
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;
-            real* at = a.out[O] + OutGeometry<B, O>::at(a.n, i, j0 + PY, k);
+            real* at = a.out[O] + OutGeometry<B, O>::at(a, i, j0 + PY, k);
             if constexpr (B::kStreamStores) __stcs(at, v[PY][O]);
             else *at = v[PY][O];
           });

@@ -80,7 +80,7 @@ static_assert(Bindings::kInGhost[1][0] >= Bindings::kRadius[1][0], "ghost of ux 
 static_assert(Bindings::kInGhost[2][1] >= Bindings::kRadius[2][1], "ghost of uy covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[3][2] >= Bindings::kRadius[3][2], "ghost of uz covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 72, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 168, "kernel arguments as the host writes them");
 static_assert(sizeof(Bindings::real) * gpen::ring_values<Bindings>() == 148960, "the ring's shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a

@@ -63,7 +63,7 @@ static_assert(Bindings::kInGhost[0][0] >= Bindings::kRadius[0][0], "ghost of u c
 static_assert(Bindings::kInGhost[0][1] >= Bindings::kRadius[0][1], "ghost of u covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[0][2] >= Bindings::kRadius[0][2], "ghost of u covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 56, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 88, "kernel arguments as the host writes them");
 static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 17280, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a

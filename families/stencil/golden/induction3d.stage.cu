@@ -191,7 +191,7 @@ static_assert(Bindings::kInGhost[5][0] >= Bindings::kRadius[5][0], "ghost of az 
 static_assert(Bindings::kInGhost[5][1] >= Bindings::kRadius[5][1], "ghost of az covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[5][2] >= Bindings::kRadius[5][2], "ghost of az covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 112, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 256, "kernel arguments as the host writes them");
 static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 83968, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a

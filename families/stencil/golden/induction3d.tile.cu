@@ -231,7 +231,7 @@ static_assert(Bindings::kInGhost[5][0] >= Bindings::kRadius[5][0], "ghost of az 
 static_assert(Bindings::kInGhost[5][1] >= Bindings::kRadius[5][1], "ghost of az covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[5][2] >= Bindings::kRadius[5][2], "ghost of az covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 112, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 256, "kernel arguments as the host writes them");
 static_assert(sizeof(gpen::PlaneTiles<Bindings>::real) * gpen::PlaneTiles<Bindings>::kTotal == 9120, "shared memory as planned");
 static_assert(9120 <= 49152, "static shared memory limit");
 

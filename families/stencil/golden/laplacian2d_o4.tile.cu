@@ -54,7 +54,7 @@ struct Bindings {
 static_assert(Bindings::kInGhost[0][0] >= Bindings::kRadius[0][0], "ghost of u covers its stencil along kernel axis x");
 static_assert(Bindings::kInGhost[0][2] >= Bindings::kRadius[0][2], "ghost of u covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 40, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 72, "kernel arguments as the host writes them");
 static_assert(sizeof(gpen::PlaneTiles<Bindings>::real) * gpen::PlaneTiles<Bindings>::kTotal == 1056, "shared memory as planned");
 static_assert(1056 <= 49152, "static shared memory limit");
 

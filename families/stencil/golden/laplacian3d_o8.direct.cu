@@ -64,7 +64,7 @@ static_assert(Bindings::kInGhost[0][0] >= Bindings::kRadius[0][0], "ghost of u c
 static_assert(Bindings::kInGhost[0][1] >= Bindings::kRadius[0][1], "ghost of u covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[0][2] >= Bindings::kRadius[0][2], "ghost of u covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 40, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 72, "kernel arguments as the host writes them");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a
 // minimum of blocks an SM it caps nothing, and a cap of 128 registers made

@@ -379,7 +379,7 @@ static_assert(Bindings::kInGhost[6][0] >= Bindings::kRadius[6][0], "ghost of az 
 static_assert(Bindings::kInGhost[6][1] >= Bindings::kRadius[6][1], "ghost of az covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[6][2] >= Bindings::kRadius[6][2], "ghost of az covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 176, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 400, "kernel arguments as the host writes them");
 static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 179968, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a

@@ -245,7 +245,7 @@ static_assert(Bindings::kInGhost[3][0] >= Bindings::kRadius[3][0], "ghost of uz 
 static_assert(Bindings::kInGhost[3][1] >= Bindings::kRadius[3][1], "ghost of uz covers its stencil along kernel axis y");
 static_assert(Bindings::kInGhost[3][2] >= Bindings::kRadius[3][2], "ghost of uz covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
-static_assert(sizeof(gpen::StencilArgs<Bindings>) == 104, "kernel arguments as the host writes them");
+static_assert(sizeof(gpen::StencilArgs<Bindings>) == 216, "kernel arguments as the host writes them");
 static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 102144, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a

@@ -44,18 +44,50 @@ TEST_CASE("views of the caller's arrays are checked as gpen's buffers are") {
   const DeviceBuffer u4 = DeviceBuffer::view(fake(0) + 4, Dtype::Float32, 3, n, 4);
   const DeviceBuffer lap4 = DeviceBuffer::view(fake(1) + 12, Dtype::Float32, 3, n, 0);
   CHECK(check_bindings(s32, {{"u", &u4}, {"lap", &lap4}}, {}) == n);
-  // Rows padded by the caller: refused in words, naming the packed pitch.
-  const DeviceBuffer pitched = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{64, 64 * 38});
-  CHECK_THROWS_WITH(check_bindings(s, {{"u", &pitched}, {"lap", &lap}}, {}),
-                    doctest::Contains("field 'u' has a row pitch of 64 and a plane pitch of 2432 elements; gpen's kernels take arrays packed with "
-                                      "their ghost zones (row pitch 48, plane pitch 1824 here)"));
+  // Rows and planes padded by the caller: a stencil takes them.
+  const DeviceBuffer pitched = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{64, 64 * 40});
+  CHECK(!pitched.packed());
+  CHECK(check_bindings(s, {{"u", &pitched}, {"lap", &lap}}, {}, Pitches::Any) == n);
   // Nor is a pitched view copied whole, to or from the host.
   DeviceBuffer pitched_copy = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{64, 64 * 38});
   CHECK_THROWS_WITH(pitched_copy.upload(std::vector<double>(pitched_copy.elements())), doctest::Contains("only packed arrays"));
   CHECK_THROWS_WITH(pitched_copy.download(), doctest::Contains("only packed arrays"));
   // The packed pitch given explicitly is the packed array.
   const DeviceBuffer explicit_packed = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{48, 48 * 38});
+  CHECK(explicit_packed.packed());
   CHECK(check_bindings(s, {{"u", &explicit_packed}, {"lap", &lap}}, {}) == n);
+  // A row pitch alone: planes follow the padded rows.
+  CHECK(DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{50, 0}).pitch().plane == 50 * 38);
+}
+
+TEST_CASE("a view's pitch is refused where rows or planes would overlap, and where the array has none") {
+  const std::array<long long, 3> n{40, 30, 20};
+  using doctest::Contains;
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{47, 0}),
+                    Contains("row pitch 47 and plane pitch 0: its rows would overlap: the row pitch must be at least the padded row, 48 elements"));
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{64, 64 * 38 - 1}),
+                    Contains("its planes would overlap: the plane pitch must be at least the row pitch times the padded column, 2432 elements"));
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{-1, 0}), Contains("pitches are counts of elements, 0 or more"));
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float64, 1, {40, 1, 1}, 2, Pitch{64, 0}),
+                    Contains("a 1-D array has no rows or planes to pitch; give 0 (packed)"));
+  CHECK(DeviceBuffer::view(fake(0), Dtype::Float64, 1, {40, 1, 1}, 2, Pitch{44, 44}).packed());
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float32, 2, {40, 30, 1}, 0, Pitch{48, 100}),
+                    Contains("a 2-D array has one plane: give plane pitch 0, or at least 1440"));
+  const DeviceBuffer rows = DeviceBuffer::view(fake(0), Dtype::Float32, 2, {40, 30, 1}, 0, Pitch{48, 0});
+  CHECK(!rows.packed());
+  CHECK(rows.pitch().plane == 48 * 30);
+}
+
+TEST_CASE("kinds that take packed arrays only refuse pitched views, naming the kind") {
+  const Spec s = load_spec(spec_path("scan/cumsum_x"));
+  const std::array<long long, 3> n{40, 30, 20};
+  const DeviceBuffer in = DeviceBuffer::view(fake(0), s.dtype, s.dims, n, 0, Pitch{64, 0});
+  const DeviceBuffer out = DeviceBuffer::view(fake(1), s.dtype, s.dims, n, 0);
+  FieldBindings f;
+  f[s.inputs()[0]->name] = &in;
+  f[s.output_fields()[0]->name] = &out;
+  CHECK_THROWS_WITH(check_bindings(s, f, {}), doctest::Contains("field 'u' has a row pitch of 64 and a plane pitch of 1920 elements; kind \"scan\" "
+                                                                 "takes arrays packed with their ghost zones (row pitch 40, plane pitch 1200 here)"));
 }
 
 TEST_CASE("a reduction's results: the inputs' shape reduced along its axes, in the accumulator's dtype") {

@@ -1,0 +1,191 @@
+// GPU: kernels on arrays whose rows and planes the caller padded (a view's
+// Pitch). Each field of a workload is copied into an array of its own
+// pitch whose gaps (the bytes between rows and planes) hold NaN; the kernel
+// runs on views of those arrays; the outputs are copied back into the
+// workload's packed buffers and verified there against the CPU reference,
+// and every gap must come back untouched. Pitches differ from field to
+// field, so that a kernel that used one field's pitch for another fails.
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "gpu_support.hpp"
+#include "test_support.hpp"
+#include "gpen/families/common/ghost_fill.hpp"
+#include "gpen/families/common/workload.hpp"
+
+using namespace gpen;
+
+namespace {
+
+Context& ctx() {
+  static Context c(0);
+  return c;
+}
+
+constexpr unsigned char kGap = 0xFF;  // every byte of a NaN, in float32 and float64
+
+std::vector<unsigned char> bytes_of(CUdeviceptr p, std::size_t n) {
+  std::vector<unsigned char> h(n);
+  GPEN_CU(cuMemcpyDtoH(h.data(), p, n), "test: copying to the host");
+  return h;
+}
+
+// A copy of a packed buffer in an array of rows `row_pad` elements longer
+// than its padded row and planes `plane_pad` rows more than its padded
+// column (3-D); the gaps kGap.
+class PitchedCopy {
+ public:
+  PitchedCopy(const DeviceBuffer& packed, long long row_pad, long long plane_pad)
+      : elem_(size_of(packed.dtype())), padded_(packed.padded()) {
+    const long long row = padded_[0] + (packed.dims() > 1 ? row_pad : 0);
+    pitch_ = {row, row * (padded_[1] + (packed.dims() == 3 ? plane_pad : 0))};
+    bytes_ = static_cast<std::size_t>(pitch_.plane * padded_[2]) * elem_;
+    std::vector<unsigned char> host(bytes_, kGap);
+    const auto src = bytes_of(packed.get(), packed.bytes());
+    for_each_row([&](std::size_t at, std::size_t from) { std::memcpy(host.data() + at, src.data() + from, padded_[0] * elem_); });
+    mem_ = DeviceMemory(bytes_);
+    mem_.upload(host.data(), bytes_);
+    view_.emplace(DeviceBuffer::view(mem_.get(), packed.dtype(), packed.dims(), packed.shape(), packed.ghost(), pitch_));
+  }
+
+  const DeviceBuffer& view() const { return *view_; }
+  Pitch pitch() const { return pitch_; }
+
+  // The gap bytes that are no longer kGap.
+  std::size_t gaps_written() const {
+    const auto got = bytes_of(mem_.get(), bytes_);
+    std::vector<bool> in_row(bytes_, false);
+    for_each_row([&](std::size_t at, std::size_t) { std::fill(in_row.begin() + at, in_row.begin() + at + padded_[0] * elem_, true); });
+    std::size_t written = 0;
+    for (std::size_t b = 0; b < bytes_; ++b) written += !in_row[b] && got[b] != kGap;
+    return written;
+  }
+
+  // The padded array into `packed`, byte for byte.
+  void copy_into(const DeviceBuffer& packed) const {
+    const auto got = bytes_of(mem_.get(), bytes_);
+    std::vector<unsigned char> dst(packed.bytes());
+    for_each_row([&](std::size_t at, std::size_t to) { std::memcpy(dst.data() + to, got.data() + at, padded_[0] * elem_); });
+    GPEN_CU(cuMemcpyHtoD(packed.get(), dst.data(), dst.size()), "test: copying to the GPU");
+  }
+
+ private:
+  // f(byte offset of a padded row here, its byte offset in the packed array)
+  template <class F>
+  void for_each_row(F f) const {
+    for (long long k = 0; k < padded_[2]; ++k)
+      for (long long j = 0; j < padded_[1]; ++j)
+        f(static_cast<std::size_t>(j * pitch_.row + k * pitch_.plane) * elem_,
+          static_cast<std::size_t>((k * padded_[1] + j) * padded_[0]) * elem_);
+  }
+  std::size_t elem_;
+  std::array<long long, 3> padded_;
+  Pitch pitch_;
+  std::size_t bytes_ = 0;
+  DeviceMemory mem_;
+  std::optional<DeviceBuffer> view_;
+};
+
+// Rows padded so that every pitch is a multiple of 8 elements (vector
+// accesses stay possible), or by an odd count (they do not).
+long long row_pad(const DeviceBuffer& b, int field, bool aligned) {
+  const long long row = b.padded()[0];
+  return aligned ? (8 - row % 8) % 8 + 8 * field : 1 + 2 * field;
+}
+
+// `s` with the tunables `set` at `size`, on pitched copies of a workload's
+// fields: verified against the CPU reference, gaps untouched.
+void check_pitched(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, bool aligned) {
+  WorkloadOptions wo;
+  wo.rotate_for_l2 = false;
+  Workload w(ctx(), s, size, wo);
+  w.poison_outputs();
+  const auto k = make_kernel(s, s.choose(set), ctx());
+  std::map<std::string, PitchedCopy> copies;
+  FieldBindings views;
+  int f = 0;
+  for (const auto& [name, buf] : w.bindings(0)) {
+    const auto& c = copies.emplace(std::piecewise_construct, std::forward_as_tuple(name),
+                                   std::forward_as_tuple(*buf, row_pad(*buf, f, aligned), 2 + f)).first->second;
+    views[name] = &c.view();
+    ++f;
+  }
+  Stream stream;
+  k->launch(views, w.params(), stream.get());
+  stream.synchronize();
+  INFO(s.name << " " << to_string(s.dtype) << " " << k->source().name << " size " << size[0] << "x" << size[1] << "x" << size[2]
+               << (aligned ? ", pitches multiples of 8" : ", odd pitches"));
+  for (const auto& [name, c] : copies) {
+    INFO("field " << name << ": row pitch " << c.pitch().row << ", plane pitch " << c.pitch().plane);
+    CHECK(c.gaps_written() == 0);
+  }
+  for (const auto* out : s.output_fields()) copies.at(out->name).copy_into(*w.bindings(0).at(out->name));
+  const Comparison cmp = w.verify_on_cpu();
+  INFO(cmp.summary());
+  CHECK(cmp.pass);
+}
+
+Spec spec_of(const std::string& path, Dtype dtype) { return load_spec(gpen::test::source_dir() + "/specs/" + path + ".json", dtype); }
+
+}  // namespace
+
+TEST_CASE("pitched arrays: every stencil strategy, float64 and float32, pitches that allow vector accesses and pitches that do not") {
+  for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+    const Spec s = spec_of("stencil/laplacian3d_o8", dt);
+    for (const auto& v : s.find_tunable("strategy")->values)
+      for (bool aligned : {true, false}) check_pitched(s, {"strategy=" + to_string(v)}, {67, 45, 33}, aligned);
+  }
+}
+
+TEST_CASE("pitched arrays: fused multi-field stencils, mixed derivatives, a 2-D stencil") {
+  for (const char* path : {"stencil/continuity3d", "stencil/momentum_visc3d", "stencil/induction3d", "stencil/laplacian2d_o4"}) {
+    const Spec s = spec_of(path, Dtype::Float64);
+    const std::array<long long, 3> size = s.dims == 2 ? std::array<long long, 3>{131, 77, 1} : std::array<long long, 3>{67, 45, 33};
+    for (bool aligned : {true, false}) check_pitched(s, {}, size, aligned);
+  }
+}
+
+TEST_CASE("pitched arrays: SBP operators, each strategy") {
+  for (const char* path : {"sbp/d1_o4", "sbp/laplacian3d_o4", "sbp/laplacian2d_o4"}) {
+    const Spec s = spec_of(path, Dtype::Float64);
+    const std::array<long long, 3> size = s.dims == 3 ? std::array<long long, 3>{67, 45, 33} : std::array<long long, 3>{131, 77, 1};
+    const TunableDecl* strategy = s.find_tunable("strategy");
+    REQUIRE(strategy);
+    for (const auto& v : strategy->values) check_pitched(s, {"strategy=" + to_string(v)}, size, false);
+  }
+}
+
+TEST_CASE("pitched arrays: every shipped reduction, inputs and results pitched") {
+  for (const char* path : {"reduce/sum3d", "reduce/cfl_speed", "reduce/mass_energy", "reduce/column_sum", "reduce/row_extrema",
+                           "reduce/divergence_norm", "reduce/logsumexp_y"}) {
+    const Spec s = spec_of(path, Dtype::Float64);
+    for (bool aligned : {true, false}) check_pitched(s, {}, {67, 45, 33}, aligned);
+    // One result point from several blocks (partials) and from one.
+    check_pitched(s, {"points_per_thread=1", "batch=1"}, {67, 45, 33}, false);
+  }
+}
+
+TEST_CASE("pitched arrays: the periodic ghost fill fills what it fills in a packed array") {
+  for (int dims : {2, 3}) {
+    for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+      const std::array<long long, 3> shape{13, 7, dims > 2 ? 5 : 1};
+      HostArray h(dims, shape, 3);
+      fill_random(h, 11, dt);
+      DeviceBuffer packed(dt, dims, shape, 3);
+      packed.upload(h.data);
+      PitchedCopy pitched(packed, 5, 3);
+      const PeriodicFill fill(dt, ctx());
+      fill.launch(packed);
+      fill.launch(pitched.view());
+      ctx().synchronize();
+      INFO(dims << "-D " << to_string(dt));
+      CHECK(pitched.gaps_written() == 0);
+      const std::vector<double> want = packed.download();
+      DeviceBuffer back(dt, dims, shape, 3);
+      pitched.copy_into(back);
+      CHECK(back.download() == want);
+      CHECK(want != h.data);  // the fill wrote the ghosts
+    }
+  }
+}
