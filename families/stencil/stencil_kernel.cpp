@@ -80,7 +80,7 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
   const long long v = plan.vector_x;
   for (const auto& [name, b] : fields) {
     const Pitch pitch = b->pitch();
-    if (b->ghost() % v != 0 || pitch.row % v != 0 || pitch.plane % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
+    if (b->ghost() % v != 0 || b->padded()[0] % v != 0 || pitch.row % v != 0 || pitch.plane % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
   }
   return true;
 }

@@ -11,8 +11,9 @@
 namespace gpen {
 
 // Whether a march kernel with several points a thread may take its fast
-// entry for these buffers: every pointer, x ghost width, row and plane
-// pitch a multiple of vector_x values, and at least rows_y rows (kernel y extent).
+// entry for these buffers: every pointer, x ghost width, padded row
+// length, row and plane pitch a multiple of vector_x values, and at least
+// rows_y rows (kernel y extent).
 bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& kernel_extent, const FieldBindings& fields);
 
 class StencilKernel : public Kernel {

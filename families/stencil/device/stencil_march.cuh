@@ -12,8 +12,8 @@
 // Offsets off the three axes (mixed derivatives) are read from global memory.
 //
 // Two instantiations (the host picks one per launch):
-//   kFast: every array's pointer, x ghost width, row and plane pitch are
-//     multiples of kVectorX, and ny >= kRowsY. Runs are vector accesses and
+//   kFast: every array's pointer, x ghost width, padded row, row and
+//     plane pitch are multiples of kVectorX, and ny >= kRowsY. Runs are vector accesses and
 //     never cross a row end; the last thread along y moves its rows back to
 //     end at ny (recomputing rows it does not store), so no load is clamped.
 //   otherwise: scalar accesses, and rows and columns past the interior are

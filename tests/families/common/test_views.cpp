@@ -6,6 +6,7 @@
 
 #include "test_support.hpp"
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/stencil/stencil_kernel.hpp"
 
 using namespace gpen;
 
@@ -101,4 +102,21 @@ TEST_CASE("a reduction's results: the inputs' shape reduced along its axes, in t
                     doctest::Contains("result 'sigma' is 40x30x20, but reduced along its axes the inputs' 40x30x20 is 40x30x1"));
   const DeviceBuffer f32 = DeviceBuffer::view(fake(1), Dtype::Float32, 3, {40, 30, 1}, 0);
   CHECK_THROWS_WITH(check_bindings(s, {{"rho", &rho}, {"sigma", &f32}}, {}), doctest::Contains("field 'sigma' is float32, the spec says float64"));
+}
+
+TEST_CASE("a march kernel takes its vector entry on pitched views only where every run stays aligned") {
+  const Spec s = load_spec(spec_path("stencil/laplacian3d_o8"));  // u (ghost 4) -> lap
+  const StencilPlan plan = plan_stencil(s, s.choose({"strategy=march", "vector_x=2", "rows_y=4"}));
+  REQUIRE(plan.vector_x == 2);
+  const auto fits = [&](std::array<long long, 3> n, Pitch pu, Pitch pl) {
+    const DeviceBuffer u = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, pu);
+    const DeviceBuffer lap = DeviceBuffer::view(fake(1), Dtype::Float64, 3, n, 0, pl);
+    return fits_vector_runs(plan, plan.kernel_extent(n), {{"u", &u}, {"lap", &lap}});
+  };
+  CHECK(fits({64, 45, 33}, {}, {}));
+  CHECK(fits({64, 45, 33}, Pitch{80, 80 * 60}, Pitch{72, 0}));
+  CHECK(!fits({64, 45, 33}, Pitch{81, 0}, {}));           // odd rows
+  CHECK(!fits({64, 45, 33}, Pitch{80, 80 * 60 + 1}, {}));  // odd planes
+  CHECK(!fits({64, 45, 33}, {}, Pitch{65, 0}));
+  CHECK(!fits({67, 45, 33}, Pitch{80, 0}, Pitch{72, 0}));  // even pitches, but the padded row (75) is odd
 }
