@@ -6,8 +6,23 @@
 
 namespace gpen {
 
+namespace {
+
+// A 1-3-D array has extent 1 along the axes it lacks, at least 1 along its own.
+void check_shape(int dims, const std::array<long long, 3>& shape, int ghost) {
+  const bool ok = dims >= 1 && dims <= 3 && ghost >= 0 && shape[0] >= 1 && shape[1] >= 1 && shape[2] >= 1 && (dims >= 2 || shape[1] == 1) &&
+                  (dims >= 3 || shape[2] == 1);
+  if (!ok)
+    throw std::invalid_argument(fmt::format("an array of {} dimensions, {}x{}x{} points, ghost width {}: expected 1-3 dimensions, at least one point "
+                                            "along each axis, one along the axes the array lacks, and a ghost width of 0 or more",
+                                            dims, shape[0], shape[1], shape[2], ghost));
+}
+
+}  // namespace
+
 DeviceBuffer::DeviceBuffer(Dtype dtype, int dims, std::array<long long, 3> shape, int ghost)
     : dtype_(dtype), dims_(dims), shape_(shape), ghost_(ghost) {
+  check_shape(dims, shape, ghost);
   mem_ = DeviceMemory(bytes());
   ptr_ = mem_.get();
   pitch_ = packed_pitch();
@@ -15,6 +30,7 @@ DeviceBuffer::DeviceBuffer(Dtype dtype, int dims, std::array<long long, 3> shape
 
 DeviceBuffer::DeviceBuffer(CUdeviceptr ptr, Dtype dtype, int dims, std::array<long long, 3> shape, int ghost, Pitch pitch)
     : dtype_(dtype), dims_(dims), shape_(shape), ghost_(ghost), pitch_(pitch), ptr_(ptr) {
+  check_shape(dims, shape, ghost);
   const Pitch packed = packed_pitch();
   if (pitch_.row == 0) pitch_.row = packed.row;
   if (pitch_.plane == 0) pitch_.plane = pitch_.row * padded()[1];

@@ -36,7 +36,20 @@ static_assert(layout_is_the_structs<float>() && layout_is_the_structs<double>(),
 
 // The bytes of StencilArgs<B> for this spec: pointers to its inputs and
 // outputs, their pitches, the kernel's extent, the params in the spec's real.
-std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fields, const ParamValues& params,
+// A field's pitch along the kernel's y and z axes (stencil_kernel_axis):
+// the array's own along the user axis that the kernel axis is, and where
+// none is (2-D: the kernel's y; 1-D: y and z) the one a packed array has
+// there, so that the kernel sees a packed array along its axes of extent 1.
+Pitch kernel_pitch(const StencilPlan& plan, const DeviceBuffer& b) {
+  const long long user[3] = {1, b.pitch().row, b.pitch().plane};
+  long long k[3] = {1, 0, 0};
+  for (int ax = 0; ax < b.dims(); ++ax) k[plan.kernel_axis[ax]] = user[ax];
+  if (k[1] == 0) k[1] = b.pitch().row;
+  if (k[2] == 0) k[2] = k[1];
+  return {k[1], k[2]};
+}
+
+std::vector<unsigned char> pack_args(const Spec& spec, const StencilPlan& plan, const FieldBindings& fields, const ParamValues& params,
                                      const std::array<long long, 3>& kernel_extent) {
   const std::size_t real = size_of(spec.dtype);
   const auto ins = spec.inputs();
@@ -47,8 +60,8 @@ std::vector<unsigned char> pack_args(const Spec& spec, const FieldBindings& fiel
   auto put = [&](std::size_t at, const auto& v) { std::memcpy(bytes.data() + at, &v, sizeof v); };
   for (std::size_t i = 0; i < ins.size(); ++i) put(l.in + sizeof(void*) * i, device_pointer(fields.at(ins[i]->name)->get()));
   for (std::size_t i = 0; i < outs.size(); ++i) put(l.out + sizeof(void*) * i, device_pointer(fields.at(outs[i]->name)->get()));
-  for (std::size_t i = 0; i < ins.size(); ++i) put(l.in_pitch + sizeof(Pitch) * i, fields.at(ins[i]->name)->pitch());
-  for (std::size_t i = 0; i < outs.size(); ++i) put(l.out_pitch + sizeof(Pitch) * i, fields.at(outs[i]->name)->pitch());
+  for (std::size_t i = 0; i < ins.size(); ++i) put(l.in_pitch + sizeof(Pitch) * i, kernel_pitch(plan, *fields.at(ins[i]->name)));
+  for (std::size_t i = 0; i < outs.size(); ++i) put(l.out_pitch + sizeof(Pitch) * i, kernel_pitch(plan, *fields.at(outs[i]->name)));
   put(l.extent, Extent{static_cast<int>(kernel_extent[0]), static_cast<int>(kernel_extent[1]), static_cast<int>(kernel_extent[2])});
   put_params(spec, params, bytes.data(), l.params);
   return bytes;
@@ -79,7 +92,7 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
   if (kernel_extent[1] < plan.rows_y) return false;
   const long long v = plan.vector_x;
   for (const auto& [name, b] : fields) {
-    const Pitch pitch = b->pitch();
+    const Pitch pitch = kernel_pitch(plan, *b);
     if (b->ghost() % v != 0 || b->padded()[0] % v != 0 || pitch.row % v != 0 || pitch.plane % v != 0 || b->get() % static_cast<CUdeviceptr>(v * size_of(b->dtype())) != 0) return false;
   }
   return true;
@@ -94,7 +107,7 @@ void StencilKernel::launch(const FieldBindings& fields, const ParamValues& param
   if (d.grid[1] > 65535 || d.grid[2] > 65535)
     throw BindingError(fmt::format("spec '{}': grid {}x{}x{} exceeds the 65535 limit on y/z; use a larger block_y or points_per_thread",
                                    spec_.name, d.grid[0], d.grid[1], d.grid[2]));
-  std::vector<unsigned char> args = pack_args(spec_, fields, params, kext);
+  std::vector<unsigned char> args = pack_args(spec_, plan, fields, params, kext);
   void* kernel_params[] = {args.data()};
   const CUfunction f = clamped_ && !fits_vector_runs(plan, kext, fields) ? clamped_ : function();
   const unsigned shared = f == function() ? static_cast<unsigned>(plan.dynamic_shared_bytes) : 0;

@@ -61,7 +61,7 @@ TEST_CASE("views of the caller's arrays are checked as gpen's buffers are") {
   CHECK(DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{50, 0}).pitch().plane == 50 * 38);
 }
 
-TEST_CASE("a view's pitch is refused where rows or planes would overlap, and where the array has none") {
+TEST_CASE("a view's shape and pitch are refused where rows or planes would overlap, and where the array has none") {
   const std::array<long long, 3> n{40, 30, 20};
   using doctest::Contains;
   CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 4, Pitch{47, 0}),
@@ -74,6 +74,11 @@ TEST_CASE("a view's pitch is refused where rows or planes would overlap, and whe
   CHECK(DeviceBuffer::view(fake(0), Dtype::Float64, 1, {40, 1, 1}, 2, Pitch{44, 44}).packed());
   CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float32, 2, {40, 30, 1}, 0, Pitch{48, 100}),
                     Contains("a 2-D array has one plane: give plane pitch 0, or at least 1440"));
+  // A 2-D array has one plane; no axis is empty.
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float32, 2, {40, 30, 33}, 0),
+                    Contains("an array of 2 dimensions, 40x30x33 points, ghost width 0: expected 1-3 dimensions, at least one point along each "
+                             "axis, one along the axes the array lacks"));
+  CHECK_THROWS_WITH(DeviceBuffer::view(fake(0), Dtype::Float32, 3, {40, 0, 33}, 0), Contains("at least one point along each axis"));
   const DeviceBuffer rows = DeviceBuffer::view(fake(0), Dtype::Float32, 2, {40, 30, 1}, 0, Pitch{48, 0});
   CHECK(!rows.packed());
   CHECK(rows.pitch().plane == 48 * 30);
