@@ -116,27 +116,20 @@ __device__ __forceinline__ typename B::acc reduce_warp(typename B::acc v) {
   return v;
 }
 
-// Where result R's point (x, kept) lies in its array (keepdims, no
-// ghosts, its pitches): x is 0 where x is reduced; `kept` counts the kept
-// rows as reduce_row does (y fastest).
+// Where result R's point lies in its array (keepdims, no ghosts, its
+// pitches): column x (0 where x is reduced) of the kept row whose first
+// row is (j, k); j and k count only along the axes a result keeps.
 template <class B>
-__device__ __forceinline__ long long result_at(const ReduceArgs<B>& a, int R, long long x, long long kept) {
-  long long j = 0, k = 0;
-  if constexpr (!B::kReduceY && !B::kReduceZ) {
-    j = kept % a.g.ny;
-    k = kept / a.g.ny;
-  } else if constexpr (!B::kReduceY) {
-    j = kept;
-  } else if constexpr (!B::kReduceZ) {
-    k = kept;
-  }
-  return x + j * a.out_pitch[R][0] + k * a.out_pitch[R][1];
+__device__ __forceinline__ long long result_at(const ReduceArgs<B>& a, int R, long long x, int j, int k) {
+  return x + (B::kReduceY ? 0 : j * a.out_pitch[R][0]) + (B::kReduceZ ? 0 : k * a.out_pitch[R][1]);
 }
 
-// Result R at (x, kept): the result itself, or its partial number `part`.
+// Result R at column x of kept row `kept` (first row (j, k)): the result
+// itself, or its partial number `part`.
 template <class B>
-__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long x, long long kept, long long part, int R, typename B::acc v) {
-  if (a.g.partials == 1) a.out[R][result_at<B>(a, R, x, kept)] = v;
+__device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long x, long long kept, int j, int k, long long part, int R,
+                                             typename B::acc v) {
+  if (a.g.partials == 1) a.out[R][result_at<B>(a, R, x, j, k)] = v;
   else a.partial[((B::kReduceX ? kept : kept * a.g.nx + x) * a.g.partials + part) * B::kNumOut + R] = v;
 }
 
@@ -161,6 +154,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
     const int x0 = static_cast<int>(x_block * g.x_segment);
     const int x1 = static_cast<int>(x0 + g.x_segment < g.nx ? x0 + g.x_segment : g.nx);
     RowCursor<B> row(g, kept, q0 + ty);
+    const int j0 = row.j, k0 = row.k;  // the result's row, where y and z are kept
     int i = x0 + tx;
     while (x0 + tx < x1 && row.q < q1) {
 #pragma unroll
@@ -190,7 +184,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
       __syncthreads();
       if (warp == 0) {
         const acc v = reduce_warp<B, R>(lane < kWarps ? warps[lane] : B::Ops::template identity<R>());
-        if (lane == 0) reduce_store<B>(a, 0, kept, chunk * g.x_blocks + x_block, R, v);
+        if (lane == 0) reduce_store<B>(a, 0, kept, j0, k0, chunk * g.x_blocks + x_block, R, v);
       }
       __syncthreads();
     });
@@ -198,6 +192,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
     // Columns: a thread walks its column i through every kBlockY-th row of the chunk.
     const int i = static_cast<int>(x_block * B::kBlockX + tx);
     RowCursor<B> row(g, kept, q0 + ty);
+    const int j0 = row.j, k0 = row.k;
     while (row.q < q1) {
 #pragma unroll
       for (int s = 0; s < B::kBatch; ++s) {
@@ -217,7 +212,7 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
       if (ty == 0 && i < n.nx) {
         acc v = column[0][tx];
         for (int y = 1; y < B::kBlockY; ++y) v = B::Ops::template combine<R>(v, column[y][tx]);
-        reduce_store<B>(a, i, kept, chunk, R, v);
+        reduce_store<B>(a, i, kept, j0, k0, chunk, R, v);
       }
       __syncthreads();
     });
@@ -233,12 +228,15 @@ __device__ void reduce_final(const ReduceArgs<B>& a) {
   const long long point = static_cast<long long>(blockIdx.x) * (kReduceFinalThreads / 32) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (point >= points) return;  // whole warps
+  const long long x = B::kReduceX ? 0 : point % g.nx, kept = B::kReduceX ? point : point / g.nx;
+  int j, k;
+  reduce_row<B>(g, kept, 0, j, k);
   for_each_index<B::kNumOut>([&](auto r) {
     constexpr int R = decltype(r)::value;
     acc v = B::Ops::template identity<R>();
     for (long long c = lane; c < g.partials; c += 32) v = B::Ops::template combine<R>(v, a.partial[(point * g.partials + c) * B::kNumOut + R]);
     v = reduce_warp<B, R>(v);
-    if (lane == 0) a.out[R][B::kReduceX ? result_at<B>(a, R, 0, point) : result_at<B>(a, R, point % g.nx, point / g.nx)] = v;
+    if (lane == 0) a.out[R][result_at<B>(a, R, x, j, k)] = v;
   });
 }
 

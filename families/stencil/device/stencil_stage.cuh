@@ -140,26 +140,27 @@ __host__ __device__ constexpr int stage_z_reach() {
 }
 
 // A thread's cells of input F's plane tile, the same in every plane: cell
-// u kThreads + tid of the tile for each u, its column and row in the tile,
-// and whether it lies in the array (ghosts included). Cells of a tile past
-// the array (a block past nx or ny) are not copied. Rows, not offsets: the
-// inputs that share one StageCells may have pitches of their own.
+// u kThreads + tid of the tile for each u, its offset from the tile's
+// corner in input F's array, and whether it lies in the array (ghosts
+// included). Cells of a tile past the array (a block past nx or ny) are not
+// copied.
 template <class B, int F>
 struct StageCells {
   using T = StageTile<B, F>;
+  static constexpr int kInput = F;
   static constexpr int kThreads = B::kBlockX * B::kBlockY;
   static constexpr int kChunks = (T::kPlane + kThreads - 1) / kThreads;
-  int col[kChunks], row[kChunks];
+  long long off[kChunks];
   bool inside[kChunks];
   __device__ __forceinline__ StageCells(const StencilArgs<B>& a, int I0, int J0, int tid) {
+    const long long sy = InGeometry<B, F>::sy(a);
     const int cols = min(T::W, a.n.nx + B::kInGhost[F][0] - (I0 - T::RX));
     const int rows = min(T::H, a.n.ny + B::kInGhost[F][1] - (J0 - T::RY));
 #pragma unroll
     for (int u = 0; u < kChunks; ++u) {
-      const int t = u * kThreads + tid;
-      row[u] = t / T::W;
-      col[u] = t - row[u] * T::W;
-      inside[u] = t < T::kPlane && col[u] < cols && row[u] < rows;
+      const int t = u * kThreads + tid, r = t / T::W, c = t - r * T::W;
+      off[u] = c + r * sy;
+      inside[u] = t < T::kPlane && c < cols && r < rows;
     }
   }
 };
@@ -175,17 +176,36 @@ __host__ __device__ constexpr bool stage_cells_shared() {
   return true;
 }
 
+// stage_copy's cells for an input whose row pitch is not the one `cells`
+// were made for: rows and columns again, out of line, so that the common
+// path keeps no registers for this one.
+template <class B, int F, class Cells>
+__device__ __noinline__ void stage_copy_pitched(typename B::real* slot, const typename B::real* corner, long long sy, const Cells& cells, int tid) {
+  using T = StageTile<B, F>;
+#pragma unroll
+  for (int u = 0; u < Cells::kChunks; ++u) {
+    const int t = u * Cells::kThreads + tid, r = t / T::W, c = t - r * T::W;
+    if (cells.inside[u]) arch::copy_async<sizeof(typename B::real)>(slot + u * Cells::kThreads + tid, corner + c + r * sy);
+  }
+}
+
 // The block's copies of plane p of input F into `slot`: cell (c, r) of the
-// tile is the array's (I0 - RX + c, J0 - RY + r, p); `cells` this thread's.
+// tile is the array's (I0 - RX + c, J0 - RY + r, p); `cells` this thread's,
+// their offsets those of the input they were made for: where F's row pitch
+// differs (the caller pads its arrays unalike), rows and columns again.
 template <class B, int F, class Cells>
 __device__ __forceinline__ void stage_copy(typename B::real* slot, const StencilArgs<B>& a, const Cells& cells, int I0, int J0, int p, int tid) {
   using T = StageTile<B, F>;
   static_assert(Cells::T::kPlane == T::kPlane && Cells::T::W == T::W, "the cells of this input's tile");
   const typename B::real* corner = a.in[F] + InGeometry<B, F>::at(a, I0 - T::RX, J0 - T::RY, p);
   const long long sy = InGeometry<B, F>::sy(a);
+  if (F == Cells::kInput || sy == InGeometry<B, Cells::kInput>::sy(a)) {
 #pragma unroll
-  for (int u = 0; u < Cells::kChunks; ++u)
-    if (cells.inside[u]) arch::copy_async<sizeof(typename B::real)>(slot + u * Cells::kThreads + tid, corner + cells.col[u] + cells.row[u] * sy);
+    for (int u = 0; u < Cells::kChunks; ++u)
+      if (cells.inside[u]) arch::copy_async<sizeof(typename B::real)>(slot + u * Cells::kThreads + tid, corner + cells.off[u]);
+  } else {
+    stage_copy_pitched<B, F, Cells>(slot, corner, sy, cells, tid);
+  }
 }
 
 // Input values around point (cx, cy) of the tile (0 .. TX-1, 0 .. TY-1;
