@@ -71,36 +71,32 @@ __host__ __device__ constexpr int max_radius() {
   return m;
 }
 
-// Offsets into field F's array, padded by (GX, GY, GZ) ghost points on each
-// side, with the row (y) and plane (z) pitch the launch passes in `pitch`
-// (the packed ones, or the caller's): any argument block A with in_pitch
-// and out_pitch, one [row, plane] pair a field.
-template <int GX, int GY, int GZ>
-struct Padded {
-  static __device__ __forceinline__ long long at(const long long* pitch, int i, int j, int k) {
-    return (i + GX) + pitch[0] * (j + GY) + pitch[1] * (k + GZ);
+// Offsets into an input's (kIn) or output's array, number F of its kind,
+// padded by (GX, GY, GZ) ghost points on each side, with the row (y) and
+// plane (z) pitch the launch passes (the packed ones, or the caller's):
+// any argument block A with in_pitch and out_pitch, one [row, plane] pair
+// a field.
+template <int GX, int GY, int GZ, bool kIn, int F>
+struct FieldGeometry {
+  template <class A>
+  static __device__ __forceinline__ const long long* pitch(const A& a) {
+    if constexpr (kIn) return a.in_pitch[F];
+    else return a.out_pitch[F];
+  }
+  template <class A>
+  static __device__ __forceinline__ long long sy(const A& a) { return pitch(a)[0]; }
+  template <class A>
+  static __device__ __forceinline__ long long sz(const A& a) { return pitch(a)[1]; }
+  template <class A>
+  static __device__ __forceinline__ long long at(const A& a, int i, int j, int k) {
+    return (i + GX) + pitch(a)[0] * (j + GY) + pitch(a)[1] * (k + GZ);
   }
 };
 
 template <class B, int F>
-struct InGeometry {
-  using P = Padded<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2]>;
-  template <class A>
-  static __device__ __forceinline__ long long sy(const A& a) { return a.in_pitch[F][0]; }
-  template <class A>
-  static __device__ __forceinline__ long long sz(const A& a) { return a.in_pitch[F][1]; }
-  template <class A>
-  static __device__ __forceinline__ long long at(const A& a, int i, int j, int k) { return P::at(a.in_pitch[F], i, j, k); }
-};
-
+using InGeometry = FieldGeometry<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2], true, F>;
 template <class B, int O>
-struct OutGeometry {
-  using P = Padded<B::kOutGhost[O][0], B::kOutGhost[O][1], B::kOutGhost[O][2]>;
-  template <class A>
-  static __device__ __forceinline__ long long sy(const A& a) { return a.out_pitch[O][0]; }
-  template <class A>
-  static __device__ __forceinline__ long long at(const A& a, int i, int j, int k) { return P::at(a.out_pitch[O], i, j, k); }
-};
+using OutGeometry = FieldGeometry<B::kOutGhost[O][0], B::kOutGhost[O][1], B::kOutGhost[O][2], false, O>;
 
 // Every input at one point (i, j, k), with the strides to its neighbours.
 template <class B>
