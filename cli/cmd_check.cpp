@@ -11,6 +11,7 @@
 #include "gpen/generator/family.hpp"
 #include "gpen/generator/templates.hpp"
 #include "gpen/generator/tunables.hpp"
+#include "gpen/simulate/program.hpp"
 
 namespace gpen::cli {
 
@@ -52,10 +53,20 @@ Json spec_tunables_json(const Spec& s) {
   return all;
 }
 
+std::string program_summary(const sim::Program& p) {
+  std::vector<std::string> kernels;
+  for (const sim::RhsKernel& k : p.rhs) kernels.push_back(k.use.spec.name);
+  return fmt::format("program '{}', {}, {}-D {}, {} field{}, right-hand side {}, {}, time step {}, {} diagnostic reduction{}", p.name,
+                     p.dtype == Dtype::Float32 ? "float32" : "float64", p.dims,
+                     fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), p.fields.size() == 1 ? "" : "s",
+                     fmt::join(kernels, " + "), to_string(p.integrator), p.time_step.fixed ? fmt::format("{}", p.time_step.dt) : "from the CFL conditions",
+                     p.diagnostics.reductions.size(), p.diagnostics.reductions.size() == 1 ? "" : "s");
+}
+
 }  // namespace
 
 void add_check(CLI::App& app, Runner& run) {
-  auto* cmd = app.add_subcommand("check", "Validate specs: structure, names, expressions, ghost widths, and that the default variant generates");
+  auto* cmd = app.add_subcommand("check", "Validate specs and programs: structure, names, expressions, ghost widths, and that the default variant generates");
   struct Opts { std::vector<std::string> files; bool json = false, tunables = false; };
   auto o = std::make_shared<Opts>();
   cmd->add_option("spec", o->files, "Spec files (JSON)")->required()->check(CLI::ExistingFile);
@@ -70,6 +81,15 @@ void add_check(CLI::App& app, Runner& run) {
         Json entry = {{"file", f}, {"ok", false}, {"name", nullptr}, {"kind", nullptr}, {"summary", nullptr}, {"warnings", Json::array()},
                       {"errors", Json::array()}, {"error_count", 0}};
         try {
+          if (sim::is_program_file(f)) {
+            // A program: read whole, its kernel specs with it.
+            const sim::Program p = sim::load_program(f);
+            const std::string summary = program_summary(p);
+            fmt::print("ok  {}: {}\n", f, summary);
+            entry.update(Json{{"ok", true}, {"name", p.name}, {"kind", "program"}, {"summary", summary}});
+            specs.push_back(entry);
+            continue;
+          }
           const Spec s = load_spec(f);
           // The default variant must generate too: tunables whose defaults
           // do not go together (a chained scan with 16-byte column groups)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "gpen/simulate/program.hpp"
 #include "json_output.hpp"
 #include "reports.hpp"
 #include "spec_options.hpp"
@@ -33,9 +34,14 @@ void add_survey(CLI::App& app, Runner& run) {
     run = [o] {
       const auto full = parse_size(o->size, 3);
       std::vector<std::string> files;
-      for (const auto& e : std::filesystem::recursive_directory_iterator(o->dir))
-        if (e.path().extension() == ".json" && e.path().filename() != "spec.schema.json") files.push_back(e.path().string());
+      std::size_t programs = 0;  // not kernels: `gpen check` reads them, `gpen simulate` runs them
+      for (const auto& e : std::filesystem::recursive_directory_iterator(o->dir)) {
+        if (e.path().extension() != ".json" || e.path().filename() == "spec.schema.json") continue;
+        if (sim::is_program_file(e.path().string())) ++programs;
+        else files.push_back(e.path().string());
+      }
       std::sort(files.begin(), files.end());
+      if (programs > 0) fmt::print(stderr, "{} program{} left out (no kernels: gpen simulate runs them)\n", programs, programs == 1 ? "" : "s");
       std::string why;
       const bool gpu = driver_available(&why);
       std::optional<Context> ctx;

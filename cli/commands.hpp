@@ -24,5 +24,6 @@ void add_bench(CLI::App& app, Runner& run);
 void add_cache(CLI::App& app, Runner& run);
 void add_survey(CLI::App& app, Runner& run);
 void add_tune(CLI::App& app, Runner& run);
+void add_simulate(CLI::App& app, Runner& run);
 
 }  // namespace gpen::cli

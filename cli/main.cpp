@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   gpen::cli::add_cache(app, run);
   gpen::cli::add_survey(app, run);
   gpen::cli::add_tune(app, run);
+  gpen::cli::add_simulate(app, run);
   // With --json, a failure is a document too ("gpen.error/1"), on stdout;
   // the message still goes to stderr.
   const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--json"; });

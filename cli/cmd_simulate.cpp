@@ -1,0 +1,101 @@
+// gpen simulate PROGRAM.json: a program's time loop (kind "program",
+// docs/programs.md), with a progress line, diagnostics, snapshots, a
+// restart, and Ctrl-C writing a last snapshot.
+#include <cmath>
+#include <fmt/format.h>
+#include <memory>
+
+#include "commands.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
+#include "gpen/families/common/grid_run.hpp"
+#include "gpen/generator/error.hpp"
+#include "gpen/simulate/cpu_backend.hpp"
+#include "gpen/simulate/simulation.hpp"
+
+namespace gpen::cli {
+
+namespace {
+
+struct SimulateOptions {
+  std::string program, size, dtype, out = "gpen-out", restart, device = "gpu";
+  long long steps = -1;
+  double until = -1;
+};
+
+std::string stop_words(const sim::RunResult& r) {
+  switch (r.stop) {
+    case sim::RunResult::Stop::Steps: return "the steps asked for";
+    case sim::RunResult::Stop::Time: return "the time asked for";
+    case sim::RunResult::Stop::Requested: return "Ctrl-C";
+    case sim::RunResult::Stop::NonFinite: return "a non-finite value";
+  }
+  return "?";
+}
+
+int simulate(const SimulateOptions& o) {
+  if (o.steps < 0 && o.until < 0) throw UsageError("gpen simulate: give --steps N or --until T (how long to run)");
+  std::optional<std::array<long long, 3>> size;
+  std::optional<Dtype> dtype;
+  if (!o.dtype.empty()) dtype = o.dtype == "float32" ? Dtype::Float32 : Dtype::Float64;
+  // The size needs the program's dims: read its kind and dims first through the program itself.
+  if (!o.size.empty()) {
+    const sim::Program probe = sim::load_program(o.program, std::nullopt, dtype);
+    size = parse_size(o.size, probe.dims);
+  }
+  const sim::Program p = sim::load_program(o.program, size, dtype);
+  if (o.device != "cpu")
+    throw UsageError("gpen simulate: the GPU time loop is not built yet (issue 27's next step); --device cpu runs the program's CPU reference");
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  if (o.restart.empty()) s.initialize();
+  else s.restart(o.restart);
+  fmt::print(stderr, "{}: {}-D {}, {} fields, {}, {} on {}; output in {}/\n", p.name, p.dims,
+             fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), to_string(p.integrator),
+             p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.out);
+  InterruptFlag interrupt;
+  ProgressLine bar;
+  sim::RunOptions ro;
+  ro.steps = o.steps;
+  ro.until = o.until;
+  ro.out_dir = o.out;
+  ro.stop_requested = [&] { return interrupt.raised(); };
+  const sim::RunResult r = s.run(ro, [&](const sim::StepReport& rep) {
+    std::string eta;
+    if (rep.fraction_done > 0 && rep.fraction_done < 1) {
+      // Time left from the rate so far.
+      const double elapsed_s = rep.ms_per_step * 1e-3 * static_cast<double>(rep.step);
+      eta = fmt::format(", ETA {}", format_duration(elapsed_s * (1 - rep.fraction_done) / rep.fraction_done));
+    }
+    bar.update(fmt::format("step {}  t {:.6g}  dt {:.3g}  {:.3g} ms/step  {:.4g} Mcell-updates/s{}", rep.step, rep.t, rep.dt, rep.ms_per_step,
+                           rep.cell_updates_per_s / 1e6, eta));
+  });
+  bar.finish();
+  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} steps this run\n", s.step(), s.time(), stop_words(r), r.steps);
+  for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i)
+    fmt::print(stderr, "  {} = {:.9g}\n", r.diagnostic_names[i], r.last_diagnostics[i]);
+  if (!r.last_snapshot.empty()) fmt::print(stderr, "last snapshot: {}\n", r.last_snapshot);
+  if (r.stop == sim::RunResult::Stop::NonFinite) {
+    fmt::print(stderr, "gpen simulate: {}\n", r.message);
+    return kExitInvalid;
+  }
+  return r.stop == sim::RunResult::Stop::Requested ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace
+
+void add_simulate(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<SimulateOptions>();
+  auto* cmd = app.add_subcommand("simulate", "Run a program (kind \"program\"): its time loop, diagnostics and snapshots");
+  cmd->add_option("program", o->program, "The program's JSON file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--steps", o->steps, "Steps to take")->check(CLI::Range(0LL, 1LL << 40));
+  cmd->add_option("--until", o->until, "Simulated time to stop at")->check(CLI::Range(0.0, 1e300));
+  cmd->add_option("--size", o->size, "Grid NX[xNY[xNZ]] in place of the program's (one number: every axis)");
+  cmd->add_option("--dtype", o->dtype, "float64 or float32 in place of the program's")->check(CLI::IsMember({"float64", "float32"}));
+  cmd->add_option("--out", o->out, "Folder of diagnostics.csv and the snapshots");
+  cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
+  cmd->add_option("--device", o->device, "gpu, or cpu: the CPU reference (double precision; for small grids and checks)")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
+  cmd->callback([&run, o] { run = [o] { return simulate(*o); }; });
+}
+
+}  // namespace gpen::cli

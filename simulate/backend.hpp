@@ -1,0 +1,37 @@
+// What runs a program's steps: the CPU reference (cpu_backend.hpp) or the
+// GPU. The Simulation (simulation.hpp) drives either the same way, so that
+// the time loop, its diagnostics, snapshots and restarts are one code.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpen::sim {
+
+// Where a field first holds a NaN or an infinity.
+struct NonFinite {
+  int field = 0;
+  std::array<long long, 3> at{0, 0, 0};  // interior coordinates
+  double value = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // The fields' interiors (x fastest, the program's size), as a snapshot
+  // holds them; the boundary conditions then fill the ghost zones.
+  virtual void set_fields(const std::vector<std::vector<double>>& interiors) = 0;
+  virtual std::vector<std::vector<double>> fields() const = 0;
+  // One step of the program's integrator, the boundaries filled after each stage.
+  virtual void step(double dt) = 0;
+  // The first result of the program's CFL reduction (the largest signal speed).
+  virtual double max_speed() = 0;
+  // Every diagnostic reduction's results, in the program's order.
+  virtual std::vector<double> diagnostics() = 0;
+  virtual std::optional<NonFinite> first_non_finite() const = 0;
+  virtual std::string name() const = 0;
+};
+
+}  // namespace gpen::sim

@@ -1,0 +1,107 @@
+#include "npy.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <stdexcept>
+
+namespace gpen::sim {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMaxHeader = 4096;
+constexpr long long kMaxValues = 1LL << 36;
+
+[[noreturn]] void bad(const std::string& path, const std::string& why) { throw std::runtime_error(fmt::format("{}: not a .npy file gpen reads: {}", path, why)); }
+
+}  // namespace
+
+void write_npy(const std::string& path, Dtype dtype, const std::vector<long long>& shape, const std::vector<double>& values) {
+  long long count = 1;
+  for (long long n : shape) count *= n;
+  if (count != static_cast<long long>(values.size()))
+    throw std::invalid_argument(fmt::format("write_npy {}: {} values for a shape of {}", path, values.size(), count));
+  std::string dims;
+  for (long long n : shape) dims += fmt::format("{}, ", n);
+  if (!shape.empty()) dims.resize(dims.size() - (shape.size() == 1 ? 1 : 2));  // "(3,)" for one axis, "(3, 4)" for more
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", dtype == Dtype::Float32 ? "<f4" : "<f8", dims);
+  // Magic (6) + version (2) + length (2) + header, padded with spaces to a
+  // multiple of 64 and ended by a newline.
+  const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - 10 - header.size() - 1, ' ');
+  header.push_back('\n');
+  const std::string tmp = path + ".part";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp));
+    out.write(kMagic, 6);
+    const unsigned char version[2] = {1, 0};
+    out.write(reinterpret_cast<const char*>(version), 2);
+    const std::uint16_t len = static_cast<std::uint16_t>(header.size());
+    const unsigned char le[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
+    out.write(reinterpret_cast<const char*>(le), 2);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    if (dtype == Dtype::Float32) {
+      std::vector<float> f(values.begin(), values.end());
+      out.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size() * sizeof(float)));
+    } else {
+      out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(double)));
+    }
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(fmt::format("cannot rename {} to {}", tmp, path));
+}
+
+NpyArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot open {}", path));
+  char magic[6];
+  unsigned char version[2], le[2];
+  if (!in.read(magic, 6) || std::memcmp(magic, kMagic, 6) != 0) bad(path, "no .npy magic");
+  if (!in.read(reinterpret_cast<char*>(version), 2) || version[0] != 1) bad(path, "a version other than 1.0");
+  if (!in.read(reinterpret_cast<char*>(le), 2)) bad(path, "cut short");
+  const std::size_t len = le[0] | (static_cast<std::size_t>(le[1]) << 8);
+  if (len > kMaxHeader) bad(path, "a header longer than 4096 bytes");
+  std::string header(len, '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(len))) bad(path, "cut short in its header");
+  NpyArray a;
+  if (header.find("'descr': '<f8'") != std::string::npos) a.dtype = Dtype::Float64;
+  else if (header.find("'descr': '<f4'") != std::string::npos) a.dtype = Dtype::Float32;
+  else bad(path, "a dtype other than little-endian float64 or float32");
+  if (header.find("'fortran_order': False") == std::string::npos) bad(path, "Fortran order");
+  const std::size_t open = header.find("'shape': (");
+  const std::size_t close = open == std::string::npos ? open : header.find(')', open);
+  if (close == std::string::npos) bad(path, "no shape");
+  long long count = 1;
+  std::size_t i = open + 10;
+  while (i < close) {
+    while (i < close && (header[i] == ' ' || header[i] == ',')) ++i;
+    if (i >= close) break;
+    long long n = 0;
+    std::size_t digits = 0;
+    while (i < close && header[i] >= '0' && header[i] <= '9' && digits < 12) n = n * 10 + (header[i++] - '0'), ++digits;
+    if (digits == 0 || (i < close && header[i] != ',' && header[i] != ' ')) bad(path, "a shape of other than whole numbers");
+    a.shape.push_back(n);
+    count *= n;
+    if (count > kMaxValues || a.shape.size() > 8) bad(path, "too large a shape");
+  }
+  const std::size_t bytes = static_cast<std::size_t>(count) * (a.dtype == Dtype::Float32 ? 4 : 8);
+  in.seekg(0, std::ios::end);
+  const std::streamoff left = in.tellg() - static_cast<std::streamoff>(10 + len);
+  if (left != static_cast<std::streamoff>(bytes)) bad(path, fmt::format("{} bytes of data for a shape of {} values", left, count));
+  in.seekg(static_cast<std::streamoff>(10 + len));
+  a.values.resize(static_cast<std::size_t>(count));
+  if (a.dtype == Dtype::Float32) {
+    std::vector<float> f(static_cast<std::size_t>(count));
+    in.read(reinterpret_cast<char*>(f.data()), static_cast<std::streamsize>(bytes));
+    std::copy(f.begin(), f.end(), a.values.begin());
+  } else {
+    in.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(bytes));
+  }
+  if (!in) bad(path, "cut short in its data");
+  return a;
+}
+
+}  // namespace gpen::sim

@@ -1,0 +1,26 @@
+// NumPy's .npy format (version 1.0), so that a snapshot opens with
+// numpy.load and nothing of gpen: little-endian float64 or float32, C
+// order, the shape (nz, ny, nx) of a 3-D field (x fastest).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpen/generator/spec.hpp"
+
+namespace gpen::sim {
+
+struct NpyArray {
+  Dtype dtype = Dtype::Float64;
+  std::vector<long long> shape;  // C order: the slowest axis first
+  std::vector<double> values;    // as read (float32 widened)
+};
+
+// Writes `values` (their count the shape's product) as `dtype`, through a
+// temporary file renamed into place: a reader never sees half a file.
+void write_npy(const std::string& path, Dtype dtype, const std::vector<long long>& shape, const std::vector<double>& values);
+// Reads a file write_npy wrote (or NumPy, in the same dtypes and order);
+// std::runtime_error naming the file and what is wrong otherwise.
+NpyArray read_npy(const std::string& path);
+
+}  // namespace gpen::sim

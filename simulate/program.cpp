@@ -1,0 +1,522 @@
+#include "program.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <functional>
+#include <variant>
+
+#include "gpen/generator/diagnostics.hpp"
+#include "gpen/generator/json_reader.hpp"
+#include "gpen/generator/sha256.hpp"
+
+namespace gpen::sim {
+
+const char* to_string(Integrator i) {
+  switch (i) {
+    case Integrator::Rk3: return "rk3";
+    case Integrator::Rk4: return "rk4";
+    case Integrator::Euler: return "euler";
+  }
+  return "?";
+}
+
+const char* to_string(BoundaryKind k) {
+  switch (k) {
+    case BoundaryKind::Periodic: return "periodic";
+    case BoundaryKind::Symmetric: return "symmetric";
+    case BoundaryKind::Antisymmetric: return "antisymmetric";
+    case BoundaryKind::Value: return "value";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr long long kMaxPoints = 1LL << 40;  // per axis and in all: far past any GPU's memory
+const char* const kAxes[3] = {"x", "y", "z"};
+
+std::string join_path(const std::string& folder, const std::string& path) {
+  if (path.empty() || path[0] == '/' || folder.empty()) return path;
+  return folder + "/" + path;
+}
+
+class ProgramReader {
+ public:
+  ProgramReader(const JsonSource& src, Diagnostics& diag, Program& p, std::string folder)
+      : src_(src), diag_(diag), r_(src, diag), p_(p), folder_(std::move(folder)) {}
+
+  void read(std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype);
+
+ private:
+  void grid(std::optional<std::array<long long, 3>> size);
+  void params();
+  void fields();
+  void rhs();
+  void boundaries();
+  void time_step();
+  void diagnostics();
+  void snapshots();
+  void spacing_rule();
+  // A kernel spec named at ptr + "/spec", its inputs bound (ptr + "/inputs")
+  // and params given (ptr + "/params").
+  // `kind_check` refuses a spec of the wrong kind before its bindings are read.
+  KernelUse kernel_use(const std::string& ptr, const std::function<void(const KernelUse&)>& kind_check);
+  int field_at(const std::string& ptr) const;  // a field's name at ptr
+  void face_list(const std::string& ptr, std::vector<std::pair<int, int>>& faces) const;
+
+  const JsonSource& src_;
+  Diagnostics& diag_;
+  JsonReader r_;
+  Program& p_;
+  std::string folder_;
+  std::optional<Dtype> dtype_;
+  bool fields_ok_ = false;
+};
+
+void ProgramReader::read(std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype) {
+  const JsonReader::Keys keys = r_.object("", {"name", "kind", "dims", "grid", "fields", "rhs"},
+                                          {"$schema", "description", "dtype", "params", "integrator", "boundaries", "time_step", "diagnostics", "snapshots"});
+  diag_.unit([&] { p_.name = r_.identifier("/name"); });
+  diag_.unit([&] { r_.choice("/kind", {"program"}); });
+  if (r_.has("/description")) diag_.unit([&] { p_.description = r_.string("/description"); });
+  const bool dims_ok = diag_.unit([&] { p_.dims = static_cast<int>(r_.integer("/dims", 1, 3)); });
+  diag_.unit([&] {
+    if (dtype) p_.dtype = *dtype;
+    else if (r_.has("/dtype")) p_.dtype = r_.choice("/dtype", {"float64", "float32"}) == "float32" ? Dtype::Float32 : Dtype::Float64;
+  });
+  dtype_ = p_.dtype;
+  if (!dims_ok || !keys.complete) {
+    diag_.throw_if_any();
+    throw UnitFailed{};
+  }
+  diag_.unit([&] { grid(size); });
+  if (r_.has("/params")) diag_.unit([&] { params(); });
+  fields_ok_ = diag_.unit([&] { fields(); });
+  if (!fields_ok_) return;
+  if (r_.has("/integrator"))
+    diag_.unit([&] {
+      const std::string s = r_.choice("/integrator", {"rk3", "rk4", "euler"});
+      p_.integrator = s == "rk3" ? Integrator::Rk3 : s == "rk4" ? Integrator::Rk4 : Integrator::Euler;
+    });
+  if (r_.has("/boundaries")) diag_.unit([&] { boundaries(); });
+  diag_.unit([&] { spacing_rule(); });
+  diag_.unit([&] { rhs(); });
+  if (r_.has("/time_step")) diag_.unit([&] { time_step(); });
+  else diag_.unit([&] { src_.fail("", "missing key 'time_step'", "an object with 'time_step': {\"dt\": ...} or {\"cfl\": {...}}"); });
+  if (r_.has("/diagnostics")) diag_.unit([&] { diagnostics(); });
+  if (r_.has("/snapshots")) diag_.unit([&] { snapshots(); });
+}
+
+void ProgramReader::grid(std::optional<std::array<long long, 3>> size) {
+  r_.entry("/grid", {"size"}, {"box", "origin"});
+  const int d = p_.dims;
+  auto triple = [&](const std::string& ptr, auto read_one) {
+    const std::size_t n = r_.array(ptr, true, 3);
+    if (static_cast<int>(n) != d) src_.fail(ptr, fmt::format("{} entries for a {}-D program", n, d), fmt::format("{} entries, one an axis", d));
+    for (int a = 0; a < d; ++a) read_one(json_pointer_join(ptr, static_cast<std::size_t>(a)), a);
+  };
+  triple("/grid/size", [&](const std::string& ptr, int a) { p_.size[a] = r_.integer(ptr, 1, kMaxPoints); });
+  if (size) {
+    for (int a = 0; a < 3; ++a) p_.size[a] = a < d ? (*size)[a] : 1;
+  }
+  long long points = 1;
+  for (int a = 0; a < d; ++a) {
+    if (p_.size[a] < 1) src_.fail("/grid/size", fmt::format("{} points along {}", p_.size[a], kAxes[a]), "at least 1 point an axis");
+    points *= p_.size[a];
+    if (points > kMaxPoints) src_.fail("/grid/size", fmt::format("{} points or more", points), fmt::format("at most {} points", kMaxPoints));
+  }
+  for (int a = 0; a < d; ++a) p_.box[a] = static_cast<double>(p_.size[a]);  // spacing 1 unless given
+  if (r_.has("/grid/box"))
+    triple("/grid/box", [&](const std::string& ptr, int a) {
+      const double v = r_.number(ptr);
+      if (!(v > 0) || !std::isfinite(v)) src_.fail(ptr, fmt::format("{}", v), "a length > 0");
+      p_.box[a] = v;
+    });
+  if (r_.has("/grid/origin")) triple("/grid/origin", [&](const std::string& ptr, int a) { p_.origin[a] = r_.number(ptr); });
+}
+
+void ProgramReader::params() {
+  const std::size_t n = r_.array("/params", false, kMaxParams);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string ptr = json_pointer_join("/params", i);
+    diag_.unit([&] {
+      r_.entry(ptr, {"name", "value"}, {"description"});
+      ProgramParam q;
+      q.name = r_.identifier(ptr + "/name");
+      for (const ProgramParam& o : p_.params)
+        if (o.name == q.name) src_.fail(ptr + "/name", fmt::format("the param '{}' is declared twice", q.name), "a name of its own");
+      for (const char* reserved : {"x", "y", "z", "hx", "hy", "hz", "Lx", "Ly", "Lz", "pi", "t"})
+        if (q.name == reserved) src_.fail(ptr + "/name", fmt::format("'{}' is a name programs give", q.name), "a name other than x, y, z, hx, hy, hz, Lx, Ly, Lz, pi, t");
+      q.value = r_.number(ptr + "/value");
+      p_.params.push_back(q);
+    });
+  }
+}
+
+void ProgramReader::fields() {
+  const std::size_t n = r_.array("/fields", true, kMaxFields);
+  // Initial values read x, y, z, then the params and pi.
+  std::vector<std::string> names{"x", "y", "z"};
+  for (const ProgramParam& q : p_.params) names.push_back(q.name);
+  names.push_back("pi");
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string ptr = json_pointer_join("/fields", i);
+    ok &= diag_.unit([&] {
+      r_.entry(ptr, {"name", "ghost"}, {"init", "noise", "description"});
+      ProgramField f;
+      f.pointer = ptr;
+      f.name = r_.identifier(ptr + "/name");
+      if (p_.find_field(f.name) >= 0) src_.fail(ptr + "/name", fmt::format("the field '{}' is declared twice", f.name), "a name of its own");
+      f.ghost = static_cast<int>(r_.integer(ptr + "/ghost", 0, 64));
+      if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, "a coordinate (x, y, z), a param of the program or pi");
+      if (r_.has(ptr + "/noise")) {
+        r_.entry(ptr + "/noise", {"amplitude", "seed"}, {});
+        f.noise = r_.number(ptr + "/noise/amplitude");
+        f.seed = static_cast<std::uint64_t>(r_.integer(ptr + "/noise/seed", 0, (1LL << 53)));
+      }
+      p_.fields.push_back(std::move(f));
+    });
+  }
+  if (!ok) throw UnitFailed{};
+}
+
+int ProgramReader::field_at(const std::string& ptr) const {
+  const std::string name = r_.string(ptr);
+  const int f = p_.find_field(name);
+  if (f < 0) {
+    std::vector<std::string> names;
+    for (const ProgramField& x : p_.fields) names.push_back(x.name);
+    src_.fail(ptr, fmt::format("no field '{}'{}", quoted_text(name), did_you_mean(name, names)), fmt::format("one of the program's fields: {}", fmt::join(names, ", ")));
+  }
+  return f;
+}
+
+KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<void(const KernelUse&)>& kind_check) {
+  KernelUse u;
+  u.pointer = ptr;
+  const std::string written = r_.string(ptr + "/spec");
+  u.path = join_path(folder_, written);
+  u.spec = load_spec(u.path, dtype_);
+  kind_check(u);
+  if (u.spec.dims != p_.dims)
+    src_.fail(ptr + "/spec", fmt::format("'{}' is {}-D, the program {}-D", quoted_text(written), u.spec.dims, p_.dims), fmt::format("a {}-D spec", p_.dims));
+  // Inputs: by the program's field of the same name, unless bound.
+  const std::vector<const FieldDecl*> ins = u.spec.inputs();
+  u.input_field.assign(ins.size(), -1);
+  if (r_.has(ptr + "/inputs")) {
+    const nlohmann::json& m = r_.at(ptr + "/inputs");
+    if (!m.is_object()) src_.fail(ptr + "/inputs", fmt::format("found {}", json_type_name(m)), "an object: the spec's input -> the program's field");
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::string kp = json_pointer_join(ptr + "/inputs", it.key());
+      const FieldDecl* d = u.spec.find_field(it.key());
+      if (!d || d->role != FieldDecl::Role::Input)
+        src_.fail(kp, fmt::format("'{}' is no input of {}", quoted_text(it.key()), u.spec.name), "an input field of the spec", true);
+      u.input_field[d->slot] = field_at(kp);
+    }
+  }
+  for (const FieldDecl* d : ins) {
+    int& f = u.input_field[d->slot];
+    if (f < 0) f = p_.find_field(d->name);
+    if (f < 0)
+      src_.fail(ptr + "/spec", fmt::format("{} reads '{}', which is no field of the program", u.spec.name, d->name),
+                fmt::format("a field '{}', or \"inputs\": {{\"{}\": FIELD}}", d->name, d->name));
+    const ProgramField& pf = p_.fields[f];
+    // A field with wider ghost zones than a spec reads is passed as a view of
+    // its interior with its pitches (the GPU), or read as it is (the CPU).
+    if (pf.ghost < d->ghost)
+      src_.fail(ptr + "/spec", fmt::format("{} reads '{}' with ghost {}; the program's field '{}' has ghost {}", u.spec.name, d->name, d->ghost, pf.name, pf.ghost),
+                fmt::format("ghost {} or more at {}/ghost", d->ghost, pf.pointer));
+  }
+  // Params: given, else the program's param of the same name, else the spec's value.
+  std::vector<std::string> names = p_.param_names();
+  u.param.assign(u.spec.params.size(), ScalarExpr::constant(0));
+  std::vector<bool> given(u.spec.params.size(), false);
+  if (r_.has(ptr + "/params")) {
+    const nlohmann::json& m = r_.at(ptr + "/params");
+    if (!m.is_object()) src_.fail(ptr + "/params", fmt::format("found {}", json_type_name(m)), "an object: the spec's param -> an expression");
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::string kp = json_pointer_join(ptr + "/params", it.key());
+      auto q = std::find_if(u.spec.params.begin(), u.spec.params.end(), [&](const ParamDecl& d) { return d.name == it.key(); });
+      if (q == u.spec.params.end()) src_.fail(kp, fmt::format("'{}' is no param of {}", quoted_text(it.key()), u.spec.name), "a param of the spec", true);
+      const std::size_t s = static_cast<std::size_t>(q - u.spec.params.begin());
+      u.param[s] = ScalarExpr::parse(r_, kp, names, "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+      given[s] = true;
+    }
+  }
+  for (std::size_t s = 0; s < u.spec.params.size(); ++s) {
+    if (given[s]) continue;
+    auto q = std::find_if(p_.params.begin(), p_.params.end(), [&](const ProgramParam& x) { return x.name == u.spec.params[s].name; });
+    u.param[s] = ScalarExpr::constant(q != p_.params.end() ? q->value : u.spec.params[s].value);
+  }
+  return u;
+}
+
+void ProgramReader::rhs() {
+  const std::size_t n = r_.array("/rhs", true, kMaxFields);
+  std::vector<std::string> derivative_of(p_.fields.size());  // the output that gives each field's d/dt
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string ptr = json_pointer_join("/rhs", i);
+    ok &= diag_.unit([&] {
+      r_.entry(ptr, {"spec", "outputs"}, {"inputs", "params"});
+      RhsKernel k{kernel_use(ptr,
+                             [&](const KernelUse& u) {
+                               if (!std::holds_alternative<StencilDecl>(u.spec.decl))
+                                 src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", u.spec.name, u.spec.kind), "a stencil spec: its outputs are time derivatives");
+                             }),
+                  {}};
+      const std::vector<const FieldDecl*> outs = k.use.spec.output_fields();
+      k.output_field.assign(outs.size(), -1);
+      const nlohmann::json& m = r_.at(ptr + "/outputs");
+      if (!m.is_object()) src_.fail(ptr + "/outputs", fmt::format("found {}", json_type_name(m)), "an object: the spec's output -> the field it is the time derivative of");
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        const std::string kp = json_pointer_join(ptr + "/outputs", it.key());
+        const FieldDecl* d = k.use.spec.find_field(it.key());
+        if (!d || d->role != FieldDecl::Role::Output)
+          src_.fail(kp, fmt::format("'{}' is no output of {}", quoted_text(it.key()), k.use.spec.name), "an output field of the spec", true);
+        if (it.value().is_null()) continue;  // computed, not used
+        const int f = field_at(kp);
+        if (!derivative_of[f].empty())
+          src_.fail(kp, fmt::format("d{}/dt is already {}", p_.fields[f].name, derivative_of[f]), "one output a field's time derivative");
+        derivative_of[f] = fmt::format("{}'s output '{}'", k.use.spec.name, d->name);
+        k.output_field[d->slot] = f;
+      }
+      p_.rhs.push_back(std::move(k));
+    });
+  }
+  if (!ok) return;
+  for (std::size_t f = 0; f < p_.fields.size(); ++f)
+    if (derivative_of[f].empty())
+      diag_.unit([&] {
+        src_.fail(p_.fields[f].pointer, fmt::format("the field '{}' has no right-hand side", p_.fields[f].name),
+                  "an output of a stencil in /rhs mapped to it in \"outputs\"");
+      });
+}
+
+void ProgramReader::face_list(const std::string& ptr, std::vector<std::pair<int, int>>& faces) const {
+  const std::size_t n = r_.array(ptr, true, 6);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string fp = json_pointer_join(ptr, i);
+    std::vector<std::string> allowed;
+    for (int a = 0; a < p_.dims; ++a)
+      for (const char* s : {"", "-", "+"}) allowed.push_back(std::string(kAxes[a]) + s);
+    const std::string s = r_.choice(fp, allowed);
+    const int a = s[0] - 'x';
+    if (s.size() == 1 || s[1] == '-') faces.push_back({a, 0});
+    if (s.size() == 1 || s[1] == '+') faces.push_back({a, 1});
+  }
+}
+
+void ProgramReader::boundaries() {
+  const std::size_t n = r_.array("/boundaries", false, 6 * kMaxFields);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string ptr = json_pointer_join("/boundaries", i);
+    diag_.unit([&] {
+      r_.entry(ptr, {"type"}, {"faces", "fields", "value"});
+      Boundary b;
+      b.pointer = ptr;
+      const std::string t = r_.choice(ptr + "/type", {"periodic", "symmetric", "antisymmetric", "value"});
+      b.kind = t == "periodic" ? BoundaryKind::Periodic : t == "symmetric" ? BoundaryKind::Symmetric : t == "antisymmetric" ? BoundaryKind::Antisymmetric : BoundaryKind::Value;
+      if (b.kind == BoundaryKind::Value) {
+        if (!r_.has(ptr + "/value")) src_.fail(ptr, "a boundary of type 'value' without its value", "\"value\": a number");
+        b.value = r_.number(ptr + "/value");
+      } else if (r_.has(ptr + "/value")) {
+        src_.fail(ptr + "/value", fmt::format("a value for a {} boundary", t), "no value (only type 'value' takes one)", true);
+      }
+      std::vector<std::pair<int, int>> faces;
+      if (r_.has(ptr + "/faces")) face_list(ptr + "/faces", faces);
+      else
+        for (int a = 0; a < p_.dims; ++a) faces.insert(faces.end(), {{a, 0}, {a, 1}});
+      std::vector<int> fields;
+      if (r_.has(ptr + "/fields")) {
+        const std::size_t m = r_.array(ptr + "/fields", true, kMaxFields);
+        for (std::size_t j = 0; j < m; ++j) fields.push_back(field_at(json_pointer_join(ptr + "/fields", j)));
+      } else {
+        for (std::size_t f = 0; f < p_.fields.size(); ++f) fields.push_back(static_cast<int>(f));
+      }
+      // Later entries replace earlier ones on the faces and fields they name.
+      for (int f : fields)
+        for (auto [a, side] : faces) p_.fields[f].boundary[a][side] = b;
+    });
+  }
+}
+
+// Periodic axes are all periodic or not at all; their spacing is box / n,
+// a walled axis's box / (n - 1) (its boundary points lie on the walls).
+void ProgramReader::spacing_rule() {
+  for (int a = 0; a < p_.dims; ++a) {
+    const ProgramField* first = nullptr;
+    for (const ProgramField& f : p_.fields)
+      for (int side = 0; side < 2; ++side) {
+        const Boundary& b = f.boundary[a][side];
+        const bool periodic = b.kind == BoundaryKind::Periodic;
+        if (!first) first = &f;
+        const bool first_periodic = first->boundary[a][0].kind == BoundaryKind::Periodic;
+        if (periodic != first_periodic)
+          src_.fail(b.pointer.empty() ? (periodic ? first->boundary[a][0].pointer : f.pointer) : b.pointer,
+                    fmt::format("the {} {} face of '{}' is {}, the lower {} face of '{}' {}", kAxes[a], side ? "upper" : "lower", f.name, to_string(b.kind), kAxes[a],
+                                first->name, to_string(first->boundary[a][0].kind)),
+                    fmt::format("every field and face along {} periodic, or none", kAxes[a]));
+        const long long need = periodic ? 1 : f.ghost + 1;  // a wall mirrors ghost points across its boundary point
+        if (p_.size[a] < need)
+          src_.fail(b.pointer.empty() ? "/grid/size" : b.pointer,
+                    fmt::format("{} points along {} for the ghost zones of '{}' (ghost {}, {})", p_.size[a], kAxes[a], f.name, f.ghost, to_string(b.kind)),
+                    fmt::format("at least {} points along {}", need, kAxes[a]));
+      }
+  }
+}
+
+void ProgramReader::time_step() {
+  const JsonReader::Keys k = r_.object("/time_step", {}, {"dt", "cfl"});
+  const bool dt = r_.has("/time_step/dt"), cfl = r_.has("/time_step/cfl");
+  if (dt == cfl) src_.fail("/time_step", dt ? "both 'dt' and 'cfl'" : "neither 'dt' nor 'cfl'", "{\"dt\": a number} or {\"cfl\": {...}}");
+  TimeStep& t = p_.time_step;
+  if (dt) {
+    t.dt = r_.number("/time_step/dt");
+    if (!(t.dt > 0) || !std::isfinite(t.dt)) src_.fail("/time_step/dt", fmt::format("{}", t.dt), "a time step > 0");
+    return;
+  }
+  const std::string ptr = "/time_step/cfl";
+  r_.entry(ptr, {"spec"}, {"inputs", "params", "diffusivity", "cdt", "cdtv", "dt_max"});
+  t.fixed = false;
+  ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
+    if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
+      src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec whose first result is the largest signal speed");
+  })};
+  t.speed = std::move(u);
+  if (r_.has(ptr + "/diffusivity"))
+    t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+  auto positive = [&](const std::string& key, double& v) {
+    if (!r_.has(ptr + "/" + key)) return;
+    v = r_.number(ptr + "/" + key);
+    if (!(v > 0) || !std::isfinite(v)) src_.fail(ptr + "/" + key, fmt::format("{}", v), "a number > 0");
+  };
+  positive("cdt", t.cdt);
+  positive("cdtv", t.cdtv);
+  positive("dt_max", t.dt_max);
+  (void)k;
+}
+
+void ProgramReader::diagnostics() {
+  r_.entry("/diagnostics", {"every", "reductions"}, {});
+  p_.diagnostics.every = r_.integer("/diagnostics/every", 1, 1LL << 40);
+  const std::size_t n = r_.array("/diagnostics/reductions", true, kMaxFields);
+  std::vector<std::string> columns;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string ptr = json_pointer_join("/diagnostics/reductions", i);
+    diag_.unit([&] {
+      r_.entry(ptr, {"spec"}, {"inputs", "params"});
+      ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
+        if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
+          src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec");
+        const unsigned all = (1u << p_.dims) - 1;
+        if ((k.spec.reduce().axes & all) != all)
+          src_.fail(ptr + "/spec", fmt::format("{} keeps an axis: its results are arrays", k.spec.name), "a reduction over every axis (one number a result)");
+      })};
+      for (const FieldDecl* o : u.use.spec.output_fields()) {
+        if (std::count(columns.begin(), columns.end(), o->name))
+          src_.fail(ptr + "/spec", fmt::format("two diagnostics named '{}'", o->name), "results of distinct names (the CSV's columns)");
+        columns.push_back(o->name);
+      }
+      p_.diagnostics.reductions.push_back(std::move(u));
+    });
+  }
+}
+
+void ProgramReader::snapshots() {
+  r_.entry("/snapshots", {}, {"every", "every_time", "picture"});
+  SnapshotsDecl& s = p_.snapshots;
+  if (r_.has("/snapshots/every")) s.every = r_.integer("/snapshots/every", 1, 1LL << 40);
+  if (r_.has("/snapshots/every_time")) {
+    s.every_time = r_.number("/snapshots/every_time");
+    if (!(s.every_time > 0) || !std::isfinite(s.every_time)) src_.fail("/snapshots/every_time", fmt::format("{}", s.every_time), "a time > 0");
+  }
+  if (s.every == 0 && s.every_time == 0) src_.fail("/snapshots", "neither 'every' nor 'every_time'", "\"every\": steps, or \"every_time\": simulated time");
+  if (r_.has("/snapshots/picture")) {
+    const std::string ptr = "/snapshots/picture";
+    r_.entry(ptr, {"field"}, {"axis", "at"});
+    Picture p;
+    p.pointer = ptr;
+    p.field = field_at(ptr + "/field");
+    if (p_.dims == 3) p.axis = r_.has(ptr + "/axis") ? r_.choice(ptr + "/axis", {"x", "y", "z"})[0] - 'x' : 2;
+    else if (r_.has(ptr + "/axis")) src_.fail(ptr + "/axis", "an axis for a 2-D or 1-D program's picture", "no axis (the whole plane, or the line)", true);
+    if (r_.has(ptr + "/at")) {
+      p.at = r_.number(ptr + "/at");
+      if (!(p.at >= 0 && p.at <= 1)) src_.fail(ptr + "/at", fmt::format("{}", p.at), "a fraction of the box in [0, 1]");
+    }
+    s.picture = p;
+  }
+}
+
+}  // namespace
+
+std::array<double, 3> Program::spacing() const {
+  std::array<double, 3> h{1, 1, 1};
+  for (int a = 0; a < dims; ++a) {
+    const bool periodic = fields.empty() || fields[0].boundary[a][0].kind == BoundaryKind::Periodic;
+    const long long cells = periodic ? size[a] : size[a] - 1;
+    h[a] = box[a] / static_cast<double>(cells > 0 ? cells : 1);
+  }
+  return h;
+}
+
+int Program::find_field(const std::string& n) const {
+  for (std::size_t f = 0; f < fields.size(); ++f)
+    if (fields[f].name == n) return static_cast<int>(f);
+  return -1;
+}
+
+std::vector<std::string> Program::param_names() const {
+  std::vector<std::string> names;
+  for (const ProgramParam& q : params) names.push_back(q.name);
+  for (const char* s : {"hx", "hy", "hz", "Lx", "Ly", "Lz", "pi"}) names.push_back(s);
+  return names;
+}
+
+std::vector<double> Program::param_values() const {
+  std::vector<double> v;
+  for (const ProgramParam& q : params) v.push_back(q.value);
+  const auto h = spacing();
+  v.insert(v.end(), {h[0], h[1], h[2], box[0], box[1], box[2], M_PI});
+  return v;
+}
+
+Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder, std::optional<std::array<long long, 3>> size,
+                      std::optional<Dtype> dtype) {
+  Program p;
+  p.source = src;
+  Diagnostics diag;
+  ProgramReader reader(*src, diag, p, folder);
+  try {
+    reader.read(size, dtype);
+  } catch (const UnitFailed&) {
+  } catch (const SpecError& e) {
+    diag.record(e);
+  }
+  diag.throw_if_any();
+  nlohmann::json effective = src->root();
+  effective["dtype"] = p.dtype == Dtype::Float32 ? "float32" : "float64";
+  for (int a = 0; a < p.dims; ++a) effective["grid"]["size"][a] = p.size[a];
+  p.hash = sha256_hex(effective.dump());
+  return p;
+}
+
+Program load_program(const std::string& path, std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
+  return parse_program(std::make_shared<const JsonSource>(JsonSource::from_file(path)), folder, size, dtype);
+}
+
+bool is_program_file(const std::string& path) {
+  try {
+    const JsonSource src = JsonSource::from_file(path);
+    const nlohmann::json& k = src.root().is_object() ? src.root().value("kind", nlohmann::json()) : nlohmann::json();
+    return k.is_string() && k.get<std::string>() == "program";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace gpen::sim

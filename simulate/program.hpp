@@ -1,0 +1,147 @@
+// A simulation as a spec (kind "program"): its grid and fields, their
+// initial values, the stencils whose outputs are the fields' time
+// derivatives, the integrator, the boundary conditions, the time step, the
+// diagnostics and the snapshots. load_program reads it and checks it whole
+// (every error with its JSON pointer, line and column, as a kernel spec's);
+// what runs it is a Simulation (simulation.hpp). docs/programs.md is the
+// user's description of each key.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpen/generator/spec.hpp"
+#include "gpen/simulate/scalar_expr.hpp"
+
+namespace gpen::sim {
+
+enum class Integrator {
+  Rk3,    // the Pencil Code's 2N-storage third-order Runge-Kutta (Williamson 1980)
+  Rk4,    // the classic fourth-order Runge-Kutta
+  Euler,  // forward Euler
+};
+const char* to_string(Integrator i);
+
+// What fills the ghost zones beyond one face, for one field. With the
+// face's boundary point b (the first or last interior point) and ghost
+// point b -+ m (m = 1 .. ghost), as the Pencil Code's 's', 'a' and a
+// Dirichlet value:
+//   periodic       f(b -+ m) = the interior's other end, wrapped;
+//   symmetric      f(b -+ m) = f(b +- m);
+//   antisymmetric  f(b) = 0, f(b -+ m) = -f(b +- m);
+//   value v        f(b) = v, f(b -+ m) = 2 v - f(b +- m).
+enum class BoundaryKind { Periodic, Symmetric, Antisymmetric, Value };
+const char* to_string(BoundaryKind k);
+
+struct Boundary {
+  BoundaryKind kind = BoundaryKind::Periodic;
+  double value = 0;     // Value's
+  std::string pointer;  // the entry that set it ("" for the default, periodic)
+};
+
+struct ProgramField {
+  std::string name;
+  int ghost = 0;
+  ScalarExpr init = ScalarExpr::constant(0);  // of x, y, z and the program's params
+  double noise = 0;                          // + noise * uniform[-1, 1), seeded
+  std::uint64_t seed = 0;
+  std::array<std::array<Boundary, 2>, 3> boundary;  // [axis][lower, upper face]
+  std::string pointer;
+};
+
+// A kernel spec the program runs, its fields bound to the program's.
+struct KernelUse {
+  std::string path;  // as resolved (relative paths from the program's folder)
+  Spec spec;
+  std::vector<int> input_field;   // per input slot: the program field it reads
+  std::vector<ScalarExpr> param;  // per spec param: its value (of the program's params and hx, hy, hz)
+  std::string pointer;
+};
+
+// A right-hand side: a stencil whose outputs are time derivatives.
+struct RhsKernel {
+  KernelUse use;
+  std::vector<int> output_field;  // per output slot: the field whose d/dt it is, or -1 (computed, not used)
+};
+
+// A reduction: its scalar results, each a name in the diagnostics.
+struct ReduceUse {
+  KernelUse use;
+};
+
+struct TimeStep {
+  bool fixed = true;
+  double dt = 0;  // fixed
+  // From the CFL conditions: 1/dt = sqrt((speed / (cdt h))^2 + (diffusivity / (cdtv h^2))^2),
+  // speed the largest advective speed (the first result of `speed`), h the smallest spacing.
+  std::optional<ReduceUse> speed;
+  ScalarExpr diffusivity = ScalarExpr::constant(0);
+  double cdt = 0.4, cdtv = 0.25;
+  double dt_max = 0;  // 0: no cap
+};
+
+struct DiagnosticsDecl {
+  long long every = 0;  // steps; 0: none
+  std::vector<ReduceUse> reductions;
+};
+
+struct Picture {
+  int field = 0;
+  int axis = 2;         // the slice across this axis
+  double at = 0.5;      // where, as a fraction of the box
+  std::string pointer;
+};
+
+struct SnapshotsDecl {
+  long long every = 0;     // steps; 0: not by steps
+  double every_time = 0;   // simulated time; 0: not by time
+  std::optional<Picture> picture;
+};
+
+struct ProgramParam {
+  std::string name;
+  double value = 0;
+};
+
+struct Program {
+  std::string name, description;
+  Dtype dtype = Dtype::Float64;
+  int dims = 3;
+  std::array<long long, 3> size{1, 1, 1};  // interior points per axis (unused axes 1)
+  std::array<double, 3> box{1, 1, 1};      // the box's lengths: spacing h = box / size
+  std::array<double, 3> origin{0, 0, 0};   // the first point's coordinates
+  std::vector<ProgramParam> params;
+  std::vector<ProgramField> fields;
+  std::vector<RhsKernel> rhs;
+  Integrator integrator = Integrator::Rk3;
+  TimeStep time_step;
+  DiagnosticsDecl diagnostics;
+  SnapshotsDecl snapshots;
+  std::string hash;  // of the canonical JSON
+  std::shared_ptr<const JsonSource> source;
+
+  std::array<double, 3> spacing() const;
+  int find_field(const std::string& name) const;  // -1 when none
+  // The names a kernel's param expression may read, in slot order: the
+  // params, then hx, hy, hz, Lx, Ly, Lz and pi. param_values() their values.
+  std::vector<std::string> param_names() const;
+  std::vector<double> param_values() const;
+};
+
+// Reads the program at `path` (its kernel specs relative to its folder);
+// `size` and `dtype` override the program's own (the size before anything is
+// checked against it). Throws SpecErrors with every independent error.
+Program load_program(const std::string& path, std::optional<std::array<long long, 3>> size = std::nullopt,
+                     std::optional<Dtype> dtype = std::nullopt);
+Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder,
+                      std::optional<std::array<long long, 3>> size = std::nullopt, std::optional<Dtype> dtype = std::nullopt);
+
+// Whether the JSON at `path` says "kind": "program" (for commands that take
+// either a program or a kernel spec); false when it cannot tell.
+bool is_program_file(const std::string& path);
+
+}  // namespace gpen::sim

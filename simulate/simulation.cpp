@@ -1,0 +1,263 @@
+#include "simulation.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <stdexcept>
+
+#include "gpen/generator/json_source.hpp"
+#include "npy.hpp"
+
+namespace gpen::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A uniform value in [-1, 1) from (seed, index): SplitMix64, so that a
+// point's noise depends on nothing else (any order, any back end).
+double noise_at(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + index + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+std::vector<long long> c_order_shape(const Program& p) {
+  std::vector<long long> s;
+  for (int a = p.dims - 1; a >= 0; --a) s.push_back(p.size[a]);
+  return s;
+}
+
+double rounded(double v, Dtype d) { return d == Dtype::Float32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+std::vector<std::string> diagnostic_names(const Program& p) {
+  std::vector<std::string> n;
+  for (const ReduceUse& r : p.diagnostics.reductions)
+    for (const FieldDecl* o : r.use.spec.output_fields()) n.push_back(o->name);
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> initial_values(const Program& p) {
+  const auto h = p.spacing();
+  std::vector<double> env(3);
+  for (const ProgramParam& q : p.params) env.push_back(q.value);
+  env.push_back(M_PI);
+  std::vector<std::vector<double>> out;
+  const long long n = p.size[0] * p.size[1] * p.size[2];
+  for (const ProgramField& f : p.fields) {
+    std::vector<double> v(static_cast<std::size_t>(n));
+    std::vector<double> e = env;
+    for (long long k = 0; k < p.size[2]; ++k)
+      for (long long j = 0; j < p.size[1]; ++j)
+        for (long long i = 0; i < p.size[0]; ++i) {
+          const long long flat = i + p.size[0] * (j + p.size[1] * k);
+          e[0] = p.origin[0] + static_cast<double>(i) * h[0];
+          e[1] = p.origin[1] + static_cast<double>(j) * h[1];
+          e[2] = p.origin[2] + static_cast<double>(k) * h[2];
+          double x = f.init(e.data());
+          if (f.noise != 0) x += f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat));
+          v[static_cast<std::size_t>(flat)] = rounded(x, p.dtype);
+        }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Simulation::Simulation(const Program& p, std::unique_ptr<Backend> backend) : p_(p), backend_(std::move(backend)) {}
+
+void Simulation::initialize() {
+  backend_->set_fields(initial_values(p_));
+  t_ = 0;
+  step_ = 0;
+}
+
+void Simulation::write_snapshot(const std::string& dir) const {
+  fs::create_directories(dir);
+  const std::vector<std::vector<double>> v = backend_->fields();
+  nlohmann::json files = nlohmann::json::array();
+  for (std::size_t f = 0; f < p_.fields.size(); ++f) {
+    const std::string file = p_.fields[f].name + ".npy";
+    write_npy(dir + "/" + file, p_.dtype, c_order_shape(p_), v[f]);
+    files.push_back(file);
+  }
+  nlohmann::json j;
+  j["program"] = p_.name;
+  j["program_hash"] = p_.hash;
+  j["step"] = step_;
+  j["time"] = fmt::format("{:.17g}", t_);  // as text: the exact double back on restart
+  j["time_value"] = t_;
+  j["dtype"] = p_.dtype == Dtype::Float32 ? "float32" : "float64";
+  j["size"] = std::vector<long long>(p_.size.begin(), p_.size.begin() + p_.dims);
+  j["box"] = std::vector<double>(p_.box.begin(), p_.box.begin() + p_.dims);
+  j["origin"] = std::vector<double>(p_.origin.begin(), p_.origin.begin() + p_.dims);
+  const auto h = p_.spacing();
+  j["spacing"] = std::vector<double>(h.begin(), h.begin() + p_.dims);
+  j["fields"] = files;
+  j["layout"] = "each field's interior, C order (z, y, x): numpy.load gives a[k, j, i]";
+  const std::string tmp = dir + "/snapshot.json.part";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  fs::rename(tmp, dir + "/snapshot.json");
+}
+
+void Simulation::restart(const std::string& dir) {
+  const JsonSource src = JsonSource::from_file(dir + "/snapshot.json");
+  const nlohmann::json& j = src.root();
+  auto fail = [&](const std::string& why) { throw std::runtime_error(fmt::format("cannot restart {} from {}: {}", p_.name, dir, why)); };
+  if (!j.is_object() || !j.contains("time") || !j["time"].is_string() || !j.contains("step") || !j["step"].is_number_integer())
+    fail("snapshot.json has no time and step");
+  const std::string dtype = p_.dtype == Dtype::Float32 ? "float32" : "float64";
+  if (j.value("dtype", std::string()) != dtype) fail(fmt::format("it holds {}, the run is {}", j.value("dtype", std::string("?")), dtype));
+  std::vector<std::vector<double>> v;
+  const std::vector<long long> shape = c_order_shape(p_);
+  for (const ProgramField& f : p_.fields) {
+    const NpyArray a = read_npy(dir + "/" + f.name + ".npy");
+    if (a.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(a.shape, ", "), fmt::join(shape, ", ")));
+    if (a.dtype != p_.dtype) fail(fmt::format("{}.npy is not {}", f.name, dtype));
+    v.push_back(a.values);
+  }
+  backend_->set_fields(v);
+  t_ = std::stod(j["time"].get<std::string>());
+  step_ = j["step"].get<long long>();
+}
+
+double Simulation::next_dt(double until) {
+  const TimeStep& ts = p_.time_step;
+  double dt = ts.dt;
+  if (!ts.fixed) {
+    const auto h3 = p_.spacing();
+    double h = h3[0];
+    for (int a = 1; a < p_.dims; ++a) h = std::min(h, h3[a]);
+    const std::vector<double> env = p_.param_values();
+    const double speed = backend_->max_speed();
+    const double diffusivity = ts.diffusivity(env.data());
+    const double adv = speed / (ts.cdt * h), diff = diffusivity / (ts.cdtv * h * h);
+    dt = 1.0 / std::sqrt(adv * adv + diff * diff);
+    if (ts.dt_max > 0 && !(dt <= ts.dt_max)) dt = ts.dt_max;
+    if (!std::isfinite(dt) || !(dt > 0))
+      throw std::runtime_error(fmt::format("the CFL time step is {} (largest speed {}, diffusivity {}): nothing bounds dt; give \"dt_max\"", dt, speed, diffusivity));
+  }
+  if (until >= 0 && t_ + dt > until) dt = until - t_;
+  return dt;
+}
+
+RunResult Simulation::run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress) {
+  using clock = std::chrono::steady_clock;
+  RunResult res;
+  res.diagnostic_names = diagnostic_names(p_);
+  const bool out = !opt.out_dir.empty();
+  std::ofstream csv;
+  if (out) {
+    fs::create_directories(opt.out_dir);
+    const std::string path = opt.out_dir + "/diagnostics.csv";
+    const bool fresh = !fs::exists(path) || step_ == 0;
+    csv.open(path, fresh ? std::ios::trunc : std::ios::app);
+    if (!csv) throw std::runtime_error("cannot write " + path);
+    if (fresh) csv << "step,t,dt" << (res.diagnostic_names.empty() ? "" : ",") << fmt::format("{}", fmt::join(res.diagnostic_names, ",")) << "\n";
+  }
+  auto snapshot_dir = [&] { return fmt::format("{}/snap_{:09d}", opt.out_dir, step_); };
+  // The diagnostics of the state now; false where a field went non-finite.
+  double last_dt = 0;
+  // Whether a field holds a NaN or an infinity now: then the run stops, saying which and where.
+  auto went_non_finite = [&]() {
+    const std::optional<NonFinite> bad = backend_->first_non_finite();
+    if (!bad) return false;
+    res.stop = RunResult::Stop::NonFinite;
+    res.message = fmt::format("step {}, t = {:.9g}: field '{}' is {} at (x, y, z) = ({}, {}, {}); the last good snapshot is {}", step_, t_,
+                              p_.fields[bad->field].name, bad->value, bad->at[0], bad->at[1], bad->at[2],
+                              res.last_snapshot.empty() ? "none (none written)" : res.last_snapshot);
+    return true;
+  };
+  auto diagnose = [&]() {
+    // Without diagnostics, non-finite values are looked for at snapshots.
+    if (p_.diagnostics.every == 0) return true;
+    if (went_non_finite()) return false;
+    res.last_diagnostics = backend_->diagnostics();
+    if (csv.is_open()) {
+      csv << fmt::format("{},{:.17g},{:.17g}", step_, t_, last_dt);
+      for (double v : res.last_diagnostics) csv << fmt::format(",{:.17g}", v);
+      csv << "\n";
+      csv.flush();
+    }
+    return true;
+  };
+  auto snapshot = [&]() {
+    if (!out) return true;
+    if (went_non_finite()) return false;
+    write_snapshot(snapshot_dir());
+    res.last_snapshot = snapshot_dir();
+    return true;
+  };
+
+  const long long first = step_;
+  const double t_first = t_;
+  // The next snapshot time by time: the multiple of every_time after t, found
+  // the same way after a restart (bitwise the same steps).
+  const double every_time = p_.snapshots.every_time;
+  auto snap_time_after = [&](double t) { return every_time > 0 ? (std::floor(t / every_time + 1e-9) + 1) * every_time : -1.0; };
+  double next_snap_t = snap_time_after(t_);
+  if (step_ == 0 && !diagnose()) return res;
+  const double cells = static_cast<double>(p_.size[0] * p_.size[1] * p_.size[2]);
+  auto t0 = clock::now();
+  for (;;) {
+    if (opt.steps >= 0 && step_ - first >= opt.steps) {
+      res.stop = RunResult::Stop::Steps;
+      break;
+    }
+    if (opt.until >= 0 && t_ >= opt.until) {
+      res.stop = RunResult::Stop::Time;
+      break;
+    }
+    if (opt.stop_requested && opt.stop_requested()) {
+      res.stop = RunResult::Stop::Requested;
+      break;
+    }
+    double until = opt.until;
+    if (next_snap_t > 0 && (until < 0 || next_snap_t < until)) until = next_snap_t;  // land on snapshot times
+    const double dt = next_dt(until);
+    backend_->step(dt);
+    last_dt = dt;
+    ++step_;
+    // Land exactly on a target time rather than a rounding short of it.
+    t_ = (until >= 0 && t_ + dt >= until) ? until : t_ + dt;
+    res.steps = step_ - first;
+    res.t = t_;
+    if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every == 0 && !diagnose()) return res;
+    bool snap = p_.snapshots.every > 0 && step_ % p_.snapshots.every == 0;
+    if (next_snap_t > 0 && t_ >= next_snap_t) {
+      snap = true;
+      next_snap_t = snap_time_after(t_);
+    }
+    if (snap && !snapshot()) return res;
+    if (progress) {
+      const double s = std::chrono::duration<double>(clock::now() - t0).count();
+      StepReport r;
+      r.step = step_;
+      r.t = t_;
+      r.dt = dt;
+      const double taken = static_cast<double>(step_ - first);
+      r.ms_per_step = 1e3 * s / taken;
+      r.cell_updates_per_s = cells * taken / s;
+      r.fraction_done = opt.steps >= 0 ? taken / static_cast<double>(std::max(1LL, opt.steps))
+                        : opt.until > t_first ? (t_ - t_first) / (opt.until - t_first) : -1;
+      progress(r);
+    }
+  }
+  // The state at the stop: its diagnostics and a snapshot, unless the
+  // last step already wrote them.
+  if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every != 0 && !diagnose()) return res;
+  if (out && res.last_snapshot != snapshot_dir() && !snapshot()) return res;
+  res.steps = step_ - first;
+  res.t = t_;
+  return res;
+}
+
+}  // namespace gpen::sim

@@ -1,0 +1,78 @@
+// A program's time loop, on either back end: initial values (or a
+// snapshot), the time step (fixed or from the CFL conditions), diagnostics
+// every N steps into a CSV time series, snapshots (.npy per field and a
+// JSON of time, step and grid), a stop by steps, by simulated time, by a
+// request (Ctrl-C) or at the first non-finite value a diagnostic sees.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpen/simulate/backend.hpp"
+#include "gpen/simulate/program.hpp"
+
+namespace gpen::sim {
+
+struct RunOptions {
+  long long steps = -1;    // stop after this many steps (of this run); -1: not by steps
+  double until = -1;       // stop at this simulated time; -1: not by time
+  std::string out_dir;     // diagnostics.csv and snap_NNNNNNNNN/; "" writes nothing
+  std::function<bool()> stop_requested;  // polled once a step (Ctrl-C): a final snapshot, then stop
+};
+
+// What a progress display is told, once a step.
+struct StepReport {
+  long long step = 0;
+  double t = 0, dt = 0;
+  double ms_per_step = 0;  // of the last steps
+  double cell_updates_per_s = 0;
+  double fraction_done = 0;  // of the run's steps or time; negative when unknown
+};
+
+struct RunResult {
+  long long steps = 0;  // taken by this run
+  double t = 0;
+  enum class Stop { Steps, Time, Requested, NonFinite } stop = Stop::Steps;
+  std::string message;           // NonFinite: which field, where
+  std::string last_snapshot;     // its folder, "" when none was written
+  std::vector<std::string> diagnostic_names;
+  std::vector<double> last_diagnostics;
+};
+
+class Simulation {
+ public:
+  Simulation(const Program& p, std::unique_ptr<Backend> backend);
+
+  // The program's initial values: its init expressions at each point's
+  // coordinates, plus the seeded noise.
+  void initialize();
+  // The fields, time and step of the snapshot in `dir` (written by this
+  // program's runs: the same fields, size and dtype).
+  void restart(const std::string& dir);
+
+  RunResult run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress = {});
+
+  // The next step's dt: fixed, or from the CFL conditions on the device's
+  // state; capped so that `until` is met exactly.
+  double next_dt(double until);
+  // A snapshot of the state now into `dir` (created).
+  void write_snapshot(const std::string& dir) const;
+
+  double time() const { return t_; }
+  long long step() const { return step_; }
+  Backend& backend() { return *backend_; }
+
+ private:
+  const Program& p_;
+  std::unique_ptr<Backend> backend_;
+  double t_ = 0;
+  long long step_ = 0;
+};
+
+// The initial interiors of a program's fields (x fastest), as initialize() sets them.
+std::vector<std::vector<double>> initial_values(const Program& p);
+
+}  // namespace gpen::sim

@@ -1,0 +1,109 @@
+// Programs (kind "program"): what they read, and how they refuse what they cannot run.
+#include "program_support.hpp"
+
+namespace gpen::test {
+
+TEST_CASE("the shipped sound wave reads: fields, kernels bound by name, params as expressions, CFL, diagnostics") {
+  const sim::Program p = program_of(sound_wave_text());
+  CHECK(p.name == "sound_wave3d");
+  REQUIRE(p.fields.size() == 4);
+  CHECK(p.fields[0].name == "rho");
+  CHECK(p.fields[0].ghost == 3);
+  REQUIRE(p.rhs.size() == 2);
+  // continuity_rho3d's inputs rho, ux, uy, uz are the program's fields 0..3; its one output is d rho/dt.
+  CHECK(p.rhs[0].use.input_field == std::vector<int>{0, 1, 2, 3});
+  CHECK(p.rhs[0].output_field == std::vector<int>{0});
+  CHECK(p.rhs[1].output_field == std::vector<int>{1, 2, 3});
+  // inv_h = 1 / hx with hx = 2 pi / 64 (periodic: box / n).
+  const std::vector<double> env = p.param_values();
+  CHECK(p.rhs[0].use.param[0](env.data()) == doctest::Approx(64 / (2 * M_PI)).epsilon(1e-15));
+  CHECK(!p.time_step.fixed);
+  CHECK(p.time_step.cdt == 0.4);
+  CHECK(p.time_step.cdtv == 0.25);
+  CHECK(p.diagnostics.every == 10);
+  CHECK(p.snapshots.every_time == 1.0);
+  CHECK(p.integrator == sim::Integrator::Rk3);
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) CHECK(p.fields[2].boundary[a][side].kind == sim::BoundaryKind::Periodic);
+  // --size replaces the grid before anything is checked against it.
+  const sim::Program small = program_of(sound_wave_text(), std::array<long long, 3>{16, 1, 1});
+  CHECK(small.size == std::array<long long, 3>{16, 1, 1});
+  CHECK(small.spacing()[0] == doctest::Approx(2 * M_PI / 16));
+  CHECK(small.hash != p.hash);
+}
+
+TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once") {
+  const std::string base = sound_wave_text();
+  SUBCASE("a field without a right-hand side") {
+    const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
+    const SpecError e = program_error_at(j, "/fields/4");
+    CHECK(e.detail().message == "the field 'tracer' has no right-hand side");
+  }
+  SUBCASE("a ghost zone narrower than a stencil reads") {
+    const SpecError e = program_error_at(with(base, R"~({"name": "ux", "ghost": 3,)~", R"~({"name": "ux", "ghost": 2,)~"), "/rhs/0/spec");
+    CHECK(e.detail().message == "continuity_rho3d reads 'ux' with ghost 3; the program's field 'ux' has ghost 2");
+    CHECK(e.detail().expected == "ghost 3 or more at /fields/1/ghost");
+  }
+  SUBCASE("a boundary condition that names no field") {
+    const std::string j = with(base, R"~("integrator": "rk3",)~", R"~("integrator": "rk3", "boundaries": [{"type": "symmetric", "faces": ["x"], "fields": ["rh0"]}],)~");
+    const SpecError e = program_error_at(j, "/boundaries/0/fields/0");
+    CHECK(e.detail().message == "no field 'rh0'; did you mean 'rho'?");
+    CHECK(e.line() > 1);
+    CHECK(e.column() > 1);
+  }
+  SUBCASE("an axis periodic for one field and walled for another") {
+    const std::string j = with(base, R"~("integrator": "rk3",)~", R"~("integrator": "rk3", "boundaries": [{"type": "symmetric", "faces": ["x-", "x+"], "fields": ["ux"]}],)~");
+    const SpecError e = program_error_at(j, "/boundaries/0");
+    CHECK(e.detail().expected == "every field and face along x periodic, or none");
+  }
+  SUBCASE("a value boundary without its value, a value where none is taken") {
+    const std::string j = with(base, R"~("integrator": "rk3",)~",
+                               R"~("integrator": "rk3", "boundaries": [{"type": "value", "faces": ["z"]}, {"type": "symmetric", "faces": ["z"], "value": 1}],)~");
+    CHECK(program_error_at(j, "/boundaries/0").detail().message == "a boundary of type 'value' without its value");
+    CHECK(program_error_at(j, "/boundaries/1/value").detail().expected == "no value (only type 'value' takes one)");
+  }
+  SUBCASE("an unknown name in an initial value, at its column") {
+    const std::string j = with(base, R"~("init": "1 + amplitude * sin(x)")~", R"~("init": "1 + amplitde * sin(x)")~");
+    const SpecError e = program_error_at(j, "/fields/0/init");
+    CHECK(e.detail().message == "unknown name 'amplitde'");
+    CHECK(e.detail().expected == "a coordinate (x, y, z), a param of the program or pi");
+  }
+  SUBCASE("a reduction where a stencil must be, a stencil where a reduction must be") {
+    const std::string j = with(with(base, "../stencil/continuity_rho3d.json", "../reduce/sum3d.json"), "../reduce/cfl_speed.json", "../stencil/diffusion3d.json");
+    CHECK(program_error_at(j, "/rhs/0/spec").detail().expected == "a stencil spec: its outputs are time derivatives");
+    CHECK(program_error_at(j, "/time_step/cfl/spec").detail().message.find("is a stencil spec") != std::string::npos);
+  }
+  SUBCASE("two outputs for one field's time derivative") {
+    const std::string j = with(base, R"~("dux_dt": "ux", "duy_dt": "uy")~", R"~("dux_dt": "ux", "duy_dt": "ux")~");
+    CHECK(program_error_at(j, "/rhs/1/outputs/duy_dt").detail().message == "dux/dt is already momentum_rho3d's output 'dux_dt'");
+  }
+  SUBCASE("a param no spec has, a time step given twice") {
+    std::string j = with(base, R"~("params": {"inv_h": "1 / hx"})~", R"~("params": {"inv_hh": "1 / hx"})~");
+    j = with(j, R"~("time_step": {"cfl")~", R"~("time_step": {"dt": 0.1, "cfl")~");
+    CHECK(program_error_at(j, "/rhs/0/params/inv_hh").detail().message == "'inv_hh' is no param of continuity_rho3d");
+    CHECK(program_error_at(j, "/time_step").detail().message == "both 'dt' and 'cfl'");
+  }
+  SUBCASE("a diagnostic that keeps an axis") {
+    const std::string j = with(base, R"~({"spec": "../reduce/hydro_totals.json", "params": {"dv": "hx * hy * hz"}})~", R"~({"spec": "../reduce/column_sum.json"})~");
+    CHECK(program_error_at(j, "/diagnostics/reductions/0/spec").detail().expected == "a reduction over every axis (one number a result)");
+  }
+}
+
+TEST_CASE("scalar expressions: coordinates, params and math functions, evaluated in double precision") {
+  const JsonSource src = JsonSource::from_string(R"~({"a": "2 * sin(pi / 2) - x / 4 + pow(b, 2)", "c": 0.5, "d": "sin(1, 2)"})~");
+  Diagnostics diag;
+  const JsonReader r(src, diag);
+  const sim::ScalarExpr e = sim::ScalarExpr::parse(r, "/a", {"x", "b", "pi"}, "x, b or pi");
+  const double v[3] = {2.0, 3.0, M_PI};
+  CHECK(e(v) == doctest::Approx(2 - 0.5 + 9).epsilon(1e-15));
+  CHECK(e.reads(0));
+  CHECK(sim::ScalarExpr::parse(r, "/c", {}, "")(v) == 0.5);
+  try {
+    sim::ScalarExpr::parse(r, "/d", {}, "");
+    FAIL("sin(1, 2) was accepted");
+  } catch (const SpecError& x) {
+    CHECK(x.detail().message == "sin() takes 1 argument, found 2");
+  }
+}
+
+}  // namespace gpen::test

@@ -1,0 +1,241 @@
+// The CPU reference of a program's time loop: boundaries, snapshots, the
+// integrators' orders, the operators' order in space, conservation, restarts.
+#include <cmath>
+#include <filesystem>
+
+#include "gpen/simulate/boundaries.hpp"
+#include "gpen/simulate/cpu_backend.hpp"
+#include "gpen/simulate/integrator.hpp"
+#include "gpen/simulate/npy.hpp"
+#include "gpen/simulate/simulation.hpp"
+#include "program_support.hpp"
+
+namespace gpen::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+sim::Boundary boundary(sim::BoundaryKind k, double v = 0) {
+  sim::Boundary b;
+  b.kind = k;
+  b.value = v;
+  return b;
+}
+
+// The sound wave on a line (n x 1 x 1: y and z periodic over one point),
+// amplitude a, integrator and time step as given, no diagnostics or snapshots.
+std::string line_wave(double amplitude, const std::string& integrator, const std::string& time_step) {
+  std::string j = with(sound_wave_text(), R"~({"name": "amplitude", "value": 1e-3,)~", R"~({"name": "amplitude", "value": )~" + fmt::format("{:.17g}", amplitude) + ",");
+  j = with(j, R"~("integrator": "rk3")~", R"~("integrator": ")~" + integrator + R"~(")~");
+  j = with(j, R"~("time_step": {"cfl": {"spec": "../reduce/cfl_speed.json", "params": {"cs": "sqrt(cs2)"}, "diffusivity": "nu"}})~", R"~("time_step": )~" + time_step);
+  return j;
+}
+
+// rho after running `p` from its initial values to time T.
+std::vector<double> rho_at(const sim::Program& p, double T) {
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  sim::RunOptions o;
+  o.until = T;
+  s.run(o);
+  CHECK(s.time() == T);
+  return s.backend().fields()[0];
+}
+
+// max |a - b| over a's points, b on a grid `every` times as fine (the
+// points both grids share), relative to the wave's amplitude.
+double difference(const std::vector<double>& a, const std::vector<double>& b, std::size_t every, double amplitude) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i * every]));
+  return worst / amplitude;
+}
+
+}  // namespace
+
+TEST_CASE("boundary conditions fill the ghost zones as their host model says, faces, edges and corners, at odd sizes") {
+  sim::ProgramField f;
+  f.ghost = 2;
+  HostArray a(2, {7, 5, 1}, 2);
+  fill_random(a, 5, Dtype::Float64);
+  f.boundary[0] = {boundary(sim::BoundaryKind::Symmetric), boundary(sim::BoundaryKind::Value, 1.5)};
+  f.boundary[1] = {boundary(sim::BoundaryKind::Antisymmetric), boundary(sim::BoundaryKind::Periodic)};
+  f.boundary[1][1] = boundary(sim::BoundaryKind::Symmetric);
+  const HostArray before = a;
+  sim::apply_boundaries(f, a);
+  // Along x at an interior row: the mirror, and 2 v - the mirror with the wall at v.
+  for (long long j = 1; j < 4; ++j) {
+    CHECK(a.at(6, j, 0) == 1.5);
+    for (long long m = 1; m <= 2; ++m) {
+      CHECK(a.at(-m, j, 0) == before.at(m, j, 0));
+      CHECK(a.at(6 + m, j, 0) == 2 * 1.5 - before.at(6 - m, j, 0));
+    }
+  }
+  // Along y over the whole padded x extent (x ghosts included: corners),
+  // the lower wall antisymmetric through 0, the upper symmetric.
+  for (long long i = -2; i < 9; ++i) {
+    CHECK(a.at(i, 0, 0) == 0.0);
+    for (long long m = 1; m <= 2; ++m) {
+      CHECK(a.at(i, -m, 0) == -a.at(i, m, 0));
+      CHECK(a.at(i, 4 + m, 0) == a.at(i, 4 - m, 0));
+    }
+  }
+  // Periodic everywhere is the runtime's periodic fill.
+  HostArray p(3, {5, 3, 4}, 3), q(3, {5, 3, 4}, 3);
+  fill_random(p, 9, Dtype::Float64);
+  q = p;
+  sim::ProgramField periodic;
+  sim::apply_boundaries(periodic, p);
+  fill_periodic(q);
+  CHECK(p.data == q.data);
+}
+
+TEST_CASE(".npy files: what gpen writes it reads back, in both dtypes, with NumPy's header") {
+  const std::string dir = fs::temp_directory_path() / "gpen_test_npy";
+  fs::create_directories(dir);
+  const std::vector<double> v{1.0, -2.5, 1e-300, 3.0, 0.1, 7.0};
+  sim::write_npy(dir + "/a.npy", Dtype::Float64, {2, 3}, v);
+  const sim::NpyArray a = sim::read_npy(dir + "/a.npy");
+  CHECK(a.shape == std::vector<long long>{2, 3});
+  CHECK(a.values == v);
+  const std::string bytes = read_file(dir + "/a.npy");
+  CHECK(bytes.substr(0, 6) == "\x93NUMPY");
+  CHECK(bytes.find("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }") != std::string::npos);
+  CHECK((bytes.size() - 6 * 8) % 64 == 0);  // the header padded to 64 bytes
+  sim::write_npy(dir + "/b.npy", Dtype::Float32, {6}, v);
+  const sim::NpyArray b = sim::read_npy(dir + "/b.npy");
+  CHECK(b.dtype == Dtype::Float32);
+  CHECK(b.values[4] == static_cast<double>(0.1f));
+  CHECK(read_file(dir + "/b.npy").find("'shape': (6,)") != std::string::npos);
+  // Cut short: refused in words.
+  std::ofstream(dir + "/c.npy", std::ios::binary) << bytes.substr(0, bytes.size() - 3);
+  CHECK_THROWS_WITH_AS(sim::read_npy(dir + "/c.npy"), doctest::Contains("bytes of data for a shape of 6 values"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the integrators converge at their order in time (sound wave, against a step 8 times smaller)") {
+  // The same grid and equations in every run: the spatial error and the
+  // wave's own nonlinearity are the same in all, and cancel.
+  const double a = 1e-3, T = 1.0;
+  for (auto [name, order] : {std::pair<const char*, int>{"euler", 1}, {"rk3", 3}, {"rk4", 4}}) {
+    CAPTURE(std::string(name));
+    auto run = [&](double dt) { return rho_at(program_of(line_wave(a, name, fmt::format(R"~({{"dt": {}}})~", dt)), std::array<long long, 3>{32, 1, 1}), T); };
+    const std::vector<double> reference = run(0.1 / 32);
+    std::vector<double> errors;
+    for (double dt : {0.1, 0.05, 0.025}) errors.push_back(difference(run(dt), reference, 1, a));
+    for (std::size_t i = 1; i < errors.size(); ++i) {
+      CAPTURE(errors[i - 1]);
+      CAPTURE(errors[i]);
+      const double rate = std::log2(errors[i - 1] / errors[i]);
+      CHECK(rate > order - 0.3);
+      CHECK(rate < order + 0.5);
+    }
+  }
+}
+
+TEST_CASE("the sound wave converges at the operators' 6th order in space (against a grid 16 times finer)") {
+  // The same fixed step on every grid (RK4, far below the grids' own): the
+  // time error is nearly the same on each, and cancels.
+  const double a = 1e-3, T = 1.0;
+  auto run = [&](long long n) { return rho_at(program_of(line_wave(a, "rk4", R"~({"dt": 0.01})~"), std::array<long long, 3>{n, 1, 1}), T); };
+  const std::vector<double> reference = run(256);
+  std::vector<double> errors;
+  for (long long n : {8, 16, 32}) errors.push_back(difference(run(n), reference, static_cast<std::size_t>(256 / n), a));
+  for (std::size_t i = 1; i < errors.size(); ++i) {
+    CAPTURE(errors[i - 1]);
+    CAPTURE(errors[i]);
+    CHECK(std::log2(errors[i - 1] / errors[i]) > 5.5);
+  }
+}
+
+TEST_CASE("the conservative continuity equation keeps the total mass to rounding over 1000 steps") {
+  // A 3-D wave of finite amplitude in all three directions, with viscosity.
+  std::string j = with(sound_wave_text(), R"~("init": "1 + amplitude * sin(x)")~", R"~("init": "1 + amplitude * sin(x) * cos(2 * y) + 0.5 * amplitude * sin(z)")~");
+  j = with(j, R"~({"name": "uy", "ghost": 3})~", R"~({"name": "uy", "ghost": 3, "init": "0.1 * cos(x + z)"})~");
+  j = with(j, R"~({"name": "nu", "value": 0.0,)~", R"~({"name": "nu", "value": 0.01,)~");
+  j = with(j, R"~({"name": "amplitude", "value": 1e-3,)~", R"~({"name": "amplitude", "value": 0.1,)~");
+  const sim::Program p = program_of(j, std::array<long long, 3>{12, 10, 9});
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  const double m0 = s.backend().diagnostics()[0];
+  sim::RunOptions o;
+  o.steps = 1000;
+  const sim::RunResult r = s.run(o);
+  CHECK(r.steps == 1000);
+  const double m1 = s.backend().diagnostics()[0];
+  CAPTURE(m0);
+  CAPTURE(m1);
+  CHECK(std::fabs(m1 - m0) / m0 < 1e-12);
+  CHECK(s.backend().diagnostics()[1] > 0);  // something moved
+}
+
+TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, a restart and N steps") {
+  const std::string dir = fs::temp_directory_path() / "gpen_test_restart";
+  fs::remove_all(dir);
+  std::string j = with(sound_wave_text(), R"~({"name": "uy", "ghost": 3})~", R"~({"name": "uy", "ghost": 3, "noise": {"amplitude": 1e-3, "seed": 7}})~");
+  const sim::Program p = program_of(j, std::array<long long, 3>{9, 7, 5});
+  sim::Simulation one(p, std::make_unique<sim::CpuBackend>(p));
+  one.initialize();
+  sim::RunOptions o;
+  o.steps = 30;
+  one.run(o);
+  sim::Simulation first(p, std::make_unique<sim::CpuBackend>(p));
+  first.initialize();
+  o.steps = 15;
+  o.out_dir = dir;
+  const sim::RunResult half = first.run(o);
+  REQUIRE(half.last_snapshot == dir + "/snap_000000015");
+  sim::Simulation second(p, std::make_unique<sim::CpuBackend>(p));
+  second.restart(half.last_snapshot);
+  CHECK(second.step() == 15);
+  CHECK(second.time() == first.time());
+  second.run(o);
+  CHECK(second.step() == 30);
+  CHECK(second.time() == one.time());
+  CHECK(second.backend().fields() == one.backend().fields());
+  // The time series goes on where it stopped: its header once, steps 0, 10, 20, 30 (and 15, the first run's last).
+  const std::string csv = read_file(dir + "/diagnostics.csv");
+  CHECK(csv.rfind("step,t,dt,mass,ekin,umax\n", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 6);
+  // A snapshot of another size is refused in words.
+  const sim::Program other = program_of(j, std::array<long long, 3>{9, 7, 6});
+  sim::Simulation wrong(other, std::make_unique<sim::CpuBackend>(other));
+  CHECK_THROWS_WITH_AS(wrong.restart(half.last_snapshot), doctest::Contains("rho.npy has shape (5, 7, 9), the run (6, 7, 9)"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a run that goes non-finite stops at the first diagnostic that sees it, naming the field and the point") {
+  const std::string dir = fs::temp_directory_path() / "gpen_test_nan";
+  fs::remove_all(dir);
+  // A time step far past stability: the wave blows up within steps.
+  std::string j = line_wave(0.1, "euler", R"~({"dt": 3.0})~");
+  const sim::Program p = program_of(j, std::array<long long, 3>{16, 1, 1});
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  sim::RunOptions o;
+  o.steps = 100000;
+  o.out_dir = dir;
+  const sim::RunResult r = s.run(o);
+  CHECK(r.stop == sim::RunResult::Stop::NonFinite);
+  CHECK(r.message.find("field '") != std::string::npos);
+  CHECK(r.message.find("at (x, y, z) = (") != std::string::npos);
+  CHECK(s.step() < 100000);
+  // What it kept is good: every value of the last snapshot finite.
+  if (!r.last_snapshot.empty())
+    for (const char* f : {"rho", "ux", "uy", "uz"})
+      for (double v : sim::read_npy(r.last_snapshot + "/" + f + ".npy").values) REQUIRE(std::isfinite(v));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the Runge-Kutta tables: the 2N scheme's stage times, the weights of the classic RK4") {
+  const sim::Scheme& rk3 = sim::scheme(sim::Integrator::Rk3);
+  REQUIRE(rk3.stages.size() == 3);
+  CHECK(rk3.stages[1].alpha == -5.0 / 9.0);
+  CHECK(rk3.stages[2].alpha == -153.0 / 128.0);
+  CHECK(rk3.stages[2].beta == 8.0 / 15.0);
+  const sim::Scheme& rk4 = sim::scheme(sim::Integrator::Rk4);
+  double w = 0;
+  for (const sim::Stage& s : rk4.stages) w += s.weight;
+  CHECK(w == doctest::Approx(1.0).epsilon(1e-15));
+}
+
+}  // namespace gpen::test
