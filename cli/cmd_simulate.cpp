@@ -11,6 +11,7 @@
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
+#include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/simulation.hpp"
 
 namespace gpen::cli {
@@ -52,6 +53,8 @@ int simulate(const SimulateOptions& o) {
   fmt::print(stderr, "{}: {}-D {}, {} fields, {}, {} on {}; output in {}/\n", p.name, p.dims,
              fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), to_string(p.integrator),
              p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.out);
+  if (p.snapshots.picture && !sim::png_available())
+    fmt::print(stderr, "gpen simulate: warning: the program asks for pictures, but this gpen was built without libpng: snapshots will have none\n");
   InterruptFlag interrupt;
   ProgressLine bar;
   sim::RunOptions ro;
@@ -73,7 +76,11 @@ int simulate(const SimulateOptions& o) {
   fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} steps this run\n", s.step(), s.time(), stop_words(r), r.steps);
   for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i)
     fmt::print(stderr, "  {} = {:.9g}\n", r.diagnostic_names[i], r.last_diagnostics[i]);
-  if (!r.last_snapshot.empty()) fmt::print(stderr, "last snapshot: {}\n", r.last_snapshot);
+  if (!r.last_snapshot.empty()) {
+    fmt::print(stderr, "last snapshot: {}\n", r.last_snapshot);
+    if (p.snapshots.picture && sim::png_available())
+      fmt::print(stderr, "its picture: {}/{}_{}.png\n", r.last_snapshot, p.fields[p.snapshots.picture->field].name, p.dims == 3 ? "xyz"[p.snapshots.picture->axis] : 'z');
+  }
   if (r.stop == sim::RunResult::Stop::NonFinite) {
     fmt::print(stderr, "gpen simulate: {}\n", r.message);
     return kExitInvalid;

@@ -379,13 +379,20 @@ void ProgramReader::time_step() {
     return;
   }
   const std::string ptr = "/time_step/cfl";
-  r_.entry(ptr, {"spec"}, {"inputs", "params", "diffusivity", "cdt", "cdtv", "dt_max"});
+  r_.entry(ptr, {}, {"spec", "inputs", "params", "diffusivity", "cdt", "cdtv", "dt_max"});
   t.fixed = false;
-  ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
-    if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
-      src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec whose first result is the largest signal speed");
-  })};
-  t.speed = std::move(u);
+  if (!r_.has(ptr + "/spec") && !r_.has(ptr + "/diffusivity"))
+    src_.fail(ptr, "neither 'spec' (the largest speed) nor 'diffusivity'", "one of them, or both");
+  if (r_.has(ptr + "/spec")) {
+    ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
+      if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
+        src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec whose first result is the largest signal speed");
+    })};
+    t.speed = std::move(u);
+  } else {
+    for (const char* key : {"inputs", "params"})
+      if (r_.has(ptr + "/" + key)) src_.fail(ptr + "/" + key, fmt::format("'{}' without a 'spec'", key), "a 'spec' whose inputs and params these are", true);
+  }
   if (r_.has(ptr + "/diffusivity"))
     t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
   auto positive = [&](const std::string& key, double& v) {

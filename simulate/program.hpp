@@ -76,8 +76,10 @@ struct ReduceUse {
 struct TimeStep {
   bool fixed = true;
   double dt = 0;  // fixed
-  // From the CFL conditions: 1/dt = sqrt((speed / (cdt h))^2 + (diffusivity / (cdtv h^2))^2),
-  // speed the largest advective speed (the first result of `speed`), h the smallest spacing.
+  // From the CFL conditions, as the Pencil Code combines them:
+  //   1/dt = sqrt((speed / (cdt h))^2 + (diffusivity (1/hx^2 + 1/hy^2 + 1/hz^2) / cdtv)^2),
+  // speed the largest signal speed (the first result of `speed`; 0 without
+  // one), h the smallest spacing, the sum over the program's axes.
   std::optional<ReduceUse> speed;
   ScalarExpr diffusivity = ScalarExpr::constant(0);
   double cdt = 0.4, cdtv = 0.25;

@@ -9,6 +9,7 @@
 
 #include "gpen/generator/json_source.hpp"
 #include "npy.hpp"
+#include "picture.hpp"
 
 namespace gpen::sim {
 namespace {
@@ -99,6 +100,16 @@ void Simulation::write_snapshot(const std::string& dir) const {
   j["spacing"] = std::vector<double>(h.begin(), h.begin() + p_.dims);
   j["fields"] = files;
   j["layout"] = "each field's interior, C order (z, y, x): numpy.load gives a[k, j, i]";
+  if (const auto& pic = p_.snapshots.picture) {
+    const std::string name = fmt::format("{}_{}.png", p_.fields[pic->field].name, p_.dims == 3 ? "xyz"[pic->axis] : 'z');
+    if (png_available()) {
+      write_png(dir + "/" + name, render_slice(p_, v[static_cast<std::size_t>(pic->field)], *pic));
+      j["picture"] = name;
+    } else {
+      j["picture"] = nullptr;
+      j["picture_missing"] = "this gpen was built without libpng";
+    }
+  }
   const std::string tmp = dir + "/snapshot.json.part";
   {
     std::ofstream out(tmp, std::ios::trunc);
@@ -134,12 +145,15 @@ double Simulation::next_dt(double until) {
   double dt = ts.dt;
   if (!ts.fixed) {
     const auto h3 = p_.spacing();
-    double h = h3[0];
-    for (int a = 1; a < p_.dims; ++a) h = std::min(h, h3[a]);
+    double h = h3[0], inv_h2 = 0;
+    for (int a = 0; a < p_.dims; ++a) {
+      h = std::min(h, h3[a]);
+      inv_h2 += 1 / (h3[a] * h3[a]);
+    }
     const std::vector<double> env = p_.param_values();
-    const double speed = backend_->max_speed();
+    const double speed = ts.speed ? backend_->max_speed() : 0.0;
     const double diffusivity = ts.diffusivity(env.data());
-    const double adv = speed / (ts.cdt * h), diff = diffusivity / (ts.cdtv * h * h);
+    const double adv = speed / (ts.cdt * h), diff = diffusivity * inv_h2 / ts.cdtv;
     dt = 1.0 / std::sqrt(adv * adv + diff * diff);
     if (ts.dt_max > 0 && !(dt <= ts.dt_max)) dt = ts.dt_max;
     if (!std::isfinite(dt) || !(dt > 0))

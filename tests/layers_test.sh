@@ -8,7 +8,7 @@
 #     family runtime-half or measure header;
 #   runtime/ knows no spec and no family: of the generator only its error,
 #     sha256 and regular_file utilities, nothing of families/ or measure/;
-#   families/ is below measure/: nothing of measure/.
+#   families/ is below measure/ and simulate/, measure/ below simulate/.
 # And no family is told apart by a string outside families/ and the spec
 # reader (generator/src/spec/spec_parse.cpp, which reads the "kind" key).
 # Usage: layers_test.sh CXX SOURCE_ROOT BUILD_INCLUDE_DIR "CUDA_INCLUDE_DIR[;DIR...]" "GENERATOR_SOURCE[;...]"
@@ -58,9 +58,9 @@ check "runtime/: no spec, no family; of the generator its error, sha256 and regu
   '(^|/)gpen/families/|(^|/)gpen/measure/|(^|/)gpen/generator/([a-z_]+)\.hpp$' 'gpen/generator/(error|sha256|regular_file)\.hpp$' \
   "${runtime_sources[@]}"
 mapfile -t family_sources < <(find "$root/families" -name "*.cpp" | sort)
-check "families/: below measure/" '(^|/)gpen/measure/' '' "${family_sources[@]}"
+check "families/: below measure/ and simulate/" '(^|/)gpen/(measure|simulate)/' '' "${family_sources[@]}"
 mapfile -t measure_sources < <(find "$root/measure" -name "*.cpp" | sort)
-check "measure/: any family, through families/common/ alone" '(^|/)gpen/families/[a-z]+/' 'gpen/families/common/' "${measure_sources[@]}"
+check "measure/: any family, through families/common/ alone" '(^|/)gpen/families/[a-z]+/|(^|/)gpen/simulate/' 'gpen/families/common/' "${measure_sources[@]}"
 # Family names as strings: comparisons with a kind outside families/.
 strays=$(grep -rnE '(kind|is_[a-z]+\(\)) *(==|!=) *"(stencil|scan|sbp|pairwise)"|is_(scan|sbp|pairwise)\(\)' \
   "$root/generator" "$root/runtime" "$root/measure" "$root/cli" --include=*.cpp --include=*.hpp |

@@ -7,6 +7,7 @@
 #include "gpen/simulate/cpu_backend.hpp"
 #include "gpen/simulate/integrator.hpp"
 #include "gpen/simulate/npy.hpp"
+#include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/simulation.hpp"
 #include "program_support.hpp"
 
@@ -224,6 +225,51 @@ TEST_CASE("a run that goes non-finite stops at the first diagnostic that sees it
     for (const char* f : {"rho", "ux", "uy", "uz"})
       for (double v : sim::read_npy(r.last_snapshot + "/" + f + ".npy").values) REQUIRE(std::isfinite(v));
   fs::remove_all(dir);
+}
+
+TEST_CASE("fixed-value, symmetric and periodic walls in a run: the heat program settles to the straight profile between its walls") {
+  const std::string text = read_file(source_dir() + "/specs/programs/heat_walls3d.json");
+  const sim::Program p = program_of(text, std::array<long long, 3>{9, 8, 9});
+  CHECK(p.spacing()[0] == 0.125);  // walls: box / (n - 1)
+  CHECK(p.spacing()[1] == 0.125);  // periodic: box / n
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  sim::RunOptions o;
+  o.until = 3.0;  // the slowest mode decays as exp(-pi^2 t)
+  s.run(o);
+  const std::vector<double> t = s.backend().fields()[0];
+  double worst = 0;
+  for (long long k = 0; k < 9; ++k)
+    for (long long j = 0; j < 8; ++j)
+      for (long long i = 0; i < 9; ++i) worst = std::max(worst, std::fabs(t[static_cast<std::size_t>(i + 9 * (j + 8 * k))] - (1 - 0.125 * static_cast<double>(k))));
+  CHECK(worst < 1e-10);
+}
+
+TEST_CASE("a snapshot's picture: the slice asked for, lowest value dark, highest bright, NaN magenta, and a PNG file") {
+  const sim::Program p = program_of(read_file(source_dir() + "/specs/programs/heat_walls3d.json"), std::array<long long, 3>{5, 4, 3});
+  // T = i + 10 k: across y, u = x to the right, v = z upward.
+  std::vector<double> t(5 * 4 * 3);
+  for (long long k = 0; k < 3; ++k)
+    for (long long j = 0; j < 4; ++j)
+      for (long long i = 0; i < 5; ++i) t[static_cast<std::size_t>(i + 5 * (j + 4 * k))] = static_cast<double>(i + 10 * k);
+  t[static_cast<std::size_t>(2 + 5 * (2 + 4 * 1))] = NAN;  // (2, 2, 1): on the slice at y = 2 (at 0.5 of 3 rows)
+  const sim::Picture pic = *p.snapshots.picture;
+  REQUIRE(pic.axis == 1);
+  const sim::Image img = sim::render_slice(p, t, pic);
+  // 5 x 3 points, 51 pixels a point (256 / 5), from (12, 12); z upward.
+  auto px = [&](int x, int y) { const std::size_t o = 3 * (static_cast<std::size_t>(y) * img.width + x); return std::array<int, 3>{img.rgb[o], img.rgb[o + 1], img.rgb[o + 2]}; };
+  const int s = 51;
+  CHECK(px(12 + s / 2, 12 + 2 * s + s / 2) == std::array<int, 3>{0x44, 0x01, 0x54});  // (0, k = 0): the lowest, bottom left
+  CHECK(px(12 + 4 * s + s / 2, 12 + s / 2) == std::array<int, 3>{0xfd, 0xe7, 0x25});  // (4, k = 2): the highest, top right
+  CHECK(px(12 + 2 * s + s / 2, 12 + s + s / 2) == std::array<int, 3>{0xff, 0x00, 0xff});  // the NaN
+  if (sim::png_available()) {
+    const std::string path = (fs::temp_directory_path() / "gpen_test_picture.png").string();
+    sim::write_png(path, img);
+    CHECK(read_file(path).substr(0, 8) == "\x89PNG\r\n\x1a\n");
+    fs::remove(path);
+  } else {
+    CHECK_THROWS_WITH_AS(sim::write_png("x.png", img), doctest::Contains("built without libpng"), std::runtime_error);
+  }
 }
 
 TEST_CASE("the Runge-Kutta tables: the 2N scheme's stage times, the weights of the classic RK4") {

@@ -1,0 +1,29 @@
+// A picture of a snapshot: one slice of a field in a perceptual colour map
+// (viridis), with a colour bar and its smallest and largest values, as a
+// PNG (libpng), so that a person sees the flow without a plotting script.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpen/simulate/program.hpp"
+
+namespace gpen::sim {
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;  // rows top to bottom, 3 bytes a pixel
+};
+
+// The slice `pic` asks for of `interior` (the field's interior, x fastest):
+// across pic.axis at pic.at of the box (3-D), the whole plane (2-D) or the
+// line (1-D); the first remaining axis horizontal, the second upward.
+Image render_slice(const Program& p, const std::vector<double>& interior, const Picture& pic);
+
+// Whether this gpen can write PNG files (built with libpng).
+bool png_available();
+// Writes `img` as an 8-bit RGB PNG; std::runtime_error when it cannot
+// (also when gpen was built without libpng: it says so).
+void write_png(const std::string& path, const Image& img);
+
+}  // namespace gpen::sim
