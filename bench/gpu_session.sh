@@ -15,6 +15,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), a sanitizer run, the shipped programs timed
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -22,8 +23,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy or profile)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile or simulate)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -164,6 +165,22 @@ specs/stencil/continuity3d.json --size 256"}
     echo "ncu rc=$?"
     grep -E "^  [a-zA-Z_]+.*gpen_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Dynamic Shared|Issue Slots Busy|Issued Warp|No Eligible|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Shared Memory|L1/TEX Hit|Warp Cycles Per Issued|wavefronts|bank_conflicts|inst_executed|dfma|ffma|Stall|stall" "$out/profile_$n.txt" | head -60
   done <<< "$runs"
+  exit 0
+fi
+
+if [ "${1:-tests}" = simulate ]; then
+  step "the time loop's GPU tests: boundaries, steps against the CPU, conservation, restart"
+  build-gpu/tests/gpen_gpu_tests -sf='*test_gpu_simulation*' >"$out/gpu_simulation_tests.log" 2>&1; echo "gpu simulation tests rc=$?"
+  grep -E "test cases|assertions|ERROR|with expansion|values" "$out/gpu_simulation_tests.log" | head -30
+  step "compute-sanitizer memcheck of a short GPU run (odd size)"
+  r=$(compute-sanitizer --tool memcheck --error-exitcode 9 $gpen simulate specs/programs/sound_wave3d.json --size 37x21x19 --steps 3 --out /tmp/sim-memcheck 2>&1)
+  echo "memcheck rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY')"
+  for size in ${SIM_SIZES:-256 512}; do
+    for dtype in float64 float32; do
+      step "sound_wave3d ${size}^3 $dtype, 100 steps (RK3, CFL), no output"
+      $gpen simulate specs/programs/sound_wave3d.json --size $size --dtype $dtype --steps 100 --no-output 2>&1 | grep -E "stopped"
+    done
+  done
   exit 0
 fi
 

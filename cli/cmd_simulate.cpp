@@ -1,6 +1,7 @@
 // gpen simulate PROGRAM.json: a program's time loop (kind "program",
 // docs/programs.md), with a progress line, diagnostics, snapshots, a
 // restart, and Ctrl-C writing a last snapshot.
+#include <chrono>
 #include <cmath>
 #include <fmt/format.h>
 #include <memory>
@@ -10,7 +11,9 @@
 #include "progress.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/generator/error.hpp"
+#include "gpen/runtime/driver.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
+#include "gpen/simulate/gpu_backend.hpp"
 #include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/simulation.hpp"
 
@@ -22,6 +25,7 @@ struct SimulateOptions {
   std::string program, size, dtype, out = "gpen-out", restart, device = "gpu";
   long long steps = -1;
   double until = -1;
+  bool no_output = false;
 };
 
 std::string stop_words(const sim::RunResult& r) {
@@ -45,14 +49,22 @@ int simulate(const SimulateOptions& o) {
     size = parse_size(o.size, probe.dims);
   }
   const sim::Program p = sim::load_program(o.program, size, dtype);
-  if (o.device != "cpu")
-    throw UsageError("gpen simulate: the GPU time loop is not built yet (issue 27's next step); --device cpu runs the program's CPU reference");
-  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  std::unique_ptr<sim::Backend> backend;
+  std::optional<Context> ctx;
+  if (o.device == "cpu") {
+    backend = std::make_unique<sim::CpuBackend>(p);
+  } else {
+    std::string why;
+    if (!driver_available(&why)) throw NoDeviceError(fmt::format("no GPU for gpen simulate ({}); --device cpu runs the program's CPU reference", why));
+    ctx.emplace(0);
+    backend = std::make_unique<sim::GpuBackend>(p, *ctx);
+  }
+  sim::Simulation s(p, std::move(backend));
   if (o.restart.empty()) s.initialize();
   else s.restart(o.restart);
-  fmt::print(stderr, "{}: {}-D {}, {} fields, {}, {} on {}; output in {}/\n", p.name, p.dims,
-             fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), to_string(p.integrator),
-             p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.out);
+  fmt::print(stderr, "{}: {}-D {}, {} field{}, {}, {} on {}; output: {}\n", p.name, p.dims,
+             fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), p.fields.size() == 1 ? "" : "s", to_string(p.integrator),
+             p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.no_output ? "none (--no-output)" : o.out + "/");
   if (p.snapshots.picture && !sim::png_available())
     fmt::print(stderr, "gpen simulate: warning: the program asks for pictures, but this gpen was built without libpng: snapshots will have none\n");
   InterruptFlag interrupt;
@@ -60,8 +72,9 @@ int simulate(const SimulateOptions& o) {
   sim::RunOptions ro;
   ro.steps = o.steps;
   ro.until = o.until;
-  ro.out_dir = o.out;
+  ro.out_dir = o.no_output ? "" : o.out;
   ro.stop_requested = [&] { return interrupt.raised(); };
+  const auto started = std::chrono::steady_clock::now();
   const sim::RunResult r = s.run(ro, [&](const sim::StepReport& rep) {
     std::string eta;
     if (rep.fraction_done > 0 && rep.fraction_done < 1) {
@@ -73,7 +86,12 @@ int simulate(const SimulateOptions& o) {
                            rep.cell_updates_per_s / 1e6, eta));
   });
   bar.finish();
-  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} steps this run\n", s.step(), s.time(), stop_words(r), r.steps);
+  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} steps this run in {:.3f} s", s.step(), s.time(), stop_words(r), r.steps, run_s);
+  if (r.steps > 0)
+    fmt::print(stderr, ": {:.4g} ms a step, {:.4g} million cell updates per second (diagnostics and snapshots included)",
+               1e3 * run_s / static_cast<double>(r.steps), static_cast<double>(p.size[0] * p.size[1] * p.size[2]) * static_cast<double>(r.steps) / run_s / 1e6);
+  fmt::print(stderr, "\n");
   for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i)
     fmt::print(stderr, "  {} = {:.9g}\n", r.diagnostic_names[i], r.last_diagnostics[i]);
   if (!r.last_snapshot.empty()) {
@@ -99,8 +117,9 @@ void add_simulate(CLI::App& app, Runner& run) {
   cmd->add_option("--size", o->size, "Grid NX[xNY[xNZ]] in place of the program's (one number: every axis)");
   cmd->add_option("--dtype", o->dtype, "float64 or float32 in place of the program's")->check(CLI::IsMember({"float64", "float32"}));
   cmd->add_option("--out", o->out, "Folder of diagnostics.csv and the snapshots");
+  cmd->add_flag("--no-output", o->no_output, "Write nothing (no diagnostics.csv, no snapshots): for timing runs");
   cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
-  cmd->add_option("--device", o->device, "gpu, or cpu: the CPU reference (double precision; for small grids and checks)")
+  cmd->add_option("--device", o->device, "gpu (the default), or cpu: the CPU reference (double precision; for small grids and checks)")
       ->check(CLI::IsMember({"gpu", "cpu"}));
   cmd->callback([&run, o] { run = [o] { return simulate(*o); }; });
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <variant>
@@ -198,6 +199,10 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<
   u.pointer = ptr;
   const std::string written = r_.string(ptr + "/spec");
   u.path = join_path(folder_, written);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(u.path, ec))
+    src_.fail(ptr + "/spec", fmt::format("no spec file '{}' (looked for {})", quoted_text(written, 200), quoted_text(u.path, 200)),
+              "the path of a spec file, relative to the program's folder");
   u.spec = load_spec(u.path, dtype_);
   kind_check(u);
   if (u.spec.dims != p_.dims)

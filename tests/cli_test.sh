@@ -167,5 +167,18 @@ expect 0 'removed [0-9]+ entries' -- $gpen cache clear
 expect 0 '^1 tuning records in' -- $gpen cache list
 expect 0 "removed 1 tuning records \($tmp/cache/tuning.json\)" -- $gpen cache clear --tuning
 expect 0 '^0 tuning records in' -- $gpen cache list
+# Programs: checked, run on the CPU reference, refused in words.
+expect 0 "^ok .*program 'heat_walls3d', float64, 3-D 33x32x33, 1 field" -- $gpen check $specs/programs/heat_walls3d.json
+expect 0 'last snapshot: .*/snap_000000010' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim
+expect 0 'step,t,dt,total' -- head -1 $tmp/sim/diagnostics.csv
+expect 0 'T.npy' -- ls $tmp/sim/snap_000000010
+expect 0 'stopped at step 20' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim --restart $tmp/sim/snap_000000010
+expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu
+expect 3 'no GPU for gpen simulate .*--device cpu runs' -- $gpen simulate $specs/programs/heat_walls3d.json --steps 1
+mkdir -p $tmp/programs && ln -s $specs/stencil $specs/reduce $tmp/
+sed -e 's/"kappa \/ (hx \* hx)"/"kapa \/ (hx * hx)"/' $specs/programs/heat_walls3d.json > $tmp/programs/prog.json
+expect 1 "prog.json:[0-9]+:[0-9]+: error: /rhs/0/params/inv_h2: unknown name 'kapa'" -- $gpen check $tmp/programs/prog.json
+sed -e 's|"../stencil/laplacian3d_o2.json"|"../stencil/laplacian3d_o3.json"|' $specs/programs/heat_walls3d.json > $tmp/programs/prog2.json
+expect 1 "prog2.json:[0-9]+:[0-9]+: error: /rhs/0/spec: no spec file '../stencil/laplacian3d_o3.json'" -- $gpen check $tmp/programs/prog2.json
 rm -rf $tmp
 exit $fail

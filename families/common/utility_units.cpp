@@ -28,4 +28,10 @@ Variant generate_compare(Dtype dtype) {
   return generate_utility("compare_unit.cu.in", "comparison of two arrays", "gpen_compare", dtype);
 }
 
+Variant generate_time_loop(Dtype dtype) {
+  Variant g = generate_utility("time_loop_unit.cu.in", "a program's time loop (boundaries, integrator updates, non-finite values)", "gpen_time_loop", dtype);
+  g.kernel_name += "_boundary";  // the module's first entry; the others by name
+  return g;
+}
+
 }  // namespace gpen

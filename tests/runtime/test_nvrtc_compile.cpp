@@ -27,14 +27,18 @@ TEST_CASE("fp32 variants compile too") {
   CHECK(compile_with_nvrtc(source_program(g, spec.name), "sm_90").cubin.size() > 1000);
 }
 
-TEST_CASE("the runtime's own kernels compile: periodic fill and device comparison, both dtypes") {
+TEST_CASE("the runtime's own kernels compile: periodic fill, device comparison and a program's time loop, both dtypes") {
   for (Dtype dt : {Dtype::Float64, Dtype::Float32})
-    for (const Variant& g : {generate_periodic_fill(dt), generate_compare(dt)}) {
+    for (const Variant& g : {generate_periodic_fill(dt), generate_compare(dt), generate_time_loop(dt)}) {
       CAPTURE(g.name);
       const CompiledKernel k = compile_with_nvrtc(source_program(g, "runtime"), "sm_90");
       CHECK(k.ptx.find(g.kernel_name) != std::string::npos);
       CHECK(k.usage.spill_stores == 0);
     }
+  // Every entry the GPU back end asks the module for (simulate/gpu_backend.cpp).
+  const CompiledKernel k = compile_with_nvrtc(source_program(generate_time_loop(Dtype::Float64), "runtime"), "sm_90");
+  for (const char* entry : {"_boundary", "_update_2n", "_update_rk4", "_save", "_non_finite"})
+    CHECK(k.ptx.find(std::string(".entry gpen_time_loop_float64") + entry) != std::string::npos);
 }
 
 TEST_CASE("march variants with several points a thread compile without spilling") {

@@ -1,0 +1,105 @@
+// The kernels of a program's time loop on the GPU (simulate/gpu_backend.cpp):
+// boundary conditions, the integrators' updates and the search for a
+// non-finite value. Each works on one padded array (pitches
+// in elements, `g` ghost points on each axis the array has) and matches
+// the CPU's model (simulate/boundaries.cpp, cpu_backend.cpp) value for value.
+#pragma once
+
+namespace gpen {
+
+// Boundary kinds, as simulate/program.hpp numbers them.
+enum : int { kPeriodic = 0, kSymmetric = 1, kAntisymmetric = 2, kValue = 3 };
+
+struct PaddedArray {
+  long long n[3];          // interior
+  long long row, plane;    // pitches
+  int dims, g;
+  __device__ __forceinline__ long long at(long long i, long long j, long long k) const {
+    const long long gy = dims > 1 ? g : 0, gz = dims > 2 ? g : 0;
+    return (i + g) + row * (j + gy) + plane * (k + gz);
+  }
+  __device__ __forceinline__ long long range(int axis) const { return axis < dims ? n[axis] + 2 * g : 1; }
+  __device__ __forceinline__ long long first(int axis) const { return axis < dims ? -g : 0; }
+};
+
+// One face (axis, side) of one array: its ghost layers, and for the
+// antisymmetric and value kinds its boundary point, over the whole padded
+// extent of the other two axes. A thread a line across the face.
+template <class real>
+__device__ void boundary_face(real* a, const PaddedArray& p, int axis, int side, int kind, double value) {
+  const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
+  const long long nu = p.range(ua), nv = p.range(va), n = p.n[axis];
+  const long long bp = side == 0 ? 0 : n - 1, out = side == 0 ? -1 : 1;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < nu * nv; t += (long long)gridDim.x * blockDim.x) {
+    long long c[3];
+    c[ua] = p.first(ua) + t % nu;
+    c[va] = p.first(va) + t / nu;
+    auto at = [&](long long x) {
+      c[axis] = x;
+      return p.at(c[0], c[1], c[2]);
+    };
+    if (kind == kAntisymmetric) a[at(bp)] = real(0);
+    if (kind == kValue) a[at(bp)] = real(value);
+    for (long long m = 1; m <= p.g; ++m) {
+      const long long ghost = bp + out * m, mirror = bp - out * m;
+      real v;
+      if (kind == kPeriodic) v = a[at(((ghost % n) + n) % n)];
+      else if (kind == kSymmetric) v = a[at(mirror)];
+      else if (kind == kAntisymmetric) v = -a[at(mirror)];
+      else v = real(2 * value) - a[at(mirror)];
+      a[at(ghost)] = v;
+    }
+  }
+}
+
+// A thread per interior point: fn(offset in f's array, offset in a packed
+// interior array), x fastest.
+template <class Fn>
+__device__ __forceinline__ void for_interior(const PaddedArray& p, Fn&& fn) {
+  const long long total = p.n[0] * p.n[1] * p.n[2];
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    const long long i = t % p.n[0], j = (t / p.n[0]) % p.n[1], k = t / (p.n[0] * p.n[1]);
+    fn(p.at(i, j, k), t);
+  }
+}
+
+// 2N storage (Williamson): d = alpha d + k, f = f + (dt beta) d; the
+// first stage d = k (d is not read: it may hold anything).
+template <class real>
+__device__ void update_2n(real* f, real* d, const real* k, const PaddedArray& p, int first, double alpha, double dt_beta) {
+  const real b = real(dt_beta);
+  for_interior(p, [&](long long at, long long t) {
+    const real dv = first ? k[t] : real(alpha) * d[t] + k[t];
+    d[t] = dv;
+    f[at] += b * dv;
+  });
+}
+
+// Classic RK4: acc = (first ? 0 : acc) + weight k; f = f0 + dt (last ? acc : next k).
+template <class real>
+__device__ void update_rk4(real* f, const real* f0, real* acc, const real* k, const PaddedArray& p, int first, int last, double weight,
+                           double next, double dt) {
+  const real h = real(dt);
+  for_interior(p, [&](long long at, long long t) {
+    const real s = (first ? real(0) : acc[t]) + real(weight) * k[t];
+    acc[t] = s;
+    f[at] = f0[t] + h * (last ? s : real(next) * k[t]);
+  });
+}
+
+// f0 = f's interior, packed (rk4's start of a step).
+template <class real>
+__device__ void save_interior(const real* f, real* f0, const PaddedArray& p) {
+  for_interior(p, [&](long long at, long long t) { f0[t] = f[at]; });
+}
+
+// The smallest packed interior index of a non-finite value (atomicMin;
+// `first` starts at the interior's size: none found).
+template <class real>
+__device__ void find_non_finite(const real* f, const PaddedArray& p, unsigned long long* first) {
+  for_interior(p, [&](long long at, long long t) {
+    if (!isfinite(f[at])) atomicMin(first, static_cast<unsigned long long>(t));
+  });
+}
+
+}  // namespace gpen
