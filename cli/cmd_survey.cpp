@@ -36,7 +36,9 @@ void add_survey(CLI::App& app, Runner& run) {
       std::vector<std::string> files;
       std::size_t programs = 0;  // not kernels: `gpen check` reads them, `gpen simulate` runs them
       for (const auto& e : std::filesystem::recursive_directory_iterator(o->dir)) {
-        if (e.path().extension() != ".json" || e.path().filename() == "spec.schema.json") continue;
+        // Schemas (spec.schema.json, program.schema.json) are for editors.
+        const std::string name = e.path().filename().string();
+        if (e.path().extension() != ".json" || (name.size() > 12 && name.compare(name.size() - 12, 12, ".schema.json") == 0)) continue;
         if (sim::is_program_file(e.path().string())) ++programs;
         else files.push_back(e.path().string());
       }

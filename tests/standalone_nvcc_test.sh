@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GPEN_CACHE_DIR=$tmp/cache GPEN_DISABLE_DRIVER=1
 fail=0
-for spec in $(find "$specs" -name '*.json' ! -name spec.schema.json ! -path '*/programs/*' | sort); do
+for spec in $(find "$specs" -name '*.json' ! -name '*.schema.json' ! -path '*/programs/*' | sort); do
   base=$(basename "$(dirname "$spec")")_$(basename "$spec" .json)
   # The strategies this spec allows, as gpen lists them when refusing one it
   # does not; a kind without strategies (scan) names no such tunable.
