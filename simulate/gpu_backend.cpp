@@ -289,17 +289,18 @@ std::vector<double> GpuBackend::diagnostics() {
 std::optional<NonFinite> GpuBackend::first_non_finite() const {
   State& s = *s_;
   const Program& p = s.p;
-  const unsigned long long none = static_cast<unsigned long long>(p.size[0] * p.size[1] * p.size[2]);
+  constexpr unsigned long long none = ~0ull;
   for (std::size_t i = 0; i < s.f.size(); ++i) {
-    s.index.upload(&none, sizeof none);
+    // Reset in the stream, so that the search cannot start before it.
+    GPEN_CU(cuMemsetD8Async(s.index.get(), 0xff, sizeof none, s.stream.get()), "resetting the non-finite search");
     CUdeviceptr a = s.f[i].get(), at = s.index.get();
     PaddedArray pa = padded_of(s.f[i]);
     void* args[] = {&a, &pa, &at};
     s.launch(s.non_finite, args);
+    GPEN_CU(cuMemcpyDtoHAsync(s.readback.get(), s.index.get(), sizeof none, s.stream.get()), "reading the non-finite search back");
     s.stream.synchronize();
-    unsigned long long t = none;
-    s.index.download(&t, sizeof t);
-    if (t < none) {
+    const unsigned long long t = *static_cast<const unsigned long long*>(s.readback.get());
+    if (t != none) {
       const long long x = static_cast<long long>(t % p.size[0]), y = static_cast<long long>((t / p.size[0]) % p.size[1]),
                       z = static_cast<long long>(t / (p.size[0] * p.size[1]));
       return NonFinite{static_cast<int>(i), {x, y, z}, fields()[i][t]};

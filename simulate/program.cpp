@@ -64,6 +64,8 @@ class ProgramReader {
   // `kind_check` refuses a spec of the wrong kind before its bindings are read.
   KernelUse kernel_use(const std::string& ptr, const std::function<void(const KernelUse&)>& kind_check);
   int field_at(const std::string& ptr) const;  // a field's name at ptr
+  // Refuses a reduction that keeps an axis (its results would be arrays, not numbers).
+  void reduces_every_axis(const std::string& ptr, const KernelUse& k) const;
   void face_list(const std::string& ptr, std::vector<std::pair<int, int>>& faces) const;
 
   const JsonSource& src_;
@@ -194,6 +196,12 @@ int ProgramReader::field_at(const std::string& ptr) const {
   return f;
 }
 
+void ProgramReader::reduces_every_axis(const std::string& ptr, const KernelUse& k) const {
+  const unsigned all = (1u << p_.dims) - 1;
+  if ((k.spec.reduce().axes & all) != all)
+    src_.fail(ptr + "/spec", fmt::format("{} keeps an axis: its results are arrays", k.spec.name), "a reduction over every axis (one number a result)");
+}
+
 KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<void(const KernelUse&)>& kind_check) {
   KernelUse u;
   u.pointer = ptr;
@@ -282,6 +290,9 @@ void ProgramReader::rhs() {
         if (!d || d->role != FieldDecl::Role::Output)
           src_.fail(kp, fmt::format("'{}' is no output of {}", quoted_text(it.key()), k.use.spec.name), "an output field of the spec", true);
         if (it.value().is_null()) continue;  // computed, not used
+        if (d->ghost != 0)
+          src_.fail(kp, fmt::format("{}'s output '{}' has ghost {}: a time derivative is an interior", k.use.spec.name, d->name, d->ghost),
+                    "an output without ghost zones");
         const int f = field_at(kp);
         if (!derivative_of[f].empty())
           src_.fail(kp, fmt::format("d{}/dt is already {}", p_.fields[f].name, derivative_of[f]), "one output a field's time derivative");
@@ -392,6 +403,7 @@ void ProgramReader::time_step() {
     ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
       if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
         src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec whose first result is the largest signal speed");
+      reduces_every_axis(ptr, k);
     })};
     t.speed = std::move(u);
   } else {
@@ -423,9 +435,7 @@ void ProgramReader::diagnostics() {
       ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
         if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
           src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec");
-        const unsigned all = (1u << p_.dims) - 1;
-        if ((k.spec.reduce().axes & all) != all)
-          src_.fail(ptr + "/spec", fmt::format("{} keeps an axis: its results are arrays", k.spec.name), "a reduction over every axis (one number a result)");
+        reduces_every_axis(ptr, k);
       })};
       for (const FieldDecl* o : u.use.spec.output_fields()) {
         if (std::count(columns.begin(), columns.end(), o->name))

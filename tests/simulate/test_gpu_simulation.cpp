@@ -41,8 +41,11 @@ TEST_CASE("GPU boundary fills equal the host model value for value, every kind, 
   gpu.set_fields(init);
   cpu.set_fields(init);
   CHECK(gpu.padded_field(0) == cpu.arrays()[0].data);
-  // Antisymmetric faces too, on the sound wave (ghost 3, every face).
-  std::string j = with(program_text("sound_wave3d"), R"~("integrator": "rk3",)~",
+  // Antisymmetric faces too, on the sound wave (ghost 3, every face), every
+  // field noisy so that a mirror's index error would show along each axis.
+  std::string j = program_text("sound_wave3d");
+  for (const char* f : {"rho", "ux", "uy", "uz"}) j = with(j, std::string(R"~({"name": ")~") + f + R"~(", "ghost": 3)~", std::string(R"~({"name": ")~") + f + R"~(", "ghost": 3, "noise": {"amplitude": 0.5, "seed": 11})~");
+  j = with(j, R"~("integrator": "rk3",)~",
                        R"~("integrator": "rk3", "boundaries": [{"type": "antisymmetric", "faces": ["y"]}, {"type": "symmetric", "faces": ["z-"], "fields": ["ux"]}, {"type": "value", "faces": ["z+"], "value": 0.25, "fields": ["ux"]}, {"type": "antisymmetric", "faces": ["z"], "fields": ["rho", "uy", "uz"]}],)~");
   const sim::Program q = program_of(j, std::array<long long, 3>{11, 9, 7});
   sim::GpuBackend gq(q, sim_ctx());
@@ -54,6 +57,27 @@ TEST_CASE("GPU boundary fills equal the host model value for value, every kind, 
     CAPTURE(f);
     CHECK(gq.padded_field(f) == cq.arrays()[static_cast<std::size_t>(f)].data);
   }
+}
+
+TEST_CASE("the GPU's search for a non-finite value finds the CPU's first one, and nothing in a finite state") {
+  const sim::Program p = program_of(program_text("sound_wave3d"), std::array<long long, 3>{13, 7, 5});
+  sim::GpuBackend gpu(p, sim_ctx());
+  sim::CpuBackend cpu(p);
+  auto v = sim::initial_values(p);
+  gpu.set_fields(v);
+  CHECK(!gpu.first_non_finite());
+  v[2][3 + 13 * (4 + 7 * 2)] = INFINITY;  // uy at (3, 4, 2)
+  v[2][9 + 13 * (6 + 7 * 4)] = NAN;       // and later in the same field
+  v[3][0] = NAN;                          // uz: a later field
+  gpu.set_fields(v);
+  cpu.set_fields(v);
+  const auto g = gpu.first_non_finite(), c = cpu.first_non_finite();
+  REQUIRE(g);
+  REQUIRE(c);
+  CHECK(g->field == 2);
+  CHECK(g->at == std::array<long long, 3>{3, 4, 2});
+  CHECK(g->at == c->at);
+  CHECK(std::isinf(g->value));
 }
 
 TEST_CASE("a few GPU steps of each shipped program equal the CPU reference's, each integrator, odd sizes, nothing allocated in the loop") {

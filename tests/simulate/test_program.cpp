@@ -83,6 +83,13 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     CHECK(program_error_at(j, "/rhs/0/params/inv_hh").detail().message == "'inv_hh' is no param of continuity_rho3d");
     CHECK(program_error_at(j, "/time_step").detail().message == "both 'dt' and 'cfl'");
   }
+  SUBCASE("a time derivative with ghost zones, a CFL speed that keeps an axis") {
+    std::string j = with(base, R"~({"spec": "../stencil/continuity_rho3d.json", "params": {"inv_h": "1 / hx"}, "outputs": {"drho_dt": "rho"}})~",
+                         R"~({"spec": "../../examples/heat_step.json", "inputs": {"u": "rho"}, "outputs": {"u_next": "rho"}})~");
+    j = with(j, R"~("spec": "../reduce/cfl_speed.json", "params": {"cs": "sqrt(cs2)"})~", R"~("spec": "../reduce/column_sum.json")~");
+    CHECK(program_error_at(j, "/rhs/0/outputs/u_next").detail().message == "heat_step's output 'u_next' has ghost 2: a time derivative is an interior");
+    CHECK(program_error_at(j, "/time_step/cfl/spec").detail().expected == "a reduction over every axis (one number a result)");
+  }
   SUBCASE("a diagnostic that keeps an axis") {
     const std::string j = with(base, R"~({"spec": "../reduce/hydro_totals.json", "params": {"dv": "hx * hy * hz"}})~", R"~({"spec": "../reduce/column_sum.json"})~");
     CHECK(program_error_at(j, "/diagnostics/reductions/0/spec").detail().expected == "a reduction over every axis (one number a result)");

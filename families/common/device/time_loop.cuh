@@ -63,15 +63,23 @@ __device__ __forceinline__ void for_interior(const PaddedArray& p, Fn&& fn) {
   }
 }
 
+// Products and sums rounded one at a time, never fused: the CPU reference
+// (simulate/cpu_backend.cpp) rounds them so, and the updates match it value
+// for value.
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+
 // 2N storage (Williamson): d = alpha d + k, f = f + (dt beta) d; the
 // first stage d = k (d is not read: it may hold anything).
 template <class real>
 __device__ void update_2n(real* f, real* d, const real* k, const PaddedArray& p, int first, double alpha, double dt_beta) {
-  const real b = real(dt_beta);
+  const real a = real(alpha), b = real(dt_beta);
   for_interior(p, [&](long long at, long long t) {
-    const real dv = first ? k[t] : real(alpha) * d[t] + k[t];
+    const real dv = first ? k[t] : add_rn(mul_rn(a, d[t]), k[t]);
     d[t] = dv;
-    f[at] += b * dv;
+    f[at] = add_rn(f[at], mul_rn(b, dv));
   });
 }
 
@@ -79,11 +87,11 @@ __device__ void update_2n(real* f, real* d, const real* k, const PaddedArray& p,
 template <class real>
 __device__ void update_rk4(real* f, const real* f0, real* acc, const real* k, const PaddedArray& p, int first, int last, double weight,
                            double next, double dt) {
-  const real h = real(dt);
+  const real h = real(dt), w = real(weight), x = real(next);
   for_interior(p, [&](long long at, long long t) {
-    const real s = (first ? real(0) : acc[t]) + real(weight) * k[t];
+    const real s = add_rn(first ? real(0) : acc[t], mul_rn(w, k[t]));
     acc[t] = s;
-    f[at] = f0[t] + h * (last ? s : real(next) * k[t]);
+    f[at] = add_rn(f0[t], mul_rn(h, last ? s : mul_rn(x, k[t])));
   });
 }
 
@@ -94,7 +102,7 @@ __device__ void save_interior(const real* f, real* f0, const PaddedArray& p) {
 }
 
 // The smallest packed interior index of a non-finite value (atomicMin;
-// `first` starts at the interior's size: none found).
+// `first` starts at all ones: none found).
 template <class real>
 __device__ void find_non_finite(const real* f, const PaddedArray& p, unsigned long long* first) {
   for_interior(p, [&](long long at, long long t) {
