@@ -175,6 +175,14 @@ expect 0 'T.npy' -- ls $tmp/sim/snap_000000010
 expect 0 'stopped at step 20' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim --restart $tmp/sim/snap_000000010
 expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu
 expect 3 'no GPU for gpen simulate .*--device cpu runs' -- $gpen simulate $specs/programs/heat_walls3d.json --steps 1
+# Ctrl-C: a clean stop with a last snapshot (exit 130).
+$gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 33x32x33 --until 1000 --out $tmp/int >$tmp/int.txt 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+if [ $rc = 130 ] && grep -q 'stopped at step .*(Ctrl-C)' $tmp/int.txt && ls $tmp/int/snap_*/T.npy >/dev/null 2>&1; then echo "ok: Ctrl-C stops a simulation with a last snapshot"
+else echo "FAIL: Ctrl-C on gpen simulate -> rc=$rc (want 130), output:"; head -20 $tmp/int.txt; fail=1; fi
 mkdir -p $tmp/programs && ln -s $specs/stencil $specs/reduce $tmp/
 sed -e 's/"kappa \/ (hx \* hx)"/"kapa \/ (hx * hx)"/' $specs/programs/heat_walls3d.json > $tmp/programs/prog.json
 expect 1 "prog.json:[0-9]+:[0-9]+: error: /rhs/0/params/inv_h2: unknown name 'kapa'" -- $gpen check $tmp/programs/prog.json
