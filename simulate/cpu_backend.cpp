@@ -6,6 +6,7 @@
 #include "gpen/families/reduce/reduce_reference.hpp"
 #include "gpen/families/stencil/stencil_reference.hpp"
 #include "integrator.hpp"
+#include "memory.hpp"
 
 namespace gpen::sim {
 namespace {
@@ -22,6 +23,10 @@ void for_interior(const std::array<long long, 3>& shape, Fn&& fn) {
 }  // namespace
 
 CpuBackend::CpuBackend(const Program& p) : p_(p) {
+  MemoryHave have;
+  have.host_total = host_memory_total();
+  const std::string problem = memory_problem(program_memory(p, false), have);
+  if (!problem.empty()) throw std::runtime_error(problem);
   const Scheme& s = scheme(p.integrator);
   for (const ProgramField& f : p.fields) {
     f_.emplace_back(p.dims, p.size, f.ghost);

@@ -8,6 +8,7 @@
 #include "gpen/measure/tune/tuned_kernel.hpp"
 #include "gpen/runtime/driver.hpp"
 #include "integrator.hpp"
+#include "memory.hpp"
 
 namespace gpen::sim {
 namespace {
@@ -188,6 +189,7 @@ struct GpuBackend::State {
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx) {
   ctx.make_current();
+  check_memory(program_memory(p, true), ctx);
   s_ = std::make_unique<State>(p, ctx);
 }
 

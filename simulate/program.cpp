@@ -126,8 +126,8 @@ void ProgramReader::grid(std::optional<std::array<long long, 3>> size) {
   long long points = 1;
   for (int a = 0; a < d; ++a) {
     if (p_.size[a] < 1) src_.fail("/grid/size", fmt::format("{} points along {}", p_.size[a], kAxes[a]), "at least 1 point an axis");
+    if (p_.size[a] > kMaxPoints / points) src_.fail("/grid/size", fmt::format("more than {} points", kMaxPoints), fmt::format("at most {} points", kMaxPoints));
     points *= p_.size[a];
-    if (points > kMaxPoints) src_.fail("/grid/size", fmt::format("{} points or more", points), fmt::format("at most {} points", kMaxPoints));
   }
   for (int a = 0; a < d; ++a) p_.box[a] = static_cast<double>(p_.size[a]);  // spacing 1 unless given
   if (r_.has("/grid/box"))

@@ -80,10 +80,14 @@ std::string memory_problem(const MemoryNeed& need, const MemoryHave& have) {
   return s;
 }
 
+std::uint64_t host_memory_total() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? bytes_times(static_cast<std::uint64_t>(pages), static_cast<std::uint64_t>(page)) : kBytesPastLimit;
+}
+
 MemoryHave memory_have(const Context& ctx) {
   MemoryHave h;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  h.host_total = pages > 0 && page > 0 ? bytes_times(static_cast<std::uint64_t>(pages), static_cast<std::uint64_t>(page)) : kBytesPastLimit;
+  h.host_total = host_memory_total();
   h.device_free = ctx.free_memory();
   h.device_total = ctx.info().total_memory;
   return h;

@@ -52,6 +52,8 @@ MemoryNeed workload_memory(const Spec& spec, const std::array<long long, 3>& siz
 std::string memory_problem(const MemoryNeed& need, const MemoryHave& have);
 // What this machine has: its physical memory, the GPU's free and total memory.
 MemoryHave memory_have(const Context& ctx);
+// The host's physical memory alone (kBytesPastLimit when it cannot tell).
+std::uint64_t host_memory_total();
 // Throws std::runtime_error with memory_problem() when `need` does not fit.
 void check_memory(const MemoryNeed& need, const Context& ctx);
 // "512x512x512": the first `dims` axes of a size.

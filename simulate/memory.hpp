@@ -1,0 +1,16 @@
+// What a program's run asks of the host's and the GPU's memory, checked
+// before anything is allocated: a size too large ends with the size and the
+// bytes, not with std::bad_alloc or a failed cuMemAlloc.
+#pragma once
+
+#include "gpen/families/common/workload.hpp"
+#include "gpen/simulate/program.hpp"
+
+namespace gpen::sim {
+
+// On the CPU reference (gpu false): every array in double on the host. On
+// the GPU: the arrays in the program's dtype on the device, and on the host
+// the initial values and one field's padded copy in double.
+MemoryNeed program_memory(const Program& p, bool gpu);
+
+}  // namespace gpen::sim
