@@ -17,4 +17,4 @@ trap 'rm -rf "$work"' EXIT
 # The first directory takes what the run finds; the others are read only.
 build-fuzz/fuzz_spec -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
   -dict=tests/fuzz/spec.dict -print_final_stats=1 -artifact_prefix=build-fuzz/ "$@" \
-  "$work" tests/fuzz/corpus specs/stencil specs/scan specs/sbp specs/pairwise specs/reduce bench/specs
+  "$work" tests/fuzz/corpus specs/stencil specs/scan specs/sbp specs/pairwise specs/reduce specs/programs bench/specs

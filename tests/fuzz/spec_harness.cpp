@@ -6,6 +6,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/spec.hpp"
+#include "gpen/simulate/program.hpp"
 
 namespace gpen::fuzz {
 namespace {
@@ -36,6 +37,23 @@ void run_spec_input(std::string_view bytes) {
     return;
   }
   const std::uint64_t pick = fingerprint(bytes);
+  const nlohmann::json& root = src->root();
+  if (root.is_object() && root.contains("kind") && root["kind"] == "program") {
+    // A program: read whole (its kernel specs from specs/programs/'s
+    // neighbours), then every expression evaluated at a point.
+    expecting_spec_errors([&] {
+      const sim::Program p = sim::parse_program(src, GPEN_SOURCE_DIR "/specs/programs");
+      std::vector<double> env(3, 0.5);
+      for (const sim::ProgramParam& q : p.params) env.push_back(q.value);
+      env.push_back(3.14159);
+      for (const sim::ProgramField& f : p.fields) (void)f.init(env.data());
+      const std::vector<double> values = p.param_values();
+      for (const sim::RhsKernel& r : p.rhs)
+        for (const sim::ScalarExpr& e : r.use.param) (void)e(values.data());
+      (void)p.time_step.diffusivity(values.data());
+    });
+    return;
+  }
   expecting_spec_errors([&] {
     const Spec s = parse_spec(src);
     expecting_spec_errors([&] { generate(s, s.choose()); });

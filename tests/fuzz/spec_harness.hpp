@@ -11,7 +11,8 @@ namespace gpen::fuzz {
 // one strategy, as `gpen check` and `gpen gen` would; for half the inputs
 // also the default variant with float32 forced (`--dtype`). Which strategy
 // and whether float32 follow from the bytes alone, so that a finding
-// reproduces. A SpecError is the expected answer to bad input; anything
+// reproduces. A program (kind "program") is read whole and its
+// expressions evaluated. A SpecError is the expected answer to bad input; anything
 // else escapes: an InternalError, another exception, a crash or a sanitizer
 // report is a bug.
 void run_spec_input(std::string_view bytes);

@@ -9,7 +9,7 @@
 
 TEST_CASE("every fuzz reproducer and shipped spec gives a result or a SpecError, nothing else") {
   std::vector<std::string> files;
-  for (const char* dir : {"tests/fuzz/corpus", "specs/stencil", "specs/scan", "specs/sbp", "specs/pairwise", "specs/reduce"})
+  for (const char* dir : {"tests/fuzz/corpus", "specs/stencil", "specs/scan", "specs/sbp", "specs/pairwise", "specs/reduce", "specs/programs"})
     for (const auto& e : std::filesystem::directory_iterator(gpen::test::source_dir() + "/" + dir)) files.push_back(e.path().string());
   CHECK(files.size() > 50);
   for (const auto& f : files) {
