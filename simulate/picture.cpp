@@ -98,11 +98,15 @@ Image render_slice(const Program& p, const std::vector<double>& interior, const 
       if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
     }
   // Pixels a point: a small grid drawn about 256 pixels on its long side,
-  // a large one a pixel a point.
-  const long long longest = std::max(nu, nv);
+  // a large one a pixel a point, and past kMaxSide points every `stride`-th
+  // point (the picture stays a few megabytes; the bar's extremes are the
+  // whole slice's).
+  constexpr long long kMaxSide = 2048;
+  const long long longest = std::max(nu, nv), stride = (longest + kMaxSide - 1) / kMaxSide;
+  const long long du = (nu + stride - 1) / stride, dv = (nv + stride - 1) / stride;
   const int scale = static_cast<int>(std::clamp<long long>(256 / longest, 1, 64));
   const int line_height = p.dims == 1 ? 32 : 1;  // a 1-D line drawn as a band
-  const int w = static_cast<int>(nu) * scale, h = static_cast<int>(nv) * scale * line_height;
+  const int w = static_cast<int>(du) * scale, h = static_cast<int>(dv) * scale * line_height;
   const int margin = 12, bar = 16, label_scale = 2;
   const std::string top = std::isfinite(hi) ? fmt::format("{:.3g}", hi) : "nan", bottom = std::isfinite(lo) ? fmt::format("{:.3g}", lo) : "nan";
   const int label_w = static_cast<int>(std::max(top.size(), bottom.size())) * 4 * label_scale;
@@ -112,9 +116,9 @@ Image render_slice(const Program& p, const std::vector<double>& interior, const 
   img.rgb.assign(static_cast<std::size_t>(img.width) * img.height * 3, 255);
   const double span = hi > lo ? hi - lo : 1.0;
   auto shade = [&](double x) { return hi > lo ? (x - lo) / span : std::isfinite(x) ? 0.5 : NAN; };
-  for (long long b = 0; b < nv; ++b)
-    for (long long a = 0; a < nu; ++a) {
-      const Rgb c = viridis(shade(value(a, b)));
+  for (long long b = 0; b < dv; ++b)
+    for (long long a = 0; a < du; ++a) {
+      const Rgb c = viridis(shade(value(a * stride, b * stride)));
       const int x0 = margin + static_cast<int>(a) * scale, y0 = margin + h - static_cast<int>(b + 1) * scale * line_height;
       for (int dy = 0; dy < scale * line_height; ++dy)
         for (int dx = 0; dx < scale; ++dx) put(img, x0 + dx, y0 + dy, c);
