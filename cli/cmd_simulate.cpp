@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "gpen/families/common/grid_run.hpp"
@@ -25,7 +26,7 @@ struct SimulateOptions {
   std::string program, size, dtype, out = "gpen-out", restart, device = "gpu";
   long long steps = -1;
   double until = -1;
-  bool no_output = false;
+  bool no_output = false, json = false;
 };
 
 std::string stop_words(const sim::RunResult& r) {
@@ -99,6 +100,30 @@ int simulate(const SimulateOptions& o) {
     if (p.snapshots.picture && sim::png_available())
       fmt::print(stderr, "its picture: {}/{}_{}.png\n", r.last_snapshot, p.fields[p.snapshots.picture->field].name, p.dims == 3 ? "xyz"[p.snapshots.picture->axis] : 'z');
   }
+  if (o.json) {
+    Json doc = json_document("simulate");
+    Json diagnostics = Json::object();
+    for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i) diagnostics[r.diagnostic_names[i]] = r.last_diagnostics[i];
+    doc.update(Json{{"program", p.name},
+                    {"program_hash", p.hash},
+                    {"dtype", p.dtype == Dtype::Float32 ? "float32" : "float64"},
+                    {"size", std::vector<long long>(p.size.begin(), p.size.begin() + p.dims)},
+                    {"device", s.backend().name()},
+                    {"integrator", to_string(p.integrator)},
+                    {"step", s.step()},
+                    {"time", s.time()},
+                    {"steps", r.steps},
+                    {"seconds", run_s},
+                    {"ms_per_step", r.steps > 0 ? Json(1e3 * run_s / static_cast<double>(r.steps)) : Json(nullptr)},
+                    {"stop", r.stop == sim::RunResult::Stop::Steps     ? "steps"
+                             : r.stop == sim::RunResult::Stop::Time    ? "time"
+                             : r.stop == sim::RunResult::Stop::Requested ? "interrupted"
+                                                                         : "non_finite"},
+                    {"message", r.message.empty() ? Json(nullptr) : Json(r.message)},
+                    {"diagnostics", diagnostics},
+                    {"last_snapshot", r.last_snapshot.empty() ? Json(nullptr) : Json(r.last_snapshot)}});
+    JsonChannel::emit(doc);
+  }
   if (r.stop == sim::RunResult::Stop::NonFinite) {
     fmt::print(stderr, "gpen simulate: {}\n", r.message);
     return kExitInvalid;
@@ -121,7 +146,11 @@ void add_simulate(CLI::App& app, Runner& run) {
   cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
   cmd->add_option("--device", o->device, "gpu (the default), or cpu: the CPU reference (double precision; for small grids and checks)")
       ->check(CLI::IsMember({"gpu", "cpu"}));
-  cmd->callback([&run, o] { run = [o] { return simulate(*o); }; });
+  cmd->add_flag("--json", o->json, "Print the run's result as JSON (gpen.simulate/1, docs/json.md); the rest goes to stderr");
+  cmd->callback([&run, o] {
+    if (o->json) JsonChannel::open();
+    run = [o] { return simulate(*o); };
+  });
 }
 
 }  // namespace gpen::cli

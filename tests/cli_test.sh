@@ -174,6 +174,7 @@ expect 0 'step,t,dt,total' -- head -1 $tmp/sim/diagnostics.csv
 expect 0 'T.npy' -- ls $tmp/sim/snap_000000010
 expect 0 'stopped at step 20' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim --restart $tmp/sim/snap_000000010
 expect 1 "program sound_wave3d \(float64\) at 10000x10000x1000 does not fit in the host's memory" -- $gpen simulate $specs/programs/sound_wave3d.json --device cpu --size 10000x10000x1000 --steps 1
+expect_json 0 'd["schema"] == "gpen.simulate/1" and d["steps"] == 5 and d["stop"] == "steps" and "total" in d["diagnostics"] and d["last_snapshot"] is None' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 5 --no-output --json
 expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu
 expect 3 'no GPU for gpen simulate .*--device cpu runs' -- $gpen simulate $specs/programs/heat_walls3d.json --steps 1
 # Ctrl-C: a clean stop with a last snapshot (exit 130).
