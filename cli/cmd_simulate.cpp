@@ -40,7 +40,8 @@ std::string stop_words(const sim::RunResult& r) {
 }
 
 int simulate(const SimulateOptions& o) {
-  if (o.steps < 0 && o.until < 0) throw UsageError("gpen simulate: give --steps N or --until T (how long to run)");
+  if (o.steps < 0 && o.until == -1) throw UsageError("gpen simulate: give --steps N or --until T (how long to run)");
+  if (o.until != -1 && !(o.until >= 0 && std::isfinite(o.until))) throw UsageError(fmt::format("--until {}: not a finite time >= 0", o.until));
   std::optional<std::array<long long, 3>> size;
   std::optional<Dtype> dtype;
   if (!o.dtype.empty()) dtype = o.dtype == "float32" ? Dtype::Float32 : Dtype::Float64;
@@ -80,7 +81,7 @@ int simulate(const SimulateOptions& o) {
     std::string eta;
     if (rep.fraction_done > 0 && rep.fraction_done < 1) {
       // Time left from the rate so far.
-      const double elapsed_s = rep.ms_per_step * 1e-3 * static_cast<double>(rep.step);
+      const double elapsed_s = rep.ms_per_step * 1e-3 * static_cast<double>(rep.taken);
       eta = fmt::format(", ETA {}", format_duration(elapsed_s * (1 - rep.fraction_done) / rep.fraction_done));
     }
     bar.update(fmt::format("step {}  t {:.6g}  dt {:.3g}  {:.3g} ms/step  {:.4g} Mcell-updates/s{}", rep.step, rep.t, rep.dt, rep.ms_per_step,

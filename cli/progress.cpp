@@ -47,6 +47,7 @@ void ProgressLine::finish() {
 
 std::string format_duration(double s) {
   if (!std::isfinite(s) || s < 0) return "?";
+  if (s > 1e9) return "years";  // llround would overflow long before
   const long long t = std::llround(s);
   if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t % 3600 / 60);
   if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);

@@ -83,9 +83,10 @@ NpyArray read_npy(const std::string& path) {
     std::size_t digits = 0;
     while (i < close && header[i] >= '0' && header[i] <= '9' && digits < 12) n = n * 10 + (header[i++] - '0'), ++digits;
     if (digits == 0 || (i < close && header[i] != ',' && header[i] != ' ')) bad(path, "a shape of other than whole numbers");
+    if (n > 0 && count > kMaxValues / n) bad(path, "too large a shape");
     a.shape.push_back(n);
     count *= n;
-    if (count > kMaxValues || a.shape.size() > 8) bad(path, "too large a shape");
+    if (a.shape.size() > 8) bad(path, "too large a shape");
   }
   const std::size_t bytes = static_cast<std::size_t>(count) * (a.dtype == Dtype::Float32 ? 4 : 8);
   in.seekg(0, std::ios::end);

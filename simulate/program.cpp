@@ -89,11 +89,8 @@ void ProgramReader::read(std::optional<std::array<long long, 3>> size, std::opti
     else if (r_.has("/dtype")) p_.dtype = r_.choice("/dtype", {"float64", "float32"}) == "float32" ? Dtype::Float32 : Dtype::Float64;
   });
   dtype_ = p_.dtype;
-  if (!dims_ok || !keys.complete) {
-    diag_.throw_if_any();
-    throw UnitFailed{};
-  }
-  diag_.unit([&] { grid(size); });
+  if (!dims_ok || !keys.complete) throw UnitFailed{};  // recorded: parse_program throws them
+  const bool grid_ok = diag_.unit([&] { grid(size); });
   if (r_.has("/params")) diag_.unit([&] { params(); });
   fields_ok_ = diag_.unit([&] { fields(); });
   if (!fields_ok_) return;
@@ -103,7 +100,7 @@ void ProgramReader::read(std::optional<std::array<long long, 3>> size, std::opti
       p_.integrator = s == "rk3" ? Integrator::Rk3 : s == "rk4" ? Integrator::Rk4 : Integrator::Euler;
     });
   if (r_.has("/boundaries")) diag_.unit([&] { boundaries(); });
-  diag_.unit([&] { spacing_rule(); });
+  if (grid_ok) diag_.unit([&] { spacing_rule(); });  // else its errors would follow from the grid's
   diag_.unit([&] { rhs(); });
   if (r_.has("/time_step")) diag_.unit([&] { time_step(); });
   else diag_.unit([&] { src_.fail("", "missing key 'time_step'", "an object with 'time_step': {\"dt\": ...} or {\"cfl\": {...}}"); });
@@ -129,7 +126,7 @@ void ProgramReader::grid(std::optional<std::array<long long, 3>> size) {
     if (p_.size[a] > kMaxPoints / points) src_.fail("/grid/size", fmt::format("more than {} points", kMaxPoints), fmt::format("at most {} points", kMaxPoints));
     points *= p_.size[a];
   }
-  for (int a = 0; a < d; ++a) p_.box[a] = static_cast<double>(p_.size[a]);  // spacing 1 unless given
+  p_.box_given = r_.has("/grid/box");  // without it, spacing 1 (Program::spacing)
   if (r_.has("/grid/box"))
     triple("/grid/box", [&](const std::string& ptr, int a) {
       const double v = r_.number(ptr);
@@ -211,10 +208,12 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<
   if (!std::filesystem::is_regular_file(u.path, ec))
     src_.fail(ptr + "/spec", fmt::format("no spec file '{}' (looked for {})", quoted_text(written, 200), quoted_text(u.path, 200)),
               "the path of a spec file, relative to the program's folder");
+  if (is_program_file(u.path))
+    src_.fail(ptr + "/spec", fmt::format("'{}' is a program, not a kernel spec", quoted_text(written, 200)), "a stencil or reduce spec");
   u.spec = load_spec(u.path, dtype_);
-  kind_check(u);
   if (u.spec.dims != p_.dims)
     src_.fail(ptr + "/spec", fmt::format("'{}' is {}-D, the program {}-D", quoted_text(written), u.spec.dims, p_.dims), fmt::format("a {}-D spec", p_.dims));
+  kind_check(u);
   // Inputs: by the program's field of the same name, unless bound.
   const std::vector<const FieldDecl*> ins = u.spec.inputs();
   u.input_field.assign(ins.size(), -1);
@@ -262,6 +261,14 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<
     if (given[s]) continue;
     auto q = std::find_if(p_.params.begin(), p_.params.end(), [&](const ProgramParam& x) { return x.name == u.spec.params[s].name; });
     u.param[s] = ScalarExpr::constant(q != p_.params.end() ? q->value : u.spec.params[s].value);
+  }
+  // The values are constants of the run: a non-finite one is refused here.
+  const std::vector<double> values = p_.param_values();
+  for (std::size_t s = 0; s < u.spec.params.size(); ++s) {
+    const double v = u.param[s](values.data());
+    if (!std::isfinite(v))
+      src_.fail(given[s] ? json_pointer_join(ptr + "/params", u.spec.params[s].name) : ptr + "/spec",
+                fmt::format("{}'s param '{}' is {}", u.spec.name, u.spec.params[s].name, v), "a finite value");
   }
   return u;
 }
@@ -362,6 +369,12 @@ void ProgramReader::boundaries() {
 // Periodic axes are all periodic or not at all; their spacing is box / n,
 // a walled axis's box / (n - 1) (its boundary points lie on the walls).
 void ProgramReader::spacing_rule() {
+  // Without a box, spacing 1: the box is as many cells as the axis has.
+  if (!p_.box_given)
+    for (int a = 0; a < p_.dims; ++a) {
+      const bool periodic = p_.fields[0].boundary[a][0].kind == BoundaryKind::Periodic;
+      p_.box[a] = static_cast<double>(periodic || p_.size[a] < 2 ? p_.size[a] : p_.size[a] - 1);
+    }
   for (int a = 0; a < p_.dims; ++a) {
     const ProgramField* first = nullptr;
     for (const ProgramField& f : p_.fields)
@@ -410,8 +423,12 @@ void ProgramReader::time_step() {
     for (const char* key : {"inputs", "params"})
       if (r_.has(ptr + "/" + key)) src_.fail(ptr + "/" + key, fmt::format("'{}' without a 'spec'", key), "a 'spec' whose inputs and params these are", true);
   }
-  if (r_.has(ptr + "/diffusivity"))
+  if (r_.has(ptr + "/diffusivity")) {
     t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+    const std::vector<double> values = p_.param_values();
+    const double v = t.diffusivity(values.data());
+    if (!(v >= 0) || !std::isfinite(v)) src_.fail(ptr + "/diffusivity", fmt::format("the diffusivity is {}", v), "a finite value >= 0");
+  }
   auto positive = [&](const std::string& key, double& v) {
     if (!r_.has(ptr + "/" + key)) return;
     v = r_.number(ptr + "/" + key);
@@ -465,6 +482,7 @@ void ProgramReader::snapshots() {
     if (p_.dims == 3) p.axis = r_.has(ptr + "/axis") ? r_.choice(ptr + "/axis", {"x", "y", "z"})[0] - 'x' : 2;
     else if (r_.has(ptr + "/axis")) src_.fail(ptr + "/axis", "an axis for a 2-D or 1-D program's picture", "no axis (the whole plane, or the line)", true);
     if (r_.has(ptr + "/at")) {
+      if (p_.dims < 3) src_.fail(ptr + "/at", "where to cut a 2-D or 1-D program's picture", "no \"at\" (the whole plane, or the line)", true);
       p.at = r_.number(ptr + "/at");
       if (!(p.at >= 0 && p.at <= 1)) src_.fail(ptr + "/at", fmt::format("{}", p.at), "a fraction of the box in [0, 1]");
     }

@@ -114,7 +114,8 @@ struct Program {
   Dtype dtype = Dtype::Float64;
   int dims = 3;
   std::array<long long, 3> size{1, 1, 1};  // interior points per axis (unused axes 1)
-  std::array<double, 3> box{1, 1, 1};      // the box's lengths: spacing h = box / size
+  std::array<double, 3> box{1, 1, 1};      // the box's lengths: spacing h = box / size (walled axes: size - 1)
+  bool box_given = false;                  // without one, box = the cells along each axis (spacing 1)
   std::array<double, 3> origin{0, 0, 0};   // the first point's coordinates
   std::vector<ProgramParam> params;
   std::vector<ProgramField> fields;

@@ -1,6 +1,8 @@
 #include "scalar_expr.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include "gpen/generator/expr_ast.hpp"
@@ -22,8 +24,15 @@ int flatten(const Ast& a, const JsonReader& r, const std::string& pointer, const
   switch (a.kind) {
     case Ast::Kind::Number: {
       Step s{Step::Kind::Number};
-      if (auto q = Rational::parse(a.text)) s.number = q->to_double();
-      else s.number = std::stod(a.text);  // the parser accepted it as a decimal
+      if (auto q = Rational::parse(a.text)) {
+        s.number = q->to_double();
+      } else {
+        // A decimal the parser accepted; past float64's range it is refused,
+        // as the JSON reader refuses such a number.
+        char* end = nullptr;
+        s.number = std::strtod(a.text.c_str(), &end);
+        if (*end != '\0' || !std::isfinite(s.number)) fail(fmt::format("'{}' is beyond the range of a float64", quoted_text(a.text)), "a finite number");
+      }
       out.push_back(s);
       return 1;
     }

@@ -1,6 +1,8 @@
 #include "simulation.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -120,23 +122,37 @@ void Simulation::write_snapshot(const std::string& dir) const {
 }
 
 void Simulation::restart(const std::string& dir) {
-  const JsonSource src = JsonSource::from_file(dir + "/snapshot.json");
-  const nlohmann::json& j = src.root();
   auto fail = [&](const std::string& why) { throw std::runtime_error(fmt::format("cannot restart {} from {}: {}", p_.name, dir, why)); };
-  if (!j.is_object() || !j.contains("time") || !j["time"].is_string() || !j.contains("step") || !j["step"].is_number_integer())
-    fail("snapshot.json has no time and step");
+  const std::string file = dir + "/snapshot.json";
+  if (!fs::is_regular_file(file)) fail("it holds no snapshot.json");
+  const JsonSource src = JsonSource::from_file(file);
+  const nlohmann::json& j = src.root();
+  auto text = [&](const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_string()) fail(fmt::format("snapshot.json has no \"{}\" string", key));
+    return j[key].get<std::string>();
+  };
+  if (text("program") != p_.name) fail(fmt::format("it is a snapshot of the program '{}'", quoted_text(text("program"))));
   const std::string dtype = p_.dtype == Dtype::Float32 ? "float32" : "float64";
-  if (j.value("dtype", std::string()) != dtype) fail(fmt::format("it holds {}, the run is {}", j.value("dtype", std::string("?")), dtype));
+  if (text("dtype") != dtype) fail(fmt::format("it holds {}, the run is {}", quoted_text(text("dtype")), dtype));
+  // The time as written (the exact double in 17 digits), finite, >= 0.
+  const std::string time = text("time");
+  char* end = nullptr;
+  errno = 0;
+  const double t = std::strtod(time.c_str(), &end);
+  if (time.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(t) || t < 0)
+    fail(fmt::format("snapshot.json's \"time\" is '{}', not a finite time >= 0", quoted_text(time)));
+  if (!j.contains("step") || !j["step"].is_number_integer() || j["step"].get<long long>() < 0 || j["step"].get<long long>() > (1LL << 53))
+    fail("snapshot.json's \"step\" is not a whole number of steps from 0 to 2^53");
   std::vector<std::vector<double>> v;
   const std::vector<long long> shape = c_order_shape(p_);
   for (const ProgramField& f : p_.fields) {
-    const NpyArray a = read_npy(dir + "/" + f.name + ".npy");
+    NpyArray a = read_npy(dir + "/" + f.name + ".npy");
     if (a.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(a.shape, ", "), fmt::join(shape, ", ")));
     if (a.dtype != p_.dtype) fail(fmt::format("{}.npy is not {}", f.name, dtype));
-    v.push_back(a.values);
+    v.push_back(std::move(a.values));
   }
   backend_->set_fields(v);
-  t_ = std::stod(j["time"].get<std::string>());
+  t_ = t;
   step_ = j["step"].get<long long>();
 }
 
@@ -155,9 +171,8 @@ double Simulation::next_dt(double until) {
     const double diffusivity = ts.diffusivity(env.data());
     const double adv = speed / (ts.cdt * h), diff = diffusivity * inv_h2 / ts.cdtv;
     dt = 1.0 / std::sqrt(adv * adv + diff * diff);
-    if (ts.dt_max > 0 && !(dt <= ts.dt_max)) dt = ts.dt_max;
-    if (!std::isfinite(dt) || !(dt > 0))
-      throw std::runtime_error(fmt::format("the CFL time step is {} (largest speed {}, diffusivity {}): nothing bounds dt; give \"dt_max\"", dt, speed, diffusivity));
+    if (ts.dt_max > 0 && dt > ts.dt_max) dt = ts.dt_max;  // a NaN stays: run() says why
+    last_speed_ = speed;
   }
   if (until >= 0 && t_ + dt > until) dt = until - t_;
   return dt;
@@ -172,10 +187,24 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
   if (out) {
     fs::create_directories(opt.out_dir);
     const std::string path = opt.out_dir + "/diagnostics.csv";
-    const bool fresh = !fs::exists(path) || step_ == 0;
-    csv.open(path, fresh ? std::ios::trunc : std::ios::app);
+    const std::string header = "step,t,dt" + std::string(res.diagnostic_names.empty() ? "" : ",") + fmt::format("{}", fmt::join(res.diagnostic_names, ","));
+    // A run that goes on from step N keeps the series' rows up to N (a
+    // later history in the same folder is dropped), under the same header.
+    std::vector<std::string> kept;
+    if (step_ > 0 && fs::exists(path)) {
+      std::ifstream in(path);
+      std::string line;
+      if (!std::getline(in, line) || line != header)
+        throw std::runtime_error(fmt::format("{} has other columns than this run's ({}): give another --out", path, header));
+      while (std::getline(in, line)) {
+        const long long row_step = std::atoll(line.c_str());
+        if (row_step <= step_) kept.push_back(line);
+      }
+    }
+    csv.open(path, std::ios::trunc);
     if (!csv) throw std::runtime_error("cannot write " + path);
-    if (fresh) csv << "step,t,dt" << (res.diagnostic_names.empty() ? "" : ",") << fmt::format("{}", fmt::join(res.diagnostic_names, ",")) << "\n";
+    csv << header << "\n";
+    for (const std::string& line : kept) csv << line << "\n";
   }
   auto snapshot_dir = [&] { return fmt::format("{}/snap_{:09d}", opt.out_dir, step_); };
   // The diagnostics of the state now; false where a field went non-finite.
@@ -185,7 +214,7 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
     const std::optional<NonFinite> bad = backend_->first_non_finite();
     if (!bad) return false;
     res.stop = RunResult::Stop::NonFinite;
-    res.message = fmt::format("step {}, t = {:.9g}: field '{}' is {} at (x, y, z) = ({}, {}, {}); the last good snapshot is {}", step_, t_,
+    res.message = fmt::format("step {}, t = {:.9g}: field '{}' is {} at the interior point (i, j, k) = ({}, {}, {}); the last good snapshot is {}", step_, t_,
                               p_.fields[bad->field].name, bad->value, bad->at[0], bad->at[1], bad->at[2],
                               res.last_snapshot.empty() ? "none (none written)" : res.last_snapshot);
     return true;
@@ -217,6 +246,8 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
   // the same way after a restart (bitwise the same steps).
   const double every_time = p_.snapshots.every_time;
   auto snap_time_after = [&](double t) { return every_time > 0 ? (std::floor(t / every_time + 1e-9) + 1) * every_time : -1.0; };
+  // Only a first diagnostic when the run starts the simulation; on a restart
+  // the series already has the row of this step.
   double next_snap_t = snap_time_after(t_);
   if (step_ == 0 && !diagnose()) return res;
   const double cells = static_cast<double>(p_.size[0] * p_.size[1] * p_.size[2]);
@@ -237,6 +268,18 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
     double until = opt.until;
     if (next_snap_t > 0 && (until < 0 || next_snap_t < until)) until = next_snap_t;  // land on snapshot times
     const double dt = next_dt(until);
+    if (!(dt > 0) || !(t_ + dt > t_)) {
+      // A NaN from the CFL condition is a field gone non-finite; a step that
+      // cannot move t (too small for t's precision, or none at all) would
+      // run for ever.
+      if (went_non_finite()) {
+        res.steps = step_ - first;
+        res.t = t_;
+        return res;
+      }
+      throw std::runtime_error(fmt::format("step {}: the time step {:.3g} does not advance t = {:.17g}{}", step_, dt, t_,
+                                           p_.time_step.fixed ? "" : fmt::format(" (CFL: largest speed {:.3g})", last_speed_)));
+    }
     backend_->step(dt);
     last_dt = dt;
     ++step_;
@@ -255,6 +298,7 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
       const double s = std::chrono::duration<double>(clock::now() - t0).count();
       StepReport r;
       r.step = step_;
+      r.taken = step_ - first;
       r.t = t_;
       r.dt = dt;
       const double taken = static_cast<double>(step_ - first);
@@ -268,6 +312,7 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
   // The state at the stop: its diagnostics and a snapshot, unless the
   // last step already wrote them.
   if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every != 0 && !diagnose()) return res;
+  if (p_.diagnostics.every == 0 && !out && went_non_finite()) return res;  // nothing else looked
   if (out && res.last_snapshot != snapshot_dir() && !snapshot()) return res;
   res.steps = step_ - first;
   res.t = t_;

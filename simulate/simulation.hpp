@@ -26,6 +26,7 @@ struct RunOptions {
 // What a progress display is told, once a step.
 struct StepReport {
   long long step = 0;
+  long long taken = 0;  // steps of this run
   double t = 0, dt = 0;
   double ms_per_step = 0;  // of the last steps
   double cell_updates_per_s = 0;
@@ -70,6 +71,7 @@ class Simulation {
   std::unique_ptr<Backend> backend_;
   double t_ = 0;
   long long step_ = 0;
+  double last_speed_ = 0;  // the CFL reduction's last result (for messages)
 };
 
 // The initial interiors of a program's fields (x fastest), as initialize() sets them.

@@ -90,6 +90,24 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     CHECK(program_error_at(j, "/rhs/0/outputs/u_next").detail().message == "heat_step's output 'u_next' has ghost 2: a time derivative is an interior");
     CHECK(program_error_at(j, "/time_step/cfl/spec").detail().expected == "a reduction over every axis (one number a result)");
   }
+  SUBCASE("a number past float64, a non-finite param, a negative diffusivity, a program named as a kernel spec") {
+    CHECK(program_error_at(with(base, R"~("init": "1 + amplitude * sin(x)")~", R"~("init": "1e999 * sin(x)")~"), "/fields/0/init").detail().message ==
+          "'1e999' is beyond the range of a float64");
+    std::string j = with(base, R"~("params": {"inv_h": "1 / hx"})~", R"~("params": {"inv_h": "1 / (hx - hx)"})~");
+    j = with(j, R"~("diffusivity": "nu")~", R"~("diffusivity": "-1 - nu")~");
+    j = with(j, "../stencil/momentum_rho3d.json", "heat_walls3d.json");
+    CHECK(program_error_at(j, "/rhs/0/params/inv_h").detail().message == "continuity_rho3d's param 'inv_h' is inf");
+    CHECK(program_error_at(j, "/time_step/cfl/diffusivity").detail().expected == "a finite value >= 0");
+    CHECK(program_error_at(j, "/rhs/1/spec").detail().message == "'heat_walls3d.json' is a program, not a kernel spec");
+  }
+  SUBCASE("a missing required key is one error, once") {
+    try {
+      program_of(with(base, R"~("rhs": [)~", R"~("rhss": [)~"));
+      FAIL("accepted");
+    } catch (const SpecErrors& e) {
+      CHECK(e.count() == 1);
+    }
+  }
   SUBCASE("a diagnostic that keeps an axis") {
     const std::string j = with(base, R"~({"spec": "../reduce/hydro_totals.json", "params": {"dv": "hx * hy * hz"}})~", R"~({"spec": "../reduce/column_sum.json"})~");
     CHECK(program_error_at(j, "/diagnostics/reductions/0/spec").detail().expected == "a reduction over every axis (one number a result)");

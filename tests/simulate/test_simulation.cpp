@@ -218,7 +218,7 @@ TEST_CASE("a run that goes non-finite stops at the first diagnostic that sees it
   const sim::RunResult r = s.run(o);
   CHECK(r.stop == sim::RunResult::Stop::NonFinite);
   CHECK(r.message.find("field '") != std::string::npos);
-  CHECK(r.message.find("at (x, y, z) = (") != std::string::npos);
+  CHECK(r.message.find("at the interior point (i, j, k) = (") != std::string::npos);
   CHECK(s.step() < 100000);
   // What it kept is good: every value of the last snapshot finite.
   if (!r.last_snapshot.empty())
@@ -291,6 +291,56 @@ TEST_CASE("a snapshot's picture: the slice asked for, lowest value dark, highest
   } else {
     CHECK_THROWS_WITH_AS(sim::write_png("x.png", img), doctest::Contains("built without libpng"), std::runtime_error);
   }
+}
+
+TEST_CASE("a run refuses what would never end or go unnoticed: a step that does not advance t, a foreign or damaged snapshot, a non-finite field without output") {
+  // dt far below t's precision once t = 1.
+  const sim::Program tiny = program_of(line_wave(1e-3, "rk3", R"~({"dt": 1e-20})~"), std::array<long long, 3>{8, 1, 1});
+  sim::Simulation s(tiny, std::make_unique<sim::CpuBackend>(tiny));
+  s.initialize();
+  sim::RunOptions o;
+  o.until = 1.0;
+  o.steps = 10;
+  s.run(o);  // from t = 0 the steps advance
+  CHECK(s.step() == 10);
+  const std::string dir = (fs::temp_directory_path() / "gpen_test_refusals").string();
+  fs::remove_all(dir);
+  {
+    // A snapshot at t = 1 (the heat program, fixed step), restarted with a step t cannot take.
+    std::string j = with(read_file(source_dir() + "/specs/programs/heat_walls3d.json"), R"~("time_step": {"cfl": {"diffusivity": "kappa"}})~", R"~("time_step": {"dt": 1e-20})~");
+    const sim::Program p = program_of(j, std::array<long long, 3>{5, 4, 5});
+    sim::Simulation a(p, std::make_unique<sim::CpuBackend>(p));
+    a.initialize();
+    a.write_snapshot(dir + "/snap");
+    std::string meta = read_file(dir + "/snap/snapshot.json");
+    meta = with(meta, R"~("time": "0")~", R"~("time": "1")~");
+    std::ofstream(dir + "/snap/snapshot.json") << meta;
+    sim::Simulation b(p, std::make_unique<sim::CpuBackend>(p));
+    b.restart(dir + "/snap");
+    CHECK(b.time() == 1.0);
+    sim::RunOptions u;
+    u.until = 2.0;
+    CHECK_THROWS_WITH_AS(b.run(u), doctest::Contains("does not advance t = 1"), std::runtime_error);
+    // A damaged time, another program's snapshot.
+    std::ofstream(dir + "/snap/snapshot.json") << with(meta, R"~("time": "1")~", R"~("time": "1xyz")~");
+    CHECK_THROWS_WITH_AS(b.restart(dir + "/snap"), doctest::Contains("\"time\" is '1xyz', not a finite time >= 0"), std::runtime_error);
+    std::ofstream(dir + "/snap/snapshot.json") << with(meta, R"~("program": "heat_walls3d")~", R"~("program": "other")~");
+    CHECK_THROWS_WITH_AS(b.restart(dir + "/snap"), doctest::Contains("it is a snapshot of the program 'other'"), std::runtime_error);
+  }
+  {
+    // No diagnostics, no output: a field born non-finite is still reported at the stop.
+    std::string j = with(read_file(source_dir() + "/specs/programs/heat_walls3d.json"), R"~(,
+  "diagnostics": {"every": 100, "reductions": [{"spec": "../reduce/sum3d.json", "inputs": {"u": "T"}}]})~", "");
+    j = with(j, R"~({"name": "T", "ghost": 1,)~", R"~({"name": "T", "ghost": 1, "init": "x / (y - y)",)~");
+    const sim::Program p = program_of(j, std::array<long long, 3>{5, 4, 5});
+    sim::Simulation c(p, std::make_unique<sim::CpuBackend>(p));
+    c.initialize();
+    sim::RunOptions n;
+    n.steps = 2;
+    const sim::RunResult r = c.run(n);
+    CHECK(r.stop == sim::RunResult::Stop::NonFinite);
+  }
+  fs::remove_all(dir);
 }
 
 TEST_CASE("the Runge-Kutta tables: the 2N scheme's stage times, the weights of the classic RK4") {
