@@ -327,8 +327,12 @@ void ProgramReader::face_list(const std::string& ptr, std::vector<std::pair<int,
       for (const char* s : {"", "-", "+"}) allowed.push_back(std::string(kAxes[a]) + s);
     const std::string s = r_.choice(fp, allowed);
     const int a = s[0] - 'x';
-    if (s.size() == 1 || s[1] == '-') faces.push_back({a, 0});
-    if (s.size() == 1 || s[1] == '+') faces.push_back({a, 1});
+    for (int side = 0; side < 2; ++side) {
+      if (s.size() == 2 && s[1] != (side == 0 ? '-' : '+')) continue;
+      if (std::count(faces.begin(), faces.end(), std::pair<int, int>{a, side}))
+        src_.fail(fp, fmt::format("the face {}{} is named twice in this entry", kAxes[a], side == 0 ? '-' : '+'), "each face once");
+      faces.push_back({a, side});
+    }
   }
 }
 
@@ -355,7 +359,12 @@ void ProgramReader::boundaries() {
       std::vector<int> fields;
       if (r_.has(ptr + "/fields")) {
         const std::size_t m = r_.array(ptr + "/fields", true, kMaxFields);
-        for (std::size_t j = 0; j < m; ++j) fields.push_back(field_at(json_pointer_join(ptr + "/fields", j)));
+        for (std::size_t j = 0; j < m; ++j) {
+          const std::string fp = json_pointer_join(ptr + "/fields", j);
+          const int f = field_at(fp);
+          if (std::count(fields.begin(), fields.end(), f)) src_.fail(fp, fmt::format("the field '{}' is named twice in this entry", p_.fields[f].name), "each field once");
+          fields.push_back(f);
+        }
       } else {
         for (std::size_t f = 0; f < p_.fields.size(); ++f) fields.push_back(static_cast<int>(f));
       }

@@ -230,6 +230,14 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
       csv << "\n";
       csv.flush();
     }
+    // Finite fields, a non-finite diagnostic (an overflow in its expression): said, and the run stops.
+    for (std::size_t i = 0; i < res.last_diagnostics.size(); ++i)
+      if (!std::isfinite(res.last_diagnostics[i])) {
+        res.stop = RunResult::Stop::NonFinite;
+        res.message = fmt::format("step {}, t = {:.9g}: the diagnostic '{}' is {} while the fields are finite; the last good snapshot is {}", step_, t_,
+                                  res.diagnostic_names[i], res.last_diagnostics[i], res.last_snapshot.empty() ? "none (none written)" : res.last_snapshot);
+        return false;
+      }
     return true;
   };
   auto snapshot = [&]() {

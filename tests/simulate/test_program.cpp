@@ -100,6 +100,12 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     CHECK(program_error_at(j, "/time_step/cfl/diffusivity").detail().expected == "a finite value >= 0");
     CHECK(program_error_at(j, "/rhs/1/spec").detail().message == "'heat_walls3d.json' is a program, not a kernel spec");
   }
+  SUBCASE("a face or a field named twice in one boundary entry") {
+    const std::string j = with(base, R"~("integrator": "rk3",)~",
+                               R"~("integrator": "rk3", "boundaries": [{"type": "periodic", "faces": ["x", "x+"]}, {"type": "periodic", "fields": ["ux", "ux"]}],)~");
+    CHECK(program_error_at(j, "/boundaries/0/faces/1").detail().message == "the face x+ is named twice in this entry");
+    CHECK(program_error_at(j, "/boundaries/1/fields/1").detail().message == "the field 'ux' is named twice in this entry");
+  }
   SUBCASE("a missing required key is one error, once") {
     try {
       program_of(with(base, R"~("rhs": [)~", R"~("rhss": [)~"));

@@ -340,6 +340,18 @@ TEST_CASE("a run refuses what would never end or go unnoticed: a step that does 
     const sim::RunResult r = c.run(n);
     CHECK(r.stop == sim::RunResult::Stop::NonFinite);
   }
+  {
+    // Finite fields whose diagnostic overflows: said, and the run stops.
+    std::string j = with(read_file(source_dir() + "/specs/programs/heat_walls3d.json"), R"~({"name": "T", "ghost": 1,)~", R"~({"name": "T", "ghost": 1, "init": "1e308",)~");
+    const sim::Program p = program_of(j, std::array<long long, 3>{5, 4, 5});
+    sim::Simulation c(p, std::make_unique<sim::CpuBackend>(p));
+    c.initialize();
+    sim::RunOptions n;
+    n.steps = 2;
+    const sim::RunResult r = c.run(n);
+    CHECK(r.stop == sim::RunResult::Stop::NonFinite);
+    CHECK(r.message.find("the diagnostic 'total' is inf while the fields are finite") != std::string::npos);
+  }
   fs::remove_all(dir);
 }
 
