@@ -80,10 +80,11 @@ class ProgramReader {
 void ProgramReader::read(std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype) {
   const JsonReader::Keys keys = r_.object("", {"name", "kind", "dims", "grid", "fields", "rhs"},
                                           {"$schema", "description", "dtype", "params", "integrator", "boundaries", "time_step", "diagnostics", "snapshots"});
-  diag_.unit([&] { p_.name = r_.identifier("/name"); });
-  diag_.unit([&] { r_.choice("/kind", {"program"}); });
+  // A required key that is missing is recorded by object(): read the others.
+  if (r_.has("/name")) diag_.unit([&] { p_.name = r_.identifier("/name"); });
+  if (r_.has("/kind")) diag_.unit([&] { r_.choice("/kind", {"program"}); });
   if (r_.has("/description")) diag_.unit([&] { p_.description = r_.string("/description"); });
-  const bool dims_ok = diag_.unit([&] { p_.dims = static_cast<int>(r_.integer("/dims", 1, 3)); });
+  const bool dims_ok = r_.has("/dims") && diag_.unit([&] { p_.dims = static_cast<int>(r_.integer("/dims", 1, 3)); });
   diag_.unit([&] {
     if (dtype) p_.dtype = *dtype;
     else if (r_.has("/dtype")) p_.dtype = r_.choice("/dtype", {"float64", "float32"}) == "float32" ? Dtype::Float32 : Dtype::Float64;
