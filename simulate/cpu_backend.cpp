@@ -42,23 +42,13 @@ CpuBackend::CpuBackend(const Program& p) : p_(p) {
 }
 
 void CpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
-  for (std::size_t f = 0; f < f_.size(); ++f) {
-    HostArray& a = f_[f];
-    const std::vector<double>& v = interiors.at(f);
-    for_interior(p_.size, [&](long long i, long long j, long long k) {
-      a.at(i, j, k) = v[static_cast<std::size_t>(i + p_.size[0] * (j + p_.size[1] * k))];
-    });
-  }
+  for (std::size_t f = 0; f < f_.size(); ++f) set_interior(f_[f], interiors.at(f));
   fill_boundaries();
 }
 
 std::vector<std::vector<double>> CpuBackend::fields() const {
   std::vector<std::vector<double>> out;
-  for (const HostArray& a : f_) {
-    std::vector<double> v(static_cast<std::size_t>(p_.size[0] * p_.size[1] * p_.size[2]));
-    for_interior(p_.size, [&](long long i, long long j, long long k) { v[static_cast<std::size_t>(i + p_.size[0] * (j + p_.size[1] * k))] = a.at(i, j, k); });
-    out.push_back(std::move(v));
-  }
+  for (const HostArray& a : f_) out.push_back(interior_values(a));
   return out;
 }
 

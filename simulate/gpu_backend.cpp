@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/kernel.hpp"
 #include "gpen/families/common/spec_program.hpp"
 #include "gpen/families/common/utility_units.hpp"
@@ -212,16 +213,9 @@ void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
   const Program& p = s_->p;
   s_->stream.synchronize();
   for (std::size_t i = 0; i < s_->f.size(); ++i) {
-    DeviceBuffer& b = s_->f[i];
-    const auto pad = b.padded();
-    const long long g = b.ghost(), gy = p.dims > 1 ? g : 0, gz = p.dims > 2 ? g : 0;
-    std::vector<double> host(b.elements(), 0.0);
-    const std::vector<double>& v = interiors.at(i);
-    for (long long kk = 0; kk < p.size[2]; ++kk)
-      for (long long j = 0; j < p.size[1]; ++j)
-        for (long long x = 0; x < p.size[0]; ++x)
-          host[static_cast<std::size_t>((x + g) + pad[0] * ((j + gy) + pad[1] * (kk + gz)))] = v[static_cast<std::size_t>(x + p.size[0] * (j + p.size[1] * kk))];
-    b.upload(host);
+    HostArray host(p.dims, p.size, s_->f[i].ghost());  // ghosts 0 until the boundaries fill them
+    set_interior(host, interiors.at(i));
+    s_->f[i].upload(host.data);
   }
   s_->fill_boundaries();
   s_->stream.synchronize();
@@ -232,15 +226,9 @@ std::vector<std::vector<double>> GpuBackend::fields() const {
   s_->stream.synchronize();
   std::vector<std::vector<double>> out;
   for (const DeviceBuffer& b : s_->f) {
-    const std::vector<double> host = b.download();
-    const auto pad = b.padded();
-    const long long g = b.ghost(), gy = p.dims > 1 ? g : 0, gz = p.dims > 2 ? g : 0;
-    std::vector<double> v(static_cast<std::size_t>(p.size[0] * p.size[1] * p.size[2]));
-    for (long long kk = 0; kk < p.size[2]; ++kk)
-      for (long long j = 0; j < p.size[1]; ++j)
-        for (long long x = 0; x < p.size[0]; ++x)
-          v[static_cast<std::size_t>(x + p.size[0] * (j + p.size[1] * kk))] = host[static_cast<std::size_t>((x + g) + pad[0] * ((j + gy) + pad[1] * (kk + gz)))];
-    out.push_back(std::move(v));
+    HostArray host(p.dims, p.size, b.ghost());
+    host.data = b.download();
+    out.push_back(interior_values(host));
   }
   return out;
 }

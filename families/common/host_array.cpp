@@ -60,6 +60,20 @@ void fill_periodic(HostArray& a) {
       }
 }
 
+std::vector<double> interior_values(const HostArray& a) {
+  std::vector<double> v(static_cast<std::size_t>(a.shape[0] * a.shape[1] * a.shape[2]));
+  for (long long k = 0; k < a.shape[2]; ++k)
+    for (long long j = 0; j < a.shape[1]; ++j)
+      for (long long i = 0; i < a.shape[0]; ++i) v[static_cast<std::size_t>(i + a.shape[0] * (j + a.shape[1] * k))] = a.at(i, j, k);
+  return v;
+}
+
+void set_interior(HostArray& a, const std::vector<double>& values) {
+  for (long long k = 0; k < a.shape[2]; ++k)
+    for (long long j = 0; j < a.shape[1]; ++j)
+      for (long long i = 0; i < a.shape[0]; ++i) a.at(i, j, k) = values.at(static_cast<std::size_t>(i + a.shape[0] * (j + a.shape[1] * k)));
+}
+
 void parallel_for(long long n, const std::function<void(long long)>& f) {
   const unsigned workers = static_cast<unsigned>(std::max(1LL, std::min<long long>({std::thread::hardware_concurrency(), 64, n})));
   auto work = [&](unsigned w) {

@@ -27,6 +27,11 @@ struct HostArray {
   bool is_interior(std::size_t flat) const;
 };
 
+// The interior of `a` as a packed array (x fastest), and back: what a
+// snapshot holds of a padded field.
+std::vector<double> interior_values(const HostArray& a);
+void set_interior(HostArray& a, const std::vector<double>& values);
+
 // f(0) ... f(n-1) spread over the cores (index i on worker i % workers).
 void parallel_for(long long n, const std::function<void(long long)>& f);
 
