@@ -49,8 +49,6 @@ const char* glyph(char c) {
     case 'e': return "000111111100111";
     case 'n': return "000110101101101";
     case 'a': return "000011101101111";
-    case 'i': return "010000010010010";
-    case 'f': return "011100110100100";
     default: return "000000000000000";
   }
 }

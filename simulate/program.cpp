@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
-#include <functional>
 #include <variant>
 
 #include "gpen/generator/diagnostics.hpp"
@@ -61,8 +60,12 @@ class ProgramReader {
   void spacing_rule();
   // A kernel spec named at ptr + "/spec", its inputs bound (ptr + "/inputs")
   // and params given (ptr + "/params").
-  // `kind_check` refuses a spec of the wrong kind before its bindings are read.
-  KernelUse kernel_use(const std::string& ptr, const std::function<void(const KernelUse&)>& kind_check);
+  // What a kernel spec is used for: a right-hand side (a stencil), or a
+  // reduction over every axis (diagnostics, the CFL speed).
+  enum class Use { Rhs, Reduction };
+  // A spec of the wrong kind for `use` is refused, `expected` saying what
+  // would do, before its bindings are read.
+  KernelUse kernel_use(const std::string& ptr, Use use, const std::string& expected);
   int field_at(const std::string& ptr) const;  // a field's name at ptr
   // Refuses a reduction that keeps an axis (its results would be arrays, not numbers).
   void reduces_every_axis(const std::string& ptr, const KernelUse& k) const;
@@ -200,7 +203,7 @@ void ProgramReader::reduces_every_axis(const std::string& ptr, const KernelUse& 
     src_.fail(ptr + "/spec", fmt::format("{} keeps an axis: its results are arrays", k.spec.name), "a reduction over every axis (one number a result)");
 }
 
-KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<void(const KernelUse&)>& kind_check) {
+KernelUse ProgramReader::kernel_use(const std::string& ptr, Use use, const std::string& expected) {
   KernelUse u;
   u.pointer = ptr;
   const std::string written = r_.string(ptr + "/spec");
@@ -214,7 +217,9 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, const std::function<
   u.spec = load_spec(u.path, dtype_);
   if (u.spec.dims != p_.dims)
     src_.fail(ptr + "/spec", fmt::format("'{}' is {}-D, the program {}-D", quoted_text(written), u.spec.dims, p_.dims), fmt::format("a {}-D spec", p_.dims));
-  kind_check(u);
+  const bool right_kind = use == Use::Rhs ? std::holds_alternative<StencilDecl>(u.spec.decl) : std::holds_alternative<ReduceDecl>(u.spec.decl);
+  if (!right_kind) src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", u.spec.name, u.spec.kind), expected);
+  if (use == Use::Reduction) reduces_every_axis(ptr, u);
   // Inputs: by the program's field of the same name, unless bound.
   const std::vector<const FieldDecl*> ins = u.spec.inputs();
   u.input_field.assign(ins.size(), -1);
@@ -282,12 +287,7 @@ void ProgramReader::rhs() {
     const std::string ptr = json_pointer_join("/rhs", i);
     ok &= diag_.unit([&] {
       r_.entry(ptr, {"spec", "outputs"}, {"inputs", "params"});
-      RhsKernel k{kernel_use(ptr,
-                             [&](const KernelUse& u) {
-                               if (!std::holds_alternative<StencilDecl>(u.spec.decl))
-                                 src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", u.spec.name, u.spec.kind), "a stencil spec: its outputs are time derivatives");
-                             }),
-                  {}};
+      RhsKernel k{kernel_use(ptr, Use::Rhs, "a stencil spec: its outputs are time derivatives"), {}};
       const std::vector<const FieldDecl*> outs = k.use.spec.output_fields();
       k.output_field.assign(outs.size(), -1);
       const nlohmann::json& m = r_.at(ptr + "/outputs");
@@ -423,12 +423,7 @@ void ProgramReader::time_step() {
   if (!r_.has(ptr + "/spec") && !r_.has(ptr + "/diffusivity"))
     src_.fail(ptr, "neither 'spec' (the largest speed) nor 'diffusivity'", "one of them, or both");
   if (r_.has(ptr + "/spec")) {
-    ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
-      if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
-        src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec whose first result is the largest signal speed");
-      reduces_every_axis(ptr, k);
-    })};
-    t.speed = std::move(u);
+    t.speed = ReduceUse{kernel_use(ptr, Use::Reduction, "a reduce spec whose first result is the largest signal speed")};
   } else {
     for (const char* key : {"inputs", "params"})
       if (r_.has(ptr + "/" + key)) src_.fail(ptr + "/" + key, fmt::format("'{}' without a 'spec'", key), "a 'spec' whose inputs and params these are", true);
@@ -459,11 +454,7 @@ void ProgramReader::diagnostics() {
     const std::string ptr = json_pointer_join("/diagnostics/reductions", i);
     diag_.unit([&] {
       r_.entry(ptr, {"spec"}, {"inputs", "params"});
-      ReduceUse u{kernel_use(ptr, [&](const KernelUse& k) {
-        if (!std::holds_alternative<ReduceDecl>(k.spec.decl))
-          src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", k.spec.name, k.spec.kind), "a reduce spec");
-        reduces_every_axis(ptr, k);
-      })};
+      ReduceUse u{kernel_use(ptr, Use::Reduction, "a reduce spec")};
       for (const FieldDecl* o : u.use.spec.output_fields()) {
         if (std::count(columns.begin(), columns.end(), o->name))
           src_.fail(ptr + "/spec", fmt::format("two diagnostics named '{}'", o->name), "results of distinct names (the CSV's columns)");

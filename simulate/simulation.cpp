@@ -209,15 +209,19 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
   auto snapshot_dir = [&] { return fmt::format("{}/snap_{:09d}", opt.out_dir, step_); };
   // The diagnostics of the state now; false where a field went non-finite.
   double last_dt = 0;
+  // The run stops on a non-finite value: `what` it is, and what it kept.
+  auto stop_non_finite = [&](const std::string& what) {
+    res.stop = RunResult::Stop::NonFinite;
+    res.message = fmt::format("step {}, t = {:.9g}: {}; the last good snapshot is {}", step_, t_, what,
+                              res.last_snapshot.empty() ? "none (none written)" : res.last_snapshot);
+  };
   // Whether a field holds a NaN or an infinity now: then the run stops, saying which and where.
   auto went_non_finite = [&]() {
     const std::optional<NonFinite> bad = backend_->first_non_finite();
-    if (!bad) return false;
-    res.stop = RunResult::Stop::NonFinite;
-    res.message = fmt::format("step {}, t = {:.9g}: field '{}' is {} at the interior point (i, j, k) = ({}, {}, {}); the last good snapshot is {}", step_, t_,
-                              p_.fields[bad->field].name, bad->value, bad->at[0], bad->at[1], bad->at[2],
-                              res.last_snapshot.empty() ? "none (none written)" : res.last_snapshot);
-    return true;
+    if (bad)
+      stop_non_finite(fmt::format("field '{}' is {} at the interior point (i, j, k) = ({}, {}, {})", p_.fields[bad->field].name, bad->value,
+                                  bad->at[0], bad->at[1], bad->at[2]));
+    return bad.has_value();
   };
   auto diagnose = [&]() {
     // Without diagnostics, non-finite values are looked for at snapshots.
@@ -233,9 +237,7 @@ RunResult Simulation::run(const RunOptions& opt, const std::function<void(const 
     // Finite fields, a non-finite diagnostic (an overflow in its expression): said, and the run stops.
     for (std::size_t i = 0; i < res.last_diagnostics.size(); ++i)
       if (!std::isfinite(res.last_diagnostics[i])) {
-        res.stop = RunResult::Stop::NonFinite;
-        res.message = fmt::format("step {}, t = {:.9g}: the diagnostic '{}' is {} while the fields are finite; the last good snapshot is {}", step_, t_,
-                                  res.diagnostic_names[i], res.last_diagnostics[i], res.last_snapshot.empty() ? "none (none written)" : res.last_snapshot);
+        stop_non_finite(fmt::format("the diagnostic '{}' is {} while the fields are finite", res.diagnostic_names[i], res.last_diagnostics[i]));
         return false;
       }
     return true;
