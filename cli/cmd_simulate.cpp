@@ -42,14 +42,10 @@ std::string stop_words(const sim::RunResult& r) {
 int simulate(const SimulateOptions& o) {
   if (o.steps < 0 && o.until == -1) throw UsageError("gpen simulate: give --steps N or --until T (how long to run)");
   if (o.until != -1 && !(o.until >= 0 && std::isfinite(o.until))) throw UsageError(fmt::format("--until {}: not a finite time >= 0", o.until));
-  std::optional<std::array<long long, 3>> size;
   std::optional<Dtype> dtype;
   if (!o.dtype.empty()) dtype = o.dtype == "float32" ? Dtype::Float32 : Dtype::Float64;
-  // The size needs the program's dims: read its kind and dims first through the program itself.
-  if (!o.size.empty()) {
-    const sim::Program probe = sim::load_program(o.program, std::nullopt, dtype);
-    size = parse_size(o.size, probe.dims);
-  }
+  sim::SizeOverride size;  // --size is read against the program's dims
+  if (!o.size.empty()) size = [&](int dims) { return parse_size(o.size, dims); };
   const sim::Program p = sim::load_program(o.program, size, dtype);
   std::unique_ptr<sim::Backend> backend;
   std::optional<Context> ctx;

@@ -46,10 +46,10 @@ class ProgramReader {
   ProgramReader(const JsonSource& src, Diagnostics& diag, Program& p, std::string folder)
       : src_(src), diag_(diag), r_(src, diag), p_(p), folder_(std::move(folder)) {}
 
-  void read(std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype);
+  void read(const SizeOverride& size, std::optional<Dtype> dtype);
 
  private:
-  void grid(std::optional<std::array<long long, 3>> size);
+  void grid(const SizeOverride& size);
   void params();
   void fields();
   void rhs();
@@ -80,7 +80,7 @@ class ProgramReader {
   bool fields_ok_ = false;
 };
 
-void ProgramReader::read(std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype) {
+void ProgramReader::read(const SizeOverride& size, std::optional<Dtype> dtype) {
   const JsonReader::Keys keys = r_.object("", {"name", "kind", "dims", "grid", "fields", "rhs"},
                                           {"$schema", "description", "dtype", "params", "integrator", "boundaries", "time_step", "diagnostics", "snapshots"});
   // A required key that is missing is recorded by object(): read the others.
@@ -112,7 +112,7 @@ void ProgramReader::read(std::optional<std::array<long long, 3>> size, std::opti
   if (r_.has("/snapshots")) diag_.unit([&] { snapshots(); });
 }
 
-void ProgramReader::grid(std::optional<std::array<long long, 3>> size) {
+void ProgramReader::grid(const SizeOverride& size) {
   r_.entry("/grid", {"size"}, {"box", "origin"});
   const int d = p_.dims;
   auto triple = [&](const std::string& ptr, auto read_one) {
@@ -122,7 +122,8 @@ void ProgramReader::grid(std::optional<std::array<long long, 3>> size) {
   };
   triple("/grid/size", [&](const std::string& ptr, int a) { p_.size[a] = r_.integer(ptr, 1, kMaxPoints); });
   if (size) {
-    for (int a = 0; a < 3; ++a) p_.size[a] = a < d ? (*size)[a] : 1;
+    const std::array<long long, 3> given = size(d);
+    for (int a = 0; a < 3; ++a) p_.size[a] = a < d ? given[a] : 1;
   }
   long long points = 1;
   for (int a = 0; a < d; ++a) {
@@ -524,8 +525,7 @@ std::vector<double> Program::param_values() const {
   return v;
 }
 
-Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder, std::optional<std::array<long long, 3>> size,
-                      std::optional<Dtype> dtype) {
+Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder, const SizeOverride& size, std::optional<Dtype> dtype) {
   Program p;
   p.source = src;
   Diagnostics diag;
@@ -544,7 +544,7 @@ Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& 
   return p;
 }
 
-Program load_program(const std::string& path, std::optional<std::array<long long, 3>> size, std::optional<Dtype> dtype) {
+Program load_program(const std::string& path, const SizeOverride& size, std::optional<Dtype> dtype) {
   const std::size_t slash = path.find_last_of('/');
   const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
   return parse_program(std::make_shared<const JsonSource>(JsonSource::from_file(path)), folder, size, dtype);

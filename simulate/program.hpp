@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -135,13 +136,19 @@ struct Program {
   std::vector<double> param_values() const;
 };
 
+// A grid in place of the program's, given the program's dims (gpen
+// simulate --size: "256" means 256 points on every axis the program has).
+using SizeOverride = std::function<std::array<long long, 3>(int dims)>;
+inline SizeOverride fixed_size(std::array<long long, 3> size) {
+  return [size](int) { return size; };
+}
+
 // Reads the program at `path` (its kernel specs relative to its folder);
 // `size` and `dtype` override the program's own (the size before anything is
 // checked against it). Throws SpecErrors with every independent error.
-Program load_program(const std::string& path, std::optional<std::array<long long, 3>> size = std::nullopt,
-                     std::optional<Dtype> dtype = std::nullopt);
-Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder,
-                      std::optional<std::array<long long, 3>> size = std::nullopt, std::optional<Dtype> dtype = std::nullopt);
+Program load_program(const std::string& path, const SizeOverride& size = {}, std::optional<Dtype> dtype = std::nullopt);
+Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder, const SizeOverride& size = {},
+                      std::optional<Dtype> dtype = std::nullopt);
 
 // Whether the JSON at `path` says "kind": "program" (for commands that take
 // either a program or a kernel spec); false when it cannot tell.

@@ -13,7 +13,8 @@ namespace gpen::test {
 inline std::string sound_wave_text() { return read_file(source_dir() + "/specs/programs/sound_wave3d.json"); }
 
 inline sim::Program program_of(const std::string& json, std::optional<std::array<long long, 3>> size = std::nullopt) {
-  return sim::parse_program(std::make_shared<const JsonSource>(JsonSource::from_string(json, "p.json")), source_dir() + "/specs/programs", size);
+  return sim::parse_program(std::make_shared<const JsonSource>(JsonSource::from_string(json, "p.json")), source_dir() + "/specs/programs",
+                           size ? sim::fixed_size(*size) : sim::SizeOverride{});
 }
 
 // The error at `pointer` among those reading `json` reports (fails the test if none).
