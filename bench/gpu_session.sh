@@ -15,7 +15,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
-#   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), a sanitizer run, the shipped programs timed
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -175,12 +175,21 @@ if [ "${1:-tests}" = simulate ]; then
   step "compute-sanitizer memcheck of a short GPU run (odd size)"
   r=$(compute-sanitizer --tool memcheck --error-exitcode 9 $gpen simulate specs/programs/sound_wave3d.json --size 37x21x19 --steps 3 --out /tmp/sim-memcheck 2>&1)
   echo "memcheck rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY')"
-  for size in ${SIM_SIZES:-256 512}; do
-    for dtype in float64 float32; do
-      step "sound_wave3d ${size}^3 $dtype, 100 steps (RK3, CFL), no output"
-      $gpen simulate specs/programs/sound_wave3d.json --size $size --dtype $dtype --steps 100 --no-output 2>&1 | grep -E "stopped"
-    done
+  step "compute-sanitizer racecheck of a short GPU run of each shipped program (odd size)"
+  for prog in sound_wave3d heat_walls3d orszag_tang3d; do
+    r=$(compute-sanitizer --tool racecheck --error-exitcode 9 $gpen simulate specs/programs/$prog.json --size 33x19x11 --steps 2 --no-output 2>&1)
+    echo "racecheck $prog rc=$? $(echo "$r" | grep -E 'RACECHECK SUMMARY')"
   done
+  sizes=${SIM_SIZES:-256,512}
+  step "a step against its parts alone: sound_wave3d (hydro, RK3, CFL) at $sizes, float64 and float32"
+  build-gpu/bench/gpen_bench_simulate specs/programs/sound_wave3d.json --size "$sizes" --dtype float64,float32 --steps 50 2>"$out/bench_simulate_parts.txt" | tee "$out/bench_simulate.md"
+  step "the same for orszag_tang3d (isothermal MHD) and heat_walls3d (diffusion, walls) at 256"
+  for prog in orszag_tang3d heat_walls3d; do
+    build-gpu/bench/gpen_bench_simulate specs/programs/$prog.json --size 256 --dtype float64,float32 --steps 30 2>>"$out/bench_simulate_parts.txt" | tail -2
+  done
+  cat "$out/bench_simulate_parts.txt"
+  step "gpen simulate sound_wave3d 256^3, 100 steps, no output (the runner's own figure)"
+  $gpen simulate specs/programs/sound_wave3d.json --size 256 --steps 100 --no-output 2>&1 | grep -E "stopped"
   exit 0
 fi
 

@@ -1,5 +1,7 @@
 #include "gpu_backend.hpp"
 
+#include <deque>
+#include <functional>
 #include <fmt/format.h>
 
 #include "gpen/families/common/host_array.hpp"
@@ -8,6 +10,7 @@
 #include "gpen/families/common/utility_units.hpp"
 #include "gpen/measure/tune/tuned_kernel.hpp"
 #include "gpen/runtime/driver.hpp"
+#include "fused_update.hpp"
 #include "integrator.hpp"
 #include "memory.hpp"
 
@@ -21,6 +24,16 @@ struct PaddedArray {
   int dims, g;
 };
 static_assert(sizeof(PaddedArray) == 48, "PaddedArray as time_loop.cuh lays it out");
+
+// The faces of one axis of up to kMaxFaceFields arrays (time_loop.cuh's AxisFaces).
+constexpr int kMaxFaceFields = 16;
+struct AxisFaces {
+  CUdeviceptr a[kMaxFaceFields];
+  PaddedArray p[kMaxFaceFields];
+  int kind[kMaxFaceFields][2];
+  double value[kMaxFaceFields][2];
+};
+static_assert(sizeof(AxisFaces) == 1280, "AxisFaces as time_loop.cuh lays it out");
 
 // Page-locked host memory, so that a read-back in a stream is asynchronous to the host.
 class PinnedBytes {
@@ -53,13 +66,16 @@ PaddedArray padded_of(const DeviceBuffer& b) {
   return PaddedArray{{b.shape()[0], b.shape()[1], b.shape()[2]}, pitch.row, pitch.plane, b.dims(), b.ghost()};
 }
 
-// A kernel spec's launch in the loop: its kernel, its fields bound, its params.
+// A kernel spec's launch in the loop: its kernel, its fields bound (with
+// either buffer of the fields' pairs as the state now), its params.
 struct BoundKernel {
   std::unique_ptr<Kernel> kernel;
-  std::vector<DeviceBuffer> views;    // inputs with fewer ghosts than their fields
+  std::deque<DeviceBuffer> views;     // views of the fields' buffers: fewer ghosts, or the interior alone
   std::vector<DeviceBuffer> scratch;  // outputs the program does not use, and reductions' results
-  FieldBindings bindings;
+  std::array<FieldBindings, 2> bindings;
   ParamValues params;
+  std::string alpha, dt_beta;  // a fused update's params
+  int arrays = 0;              // the spec's inputs and outputs
 };
 
 }  // namespace
@@ -67,13 +83,19 @@ struct BoundKernel {
 struct GpuBackend::State {
   const Program& p;
   const Context& ctx;
+  const Scheme& sc;
   Stream stream;
   Variant unit;
   KernelCache::Result compiled;
   Module module;
-  CUfunction boundary, update_2n, update_rk4, save, non_finite;
-  std::vector<DeviceBuffer> f, k, d, f0;  // fields; right-hand sides, registers (packed interiors)
-  std::vector<BoundKernel> rhs;
+  CUfunction boundary_axis, update_rk4, save, non_finite;
+  // The fields: 2N-storage schemes keep a pair per field (a stage reads one
+  // and writes the other), rk4 one; `now` picks the state of the pair.
+  std::array<std::vector<DeviceBuffer>, 2> f;
+  int now = 0;
+  std::vector<DeviceBuffer> k, d, f0;  // rk4's right-hand sides; registers (2N) or sums (rk4); rk4's start
+  std::vector<BoundKernel> rhs;        // rk4: the specs as written
+  std::vector<std::vector<BoundKernel>> stage_rhs;  // 2N: per stage, the specs fused with its update
   std::optional<BoundKernel> cfl;
   std::vector<BoundKernel> diagnostics;
   DeviceMemory index;  // find_non_finite's answer
@@ -84,99 +106,154 @@ struct GpuBackend::State {
   State(const Program& prog, const Context& c)
       : p(prog),
         ctx(c),
+        sc(scheme(prog.integrator)),
         unit(generate_time_loop(prog.dtype)),
         compiled(process_cache().get(source_program(unit, "time_loop"), c.info().arch())),
         module(compiled.kernel.cubin, unit.kernel_name, unit.name),
         index(sizeof(unsigned long long)),
         readback(64 * sizeof(double)),
         blocks(c.info().sm_count * 8) {
-    const std::string stem = unit.kernel_name.substr(0, unit.kernel_name.size() - std::string("_boundary").size());
-    boundary = module.function();
-    update_2n = module.function(stem + "_update_2n");
+    const std::string stem = unit.kernel_name.substr(0, unit.kernel_name.size() - std::string("_boundary_axis").size());
+    boundary_axis = module.function();
     update_rk4 = module.function(stem + "_update_rk4");
     save = module.function(stem + "_save");
     non_finite = module.function(stem + "_non_finite");
-    const bool rk4 = !scheme(p.integrator).two_n;
     for (const ProgramField& pf : p.fields) {
-      f.emplace_back(p.dtype, p.dims, p.size, pf.ghost);
-      k.emplace_back(p.dtype, p.dims, p.size, 0);
+      for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       d.emplace_back(p.dtype, p.dims, p.size, 0);
-      if (rk4) f0.emplace_back(p.dtype, p.dims, p.size, 0);
+      if (!sc.two_n) {
+        k.emplace_back(p.dtype, p.dims, p.size, 0);
+        f0.emplace_back(p.dtype, p.dims, p.size, 0);
+      }
     }
     const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
-    for (const RhsKernel& r : p.rhs) {
-      BoundKernel b = bind(r.use, size);
-      const auto outs = r.use.spec.output_fields();
-      b.scratch.reserve(outs.size());
-      for (std::size_t o = 0; o < outs.size(); ++o) {
-        if (r.output_field[o] >= 0) {
-          b.bindings[outs[o]->name] = &k[static_cast<std::size_t>(r.output_field[o])];
-        } else {
-          b.scratch.emplace_back(p.dtype, p.dims, p.size, outs[o]->ghost);
-          b.bindings[outs[o]->name] = &b.scratch.back();
-        }
+    if (sc.two_n)
+      for (std::size_t st = 0; st < sc.stages.size(); ++st) {
+        const StagePart part{st > 0, st + 1 < sc.stages.size()};
+        stage_rhs.emplace_back();
+        for (const RhsKernel& r : p.rhs) stage_rhs.back().push_back(fused(r, part, size));
       }
-      rhs.push_back(std::move(b));
-    }
+    else
+      for (const RhsKernel& r : p.rhs) rhs.push_back(as_written(r, size));
     if (p.time_step.speed) cfl = reduction(p.time_step.speed->use, size);
     for (const ReduceUse& r : p.diagnostics.reductions) diagnostics.push_back(reduction(r.use, size));
     allocations_after_setup = DeviceMemory::allocations();
   }
 
-  // The kernel of `u` with its inputs bound to the fields (narrower views where the spec reads fewer ghosts).
-  BoundKernel bind(const KernelUse& u, const std::string& size) {
+  int pairs() const { return sc.two_n ? 2 : 1; }
+
+  // Binds `name` (which reads `ghost` ghosts) in state q's bindings to `b`,
+  // or to a view of b with fewer ghosts.
+  void bind_to(BoundKernel& bk, int q, const std::string& name, int ghost, const DeviceBuffer& b) {
+    if (b.ghost() == ghost) {
+      bk.bindings[static_cast<std::size_t>(q)][name] = &b;
+    } else {
+      bk.views.push_back(narrower_view(b, ghost));
+      bk.bindings[static_cast<std::size_t>(q)][name] = &bk.views.back();
+    }
+  }
+
+  // The kernel of `u`, its inputs bound to the fields in either state, its params evaluated.
+  BoundKernel bind(const KernelUse& u, const Spec& spec, const std::string& size) {
     BoundKernel b;
-    b.kernel = make_tuned_kernel(u.spec, size, ctx);
+    b.kernel = make_tuned_kernel(spec, size, ctx);
+    b.arrays = static_cast<int>(spec.inputs().size() + spec.output_fields().size());
     const std::vector<double> env = p.param_values();
     for (std::size_t s = 0; s < u.spec.params.size(); ++s) b.params[u.spec.params[s].name] = u.param[s](env.data());
     const auto ins = u.spec.inputs();
-    b.views.reserve(ins.size());
-    for (std::size_t i = 0; i < ins.size(); ++i) {
-      const DeviceBuffer& field = f[static_cast<std::size_t>(u.input_field[i])];
-      if (field.ghost() == ins[i]->ghost) {
-        b.bindings[ins[i]->name] = &field;
-      } else {
-        b.views.push_back(narrower_view(field, ins[i]->ghost));
-        b.bindings[ins[i]->name] = &b.views.back();
-      }
+    for (int q = 0; q < pairs(); ++q)
+      for (std::size_t i = 0; i < ins.size(); ++i)
+        bind_to(b, q, ins[i]->name, ins[i]->ghost, f[static_cast<std::size_t>(q)][static_cast<std::size_t>(u.input_field[i])]);
+    return b;
+  }
+
+  // rk4: r's spec as written, its outputs into k (or scratch).
+  BoundKernel as_written(const RhsKernel& r, const std::string& size) {
+    BoundKernel b = bind(r.use, r.use.spec, size);
+    const auto outs = r.use.spec.output_fields();
+    b.scratch.reserve(outs.size());
+    for (std::size_t o = 0; o < outs.size(); ++o) {
+      if (r.output_field[o] < 0) b.scratch.emplace_back(p.dtype, p.dims, p.size, outs[o]->ghost);
+      b.bindings[0][outs[o]->name] = r.output_field[o] >= 0 ? &k[static_cast<std::size_t>(r.output_field[o])] : &b.scratch.back();
+    }
+    return b;
+  }
+
+  // 2N: r's spec with `part` of a stage's update fused in (fused_update.hpp).
+  BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size) {
+    const FusedUpdate fu = fuse_update(r, p, part);
+    BoundKernel b = bind(r.use, fu.spec, size);
+    b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
+    b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
+    const auto ins = fu.spec.inputs();
+    const auto outs = fu.spec.output_fields();
+    for (int q = 0; q < 2; ++q) {
+      auto buffer = [&](const FusedSlot& s) -> const DeviceBuffer& {
+        const auto i = static_cast<std::size_t>(s.field);
+        if (s.what == FusedSlot::What::Register) return d[i];
+        return f[static_cast<std::size_t>(s.what == FusedSlot::What::Now ? q : 1 - q)][i];
+      };
+      for (std::size_t i = r.use.spec.inputs().size(); i < ins.size(); ++i) bind_to(b, q, ins[i]->name, ins[i]->ghost, buffer(fu.inputs[i]));
+      for (std::size_t o = 0; o < outs.size(); ++o) bind_to(b, q, outs[o]->name, outs[o]->ghost, buffer(fu.outputs[o]));
     }
     return b;
   }
 
   BoundKernel reduction(const KernelUse& u, const std::string& size) {
-    BoundKernel b = bind(u, size);
+    BoundKernel b = bind(u, u.spec, size);
     const auto outs = u.spec.output_fields();
     b.scratch.reserve(outs.size());
     for (const FieldDecl* o : outs) {
       b.scratch.emplace_back(field_dtype(u.spec, *o), p.dims, field_shape(*o, p.size), 0);
-      b.bindings[o->name] = &b.scratch.back();
+      for (int q = 0; q < pairs(); ++q) b.bindings[static_cast<std::size_t>(q)][o->name] = &b.scratch.back();
     }
     b.kernel->prepare(p.size);
     return b;
   }
 
+  void launch(const BoundKernel& b) const { b.kernel->launch(b.bindings[static_cast<std::size_t>(now)], b.params, stream.get()); }
+
   void launch(CUfunction fn, void** args) const {
     GPEN_CU(cuLaunchKernel(fn, static_cast<unsigned>(blocks), 1, 1, 256, 1, 1, 0, stream.get(), args, nullptr), "launching a time-loop kernel");
   }
 
+  // The ghost zones of the state now: an axis at a time (the later axes'
+  // fill the corners), every field's faces of an axis in one launch.
   void fill_boundaries() {
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      CUdeviceptr a = f[i].get();
-      PaddedArray pa = padded_of(f[i]);
-      for (int axis = 0; axis < p.dims; ++axis)
-        for (int side = 0; side < 2; ++side) {
-          const Boundary& b = p.fields[i].boundary[axis][side];
-          int kind = static_cast<int>(b.kind);
-          double value = b.value;
-          void* args[] = {&a, &pa, &axis, &side, &kind, &value};
-          launch(boundary, args);
+    const std::vector<DeviceBuffer>& fs = f[static_cast<std::size_t>(now)];
+    for (int axis = 0; axis < p.dims; ++axis)
+      for (std::size_t first = 0; first < fs.size(); first += kMaxFaceFields) {
+        const std::size_t count = std::min<std::size_t>(kMaxFaceFields, fs.size() - first);
+        AxisFaces faces{};
+        long long lines = 1;
+        bool apart = true;  // the two sides share no point: one launch fills both
+        for (std::size_t i = 0; i < count; ++i) {
+          const DeviceBuffer& b = fs[first + i];
+          faces.a[i] = b.get();
+          faces.p[i] = padded_of(b);
+          for (int side = 0; side < 2; ++side) {
+            const Boundary& bc = p.fields[first + i].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
+            faces.kind[i][side] = static_cast<int>(bc.kind);
+            faces.value[i][side] = bc.value;
+          }
+          long long l = 1;
+          for (int a = 0; a < 3; ++a)
+            if (a != axis) l *= a < p.dims ? b.shape()[static_cast<std::size_t>(a)] + 2 * b.ghost() : 1;
+          lines = std::max(lines, l);
+          apart = apart && b.shape()[static_cast<std::size_t>(axis)] > 2 * b.ghost() + 1;
         }
-    }
+        const auto x = static_cast<unsigned>(std::min<long long>((lines + 255) / 256, blocks));
+        for (int side0 = 0; side0 < 2; side0 += apart ? 2 : 1) {
+          void* args[] = {&faces, &axis, &side0};
+          GPEN_CU(cuLaunchKernel(boundary_axis, x, static_cast<unsigned>(count), apart ? 2 : 1, 256, 1, 1, 0, stream.get(), args, nullptr),
+                  "launching the boundary conditions");
+        }
+      }
   }
 
   // Each result of `b` as a double, read back (the stream waits).
   std::vector<double> results(const BoundKernel& b) {
-    b.kernel->launch(b.bindings, b.params, stream.get());
+    launch(b);
     std::vector<double> v;
     for (const DeviceBuffer& r : b.scratch) {
       r.copy_to_host_async(readback.get(), stream.get());
@@ -186,6 +263,8 @@ struct GpuBackend::State {
     }
     return v;
   }
+
+  const std::vector<DeviceBuffer>& fields_now() const { return f[static_cast<std::size_t>(now)]; }
 };
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx) {
@@ -204,7 +283,7 @@ CUstream GpuBackend::stream() const { return s_->stream.get(); }
 
 std::vector<double> GpuBackend::padded_field(int f) const {
   s_->stream.synchronize();
-  return s_->f.at(static_cast<std::size_t>(f)).download();
+  return s_->fields_now().at(static_cast<std::size_t>(f)).download();
 }
 
 std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::allocations() - s_->allocations_after_setup; }
@@ -212,10 +291,11 @@ std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::a
 void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
   const Program& p = s_->p;
   s_->stream.synchronize();
-  for (std::size_t i = 0; i < s_->f.size(); ++i) {
-    HostArray host(p.dims, p.size, s_->f[i].ghost());  // ghosts 0 until the boundaries fill them
+  std::vector<DeviceBuffer>& f = s_->f[static_cast<std::size_t>(s_->now)];
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    HostArray host(p.dims, p.size, f[i].ghost());  // ghosts 0 until the boundaries fill them
     set_interior(host, interiors.at(i));
-    s_->f[i].upload(host.data);
+    f[i].upload(host.data);
   }
   s_->fill_boundaries();
   s_->stream.synchronize();
@@ -225,7 +305,7 @@ std::vector<std::vector<double>> GpuBackend::fields() const {
   const Program& p = s_->p;
   s_->stream.synchronize();
   std::vector<std::vector<double>> out;
-  for (const DeviceBuffer& b : s_->f) {
+  for (const DeviceBuffer& b : s_->fields_now()) {
     HostArray host(p.dims, p.size, b.ghost());
     host.data = b.download();
     out.push_back(interior_values(host));
@@ -235,34 +315,71 @@ std::vector<std::vector<double>> GpuBackend::fields() const {
 
 void GpuBackend::step(double dt) {
   State& s = *s_;
-  const Scheme& sc = scheme(s.p.integrator);
+  const Scheme& sc = s.sc;
   for (std::size_t st = 0; st < sc.stages.size(); ++st) {
     const Stage& g = sc.stages[st];
+    if (sc.two_n) {
+      for (BoundKernel& r : s.stage_rhs[st]) {
+        r.params[r.alpha] = g.alpha;
+        r.params[r.dt_beta] = dt * g.beta;
+        s.launch(r);
+      }
+      s.now = 1 - s.now;
+      s.fill_boundaries();
+      continue;
+    }
     int first = st == 0, last = st + 1 == sc.stages.size();
-    if (!sc.two_n && first)
-      for (std::size_t i = 0; i < s.f.size(); ++i) {
-        CUdeviceptr a = s.f[i].get(), a0 = s.f0[i].get();
-        PaddedArray pa = padded_of(s.f[i]);
+    const std::vector<DeviceBuffer>& f = s.fields_now();
+    if (first)
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        CUdeviceptr a = f[i].get(), a0 = s.f0[i].get();
+        PaddedArray pa = padded_of(f[i]);
         void* args[] = {&a, &a0, &pa};
         s.launch(s.save, args);
       }
-    for (const BoundKernel& r : s.rhs) r.kernel->launch(r.bindings, r.params, s.stream.get());
-    for (std::size_t i = 0; i < s.f.size(); ++i) {
-      CUdeviceptr a = s.f[i].get(), dd = s.d[i].get(), kk = s.k[i].get();
-      PaddedArray pa = padded_of(s.f[i]);
-      if (sc.two_n) {
-        double alpha = g.alpha, dt_beta = dt * g.beta;
-        void* args[] = {&a, &dd, &kk, &pa, &first, &alpha, &dt_beta};
-        s.launch(s.update_2n, args);
-      } else {
-        CUdeviceptr a0 = s.f0[i].get();
-        double weight = g.weight, next = g.next, h = dt;
-        void* args[] = {&a, &a0, &dd, &kk, &pa, &first, &last, &weight, &next, &h};
-        s.launch(s.update_rk4, args);
-      }
+    for (const BoundKernel& r : s.rhs) s.launch(r);
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      CUdeviceptr a = f[i].get(), dd = s.d[i].get(), kk = s.k[i].get(), a0 = s.f0[i].get();
+      PaddedArray pa = padded_of(f[i]);
+      double weight = g.weight, next = g.next, h = dt;
+      void* args[] = {&a, &a0, &dd, &kk, &pa, &first, &last, &weight, &next, &h};
+      s.launch(s.update_rk4, args);
     }
     s.fill_boundaries();
   }
+}
+
+std::vector<GpuBackend::PartTime> GpuBackend::time_parts(double dt, int repeat) {
+  State& s = *s_;
+  const Scheme& sc = s.sc;
+  std::vector<PartTime> parts;
+  Event start, stop;
+  // `what`, `times` a step: ms of one launch, repeated alone.
+  const Program& p = s.p;
+  const double points = static_cast<double>(p.size[0] * p.size[1] * p.size[2]), bytes = points * static_cast<double>(size_of(p.dtype));
+  auto time = [&](const std::string& what, double times, bool rhs, double arrays, const std::function<void()>& launch) {
+    launch();  // warm
+    start.record(s.stream.get());
+    for (int r = 0; r < repeat; ++r) launch();
+    stop.record(s.stream.get());
+    parts.push_back({what, times * stop.since(start) / repeat, rhs, times * arrays * bytes});
+  };
+  const double stages = static_cast<double>(sc.stages.size());
+  if (sc.two_n) {
+    // The stages' kernels write the other state and the registers: the state now stays.
+    for (std::size_t st = 0; st < sc.stages.size(); ++st)
+      for (BoundKernel& r : s.stage_rhs[st]) {
+        r.params[r.alpha] = sc.stages[st].alpha;
+        r.params[r.dt_beta] = dt * sc.stages[st].beta;
+        time(fmt::format("{} (stage {})", r.kernel->source().name, st + 1), 1, true, r.arrays, [&] { s.launch(r); });
+      }
+  } else {
+    for (const BoundKernel& r : s.rhs) time(r.kernel->source().name, stages, true, r.arrays, [&] { s.launch(r); });
+  }
+  time("boundaries", stages, false, 0, [&] { s.fill_boundaries(); });
+  if (s.cfl) time("CFL speed", 1, false, s.cfl->arrays, [&] { s.launch(*s.cfl); });
+  s.stream.synchronize();
+  return parts;
 }
 
 double GpuBackend::max_speed() { return s_->results(*s_->cfl).at(0); }
@@ -280,11 +397,12 @@ std::optional<NonFinite> GpuBackend::first_non_finite() const {
   State& s = *s_;
   const Program& p = s.p;
   constexpr unsigned long long none = ~0ull;
-  for (std::size_t i = 0; i < s.f.size(); ++i) {
+  const std::vector<DeviceBuffer>& f = s.fields_now();
+  for (std::size_t i = 0; i < f.size(); ++i) {
     // Reset in the stream, so that the search cannot start before it.
     GPEN_CU(cuMemsetD8Async(s.index.get(), 0xff, sizeof none, s.stream.get()), "resetting the non-finite search");
-    CUdeviceptr a = s.f[i].get(), at = s.index.get();
-    PaddedArray pa = padded_of(s.f[i]);
+    CUdeviceptr a = f[i].get(), at = s.index.get();
+    PaddedArray pa = padded_of(f[i]);
     void* args[] = {&a, &pa, &at};
     s.launch(s.non_finite, args);
     GPEN_CU(cuMemcpyDtoHAsync(s.readback.get(), s.index.get(), sizeof none, s.stream.get()), "reading the non-finite search back");

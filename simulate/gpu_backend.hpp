@@ -1,9 +1,10 @@
-// A program's time loop on the GPU: its stencils (the tuned variant for the
-// size where `gpen tune` stored one) on the fields' buffers, the boundary
-// conditions, the integrator's updates and the reductions, all in one
-// stream. A step waits for nothing but the largest speed of the CFL
-// condition (one value read back); diagnostics and snapshots read back
-// what they show.
+// A program's time loop on the GPU: its stencils on the fields' buffers
+// (rk3 and euler: each fused with its stage's update, fused_update.hpp;
+// rk4: as written, the tuned variant for the size where `gpen tune` stored
+// one, then an update pass), the boundary conditions (an axis of every
+// field a launch) and the reductions, all in one stream. A step waits for
+// nothing but the largest speed of the CFL condition (one value read
+// back); diagnostics and snapshots read back what they show.
 #pragma once
 
 #include <memory>
@@ -28,6 +29,20 @@ class GpuBackend : public Backend {
   std::vector<double> diagnostics() override;
   std::optional<NonFinite> first_non_finite() const override;
   std::string name() const override;
+
+  // A step's launches a kind at a time, each repeated `repeat` times back to
+  // back and timed with events: what a step's parts cost without the loop
+  // around them, per step (ms). `rhs` marks the right-hand sides (with
+  // their fused updates); the rest is the loop's overhead. The fields'
+  // state is left as it was (rk4's update passes, which change it, are not
+  // among the parts).
+  struct PartTime {
+    std::string what;
+    double ms = 0;
+    bool rhs = false;
+    double bytes = 0;  // each array it reads or writes once, per step: the least it can move
+  };
+  std::vector<PartTime> time_parts(double dt, int repeat);
 
   CUstream stream() const;
   // Field f's whole padded array, ghosts included (tests: the boundaries).

@@ -9,18 +9,23 @@ namespace gpen::sim {
 MemoryNeed program_memory(const Program& p, bool gpu) {
   MemoryNeed need;
   need.what = fmt::format("program {} ({}) at {}", p.name, to_string(p.dtype), size_text(p.size, p.dims));
-  // Elements of every array the loop keeps: each field padded, its right-hand
-  // side and register (and rk4's start) interiors, the stencils' outputs.
+  // Elements of every array the loop keeps: each field padded, its register
+  // (2N) and its right-hand side and start (rk4) as interiors, the
+  // stencils' outputs the program does not use. The GPU's 2N loop keeps a
+  // pair of padded arrays per field (a stage reads one and writes the
+  // other), and its stencils write no right-hand side and no unused output.
+  const bool two_n = scheme(p.integrator).two_n, fused = gpu && two_n;
   std::uint64_t elements = 0, widest = 0;
   const std::uint64_t interior = padded_elements(p.dims, p.size, 0);
-  const std::uint64_t per_field = scheme(p.integrator).two_n ? 2 : 3;
+  const std::uint64_t interiors = two_n ? (fused ? 1 : 2) : 3, paddeds = fused ? 2 : 1;
   for (const ProgramField& f : p.fields) {
     const std::uint64_t padded = padded_elements(p.dims, p.size, f.ghost);
-    elements = bytes_plus(elements, bytes_plus(padded, bytes_times(per_field, interior)));
+    elements = bytes_plus(elements, bytes_plus(bytes_times(paddeds, padded), bytes_times(interiors, interior)));
     widest = std::max(widest, padded);
   }
   for (const RhsKernel& r : p.rhs)
-    for (const FieldDecl* o : r.use.spec.output_fields()) elements = bytes_plus(elements, padded_elements(p.dims, p.size, o->ghost));
+    for (const FieldDecl* o : r.use.spec.output_fields())
+      if (!fused && r.output_field[static_cast<std::size_t>(o->slot)] < 0) elements = bytes_plus(elements, padded_elements(p.dims, p.size, o->ghost));
   const std::uint64_t initial = bytes_times(bytes_times(interior, p.fields.size()), sizeof(double));
   if (gpu) {
     need.device = bytes_times(elements, size_of(p.dtype));

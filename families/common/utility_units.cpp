@@ -30,7 +30,7 @@ Variant generate_compare(Dtype dtype) {
 
 Variant generate_time_loop(Dtype dtype) {
   Variant g = generate_utility("time_loop_unit.cu.in", "a program's time loop (boundaries, integrator updates, non-finite values)", "gpen_time_loop", dtype);
-  g.kernel_name += "_boundary";  // the module's first entry; the others by name
+  g.kernel_name += "_boundary_axis";  // the module's first entry; the others by name
   return g;
 }
 

@@ -13,8 +13,8 @@ Variant generate_periodic_fill(Dtype dtype);
 // The comparison of two padded arrays on the GPU (kernel "gpen_compare_<dtype>").
 Variant generate_compare(Dtype dtype);
 // A program's time loop on the GPU (simulate/): boundary conditions,
-// integrator updates, the search for non-finite values (kernels
-// "gpen_time_loop_<dtype>_boundary", "..._update_2n", "..._update_rk4",
+// rk4's updates, the search for non-finite values (kernels
+// "gpen_time_loop_<dtype>_boundary_axis", "..._update_rk4",
 // "..._save", "..._non_finite"; kernel_name is the first).
 Variant generate_time_loop(Dtype dtype);
 

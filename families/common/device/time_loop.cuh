@@ -1,5 +1,6 @@
 // The kernels of a program's time loop on the GPU (simulate/gpu_backend.cpp):
-// boundary conditions, the integrators' updates and the search for a
+// boundary conditions, rk4's updates (2N-storage schemes update in their
+// right-hand sides' stores: simulate/fused_update.hpp) and the search for a
 // non-finite value. Each works on one padded array (pitches
 // in elements, `g` ghost points on each axis the array has) and matches
 // the CPU's model (simulate/boundaries.cpp, cpu_backend.cpp) value for value.
@@ -30,6 +31,7 @@ __device__ void boundary_face(real* a, const PaddedArray& p, int axis, int side,
   const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
   const long long nu = p.range(ua), nv = p.range(va), n = p.n[axis];
   const long long bp = side == 0 ? 0 : n - 1, out = side == 0 ? -1 : 1;
+  // Grid-stride over x alone: y and z may pick the array and the side.
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < nu * nv; t += (long long)gridDim.x * blockDim.x) {
     long long c[3];
     c[ua] = p.first(ua) + t % nu;
@@ -52,6 +54,24 @@ __device__ void boundary_face(real* a, const PaddedArray& p, int axis, int side,
   }
 }
 
+// The faces of one axis of up to kMaxFaceFields arrays, in one launch:
+// blockIdx.y picks the array, blockIdx.z the side (side0 + blockIdx.z).
+// Both sides at once only where they touch no common point: more than
+// 2 g + 1 interior points along the axis (the host checks).
+constexpr int kMaxFaceFields = 16;
+struct AxisFaces {
+  void* a[kMaxFaceFields];
+  PaddedArray p[kMaxFaceFields];
+  int kind[kMaxFaceFields][2];
+  double value[kMaxFaceFields][2];
+};
+
+template <class real>
+__device__ void boundary_axis(const AxisFaces& f, int axis, int side0) {
+  const int i = blockIdx.y, side = side0 + blockIdx.z;
+  boundary_face<real>(static_cast<real*>(f.a[i]), f.p[i], axis, side, f.kind[i][side], f.value[i][side]);
+}
+
 // A thread per interior point: fn(offset in f's array, offset in a packed
 // interior array), x fastest.
 template <class Fn>
@@ -70,18 +90,6 @@ __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(
 __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-
-// 2N storage (Williamson): d = alpha d + k, f = f + (dt beta) d; the
-// first stage d = k (d is not read: it may hold anything).
-template <class real>
-__device__ void update_2n(real* f, real* d, const real* k, const PaddedArray& p, int first, double alpha, double dt_beta) {
-  const real a = real(alpha), b = real(dt_beta);
-  for_interior(p, [&](long long at, long long t) {
-    const real dv = first ? k[t] : add_rn(mul_rn(a, d[t]), k[t]);
-    d[t] = dv;
-    f[at] = add_rn(f[at], mul_rn(b, dv));
-  });
-}
 
 // Classic RK4: acc = (first ? 0 : acc) + weight k; f = f0 + dt (last ? acc : next k).
 template <class real>

@@ -1,0 +1,125 @@
+#include "fused_update.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/generator/sha256.hpp"
+
+namespace gpen::sim {
+namespace {
+
+// `base`, or base_2, base_3, ...: the first that no field, param, let or
+// operator of `s` is named.
+std::string unused_name(const Spec& s, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    for (const FieldDecl& f : s.fields)
+      if (f.name == n) return true;
+    for (const ParamDecl& q : s.params)
+      if (q.name == n) return true;
+    for (const LetDecl& l : s.lets)
+      if (l.name == n) return true;
+    for (const OperatorDecl& o : s.operators)
+      if (o.name == n) return true;
+    return false;
+  };
+  std::string n = base;
+  for (int i = 2; taken(n); ++i) n = fmt::format("{}_{}", base, i);
+  return n;
+}
+
+const char* part_name(StagePart part) {
+  if (!part.reads_d) return part.writes_d ? "first_stage" : "only_stage";
+  return part.writes_d ? "middle_stage" : "last_stage";
+}
+
+}  // namespace
+
+FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
+  const Spec& rhs = r.use.spec;
+  FusedUpdate u;
+  Spec& s = u.spec;
+  s = rhs;
+  s.name = fmt::format("{}_{}_{}", rhs.name, to_string(p.integrator), part_name(part));
+  s.description = fmt::format("{} with the {} stage's 2N update in its stores: d = alpha d + rhs, F_next = F + dt_beta d", rhs.name,
+                              part_name(part));
+  s.fields.clear();
+  s.outputs.clear();
+  s.warnings.clear();
+
+  // The rhs spec's inputs, in their slots.
+  for (const FieldDecl& f : rhs.fields)
+    if (f.role == FieldDecl::Role::Input) {
+      s.fields.push_back(f);
+      u.inputs.push_back({FusedSlot::What::Now, r.use.input_field[static_cast<std::size_t>(f.slot)]});
+    }
+  auto add_input = [&](const std::string& name, FusedSlot slot) {
+    FieldDecl f;
+    f.name = unused_name(s, name);
+    f.role = FieldDecl::Role::Input;
+    f.slot = static_cast<int>(u.inputs.size());
+    s.fields.push_back(f);
+    u.inputs.push_back(slot);
+    if (s.parsed_footprint) s.parsed_footprint->push_back({0, 0, 0});
+    return f.slot;
+  };
+  auto add_param = [&](const std::string& name) {
+    ParamDecl q;
+    q.name = unused_name(s, name);
+    q.value = 0;
+    s.params.push_back(q);
+    return static_cast<int>(s.params.size()) - 1;
+  };
+  u.alpha_param = add_param("alpha");
+  u.dt_beta_param = add_param("dt_beta");
+
+  // Per output that is a field's time derivative: the slots of F now and of d.
+  struct Updated {
+    int field, now, d;
+    IrPtr rhs;
+  };
+  std::vector<Updated> updated;
+  const std::vector<const FieldDecl*> outs = rhs.output_fields();
+  for (const OutputDecl& o : rhs.outputs) {
+    const int field = r.output_field[static_cast<std::size_t>(rhs.fields[static_cast<std::size_t>(o.field)].slot)];
+    if (field < 0) continue;  // computed, not used: the fused kernel leaves it out
+    int now = -1;
+    for (std::size_t i = 0; i < r.use.input_field.size(); ++i)
+      if (r.use.input_field[i] == field) now = static_cast<int>(i);
+    const std::string& fname = p.fields[static_cast<std::size_t>(field)].name;
+    if (now < 0) now = add_input(fname + "_now", {FusedSlot::What::Now, field});
+    const int d = part.reads_d ? add_input(fname + "_register", {FusedSlot::What::Register, field}) : -1;
+    updated.push_back({field, now, d, o.ir});
+  }
+
+  auto add_output = [&](const std::string& name, FusedSlot slot, IrPtr ir, const std::string& text) {
+    FieldDecl f;
+    f.name = unused_name(s, name);
+    f.role = FieldDecl::Role::Output;
+    f.slot = static_cast<int>(u.outputs.size());
+    s.fields.push_back(f);
+    u.outputs.push_back(slot);
+    OutputDecl o;
+    o.field = static_cast<int>(s.fields.size()) - 1;
+    o.text = text;
+    o.ir = std::move(ir);
+    s.outputs.push_back(std::move(o));
+  };
+  const std::string& alpha = s.params[static_cast<std::size_t>(u.alpha_param)].name;
+  const std::string& dt_beta = s.params[static_cast<std::size_t>(u.dt_beta_param)].name;
+  for (const Updated& x : updated) {
+    const std::string& fname = p.fields[static_cast<std::size_t>(x.field)].name;
+    // d = alpha d + k (k alone at the first stage); the same node in both
+    // outputs, so that the generated code computes it once.
+    const IrPtr d = part.reads_d
+                        ? ir_binary(Ir::Kind::Add, ir_binary(Ir::Kind::Mul, ir_param(u.alpha_param), ir_field(Access{x.d, {0, 0, 0}})), x.rhs)
+                        : x.rhs;
+    const std::string d_text = part.reads_d ? fmt::format("{} * {}_register + d{}/dt", alpha, fname, fname) : fmt::format("d{}/dt", fname);
+    if (part.writes_d) add_output(fname + "_register_next", {FusedSlot::What::Register, x.field}, d, d_text);
+    add_output(fname + "_next", {FusedSlot::What::Next, x.field},
+               ir_binary(Ir::Kind::Add, ir_field(Access{x.now, {0, 0, 0}}), ir_binary(Ir::Kind::Mul, ir_param(u.dt_beta_param), d)),
+               fmt::format("{} + {} * ({})", fname, dt_beta, d_text));
+  }
+  s.hash = sha256_hex(fmt::format("{} fused with the 2N update: {}, {}", rhs.hash, s.name, fmt::join(r.output_field, ",")));
+  return u;
+}
+
+}  // namespace gpen::sim

@@ -1,0 +1,48 @@
+// A right-hand side's stencil with a 2N-storage stage's update in its
+// stores (the GPU loop of rk3 and euler): where the spec computes k = dF/dt
+// for field F, the fused spec computes
+//   d = alpha d + k      (d = k at a step's first stage: d is not read)
+//   F_next = F + (dt beta) d
+// and stores F_next into the other buffer of F's pair (F is read with its
+// stencil while the kernel runs: it cannot be written in place) and d in
+// place (read and written at the point alone), but not at the last stage,
+// whose d no later stage reads. The rhs k never goes to memory: a stage
+// costs the stencil's reads, d's read and write and F_next's write, where a
+// separate update pass would read k, d and F again.
+//
+// The fused spec is a new Spec built from the rhs spec's IR (no text is
+// made or parsed): its inputs are the spec's, then F where the spec does
+// not read it and d; its params the spec's, then alpha and dt beta.
+#pragma once
+
+#include <vector>
+
+#include "gpen/simulate/program.hpp"
+
+namespace gpen::sim {
+
+// Which part of the update a stage's kernel does.
+struct StagePart {
+  bool reads_d = false;   // not at the first stage (alpha = 0)
+  bool writes_d = false;  // not at the last stage
+  friend bool operator==(StagePart a, StagePart b) { return a.reads_d == b.reads_d && a.writes_d == b.writes_d; }
+};
+
+// What a slot of the fused spec is bound to: field f's buffer now (the
+// state the stage starts from), the other buffer of its pair (the state it
+// makes), or its register d.
+struct FusedSlot {
+  enum class What { Now, Next, Register } what;
+  int field;
+};
+
+struct FusedUpdate {
+  Spec spec;
+  std::vector<FusedSlot> inputs, outputs;  // per input and output slot of `spec`
+  int alpha_param = 0, dt_beta_param = 0;  // indices into spec.params
+};
+
+// `r`'s spec fused with the update of `part`; its name says the part.
+FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part);
+
+}  // namespace gpen::sim
