@@ -83,6 +83,7 @@ struct BoundKernel {
 struct GpuBackend::State {
   const Program& p;
   const Context& ctx;
+  const GpuOptions options;
   const Scheme& sc;
   Stream stream;
   Variant unit;
@@ -103,9 +104,10 @@ struct GpuBackend::State {
   std::size_t allocations_after_setup = 0;
   int blocks;
 
-  State(const Program& prog, const Context& c)
+  State(const Program& prog, const Context& c, const GpuOptions& o)
       : p(prog),
         ctx(c),
+        options(o),
         sc(scheme(prog.integrator)),
         unit(generate_time_loop(prog.dtype)),
         compiled(process_cache().get(source_program(unit, "time_loop"), c.info().arch())),
@@ -153,10 +155,15 @@ struct GpuBackend::State {
     }
   }
 
-  // The kernel of `u`, its inputs bound to the fields in either state, its params evaluated.
-  BoundKernel bind(const KernelUse& u, const Spec& spec, const std::string& size) {
+  // The kernel of `spec` (u's, or u's fused with an update), its inputs
+  // bound to the fields in either state, its params evaluated. Its variant:
+  // the one `gpen tune` stored for u's spec at this size (a fused spec has
+  // the same tunables), else the defaults; a right-hand side's with the
+  // options' overrides.
+  BoundKernel bind(const KernelUse& u, const Spec& spec, const std::string& size, bool rhs) {
     BoundKernel b;
-    b.kernel = make_tuned_kernel(spec, size, ctx);
+    const TunableChoice choice = rhs && !options.rhs_set.empty() ? spec.choose(options.rhs_set) : tuned_choice(u.spec, size, ctx.info()).choice;
+    b.kernel = make_kernel(spec, choice, ctx);
     b.arrays = static_cast<int>(spec.inputs().size() + spec.output_fields().size());
     const std::vector<double> env = p.param_values();
     for (std::size_t s = 0; s < u.spec.params.size(); ++s) b.params[u.spec.params[s].name] = u.param[s](env.data());
@@ -169,7 +176,7 @@ struct GpuBackend::State {
 
   // rk4: r's spec as written, its outputs into k (or scratch).
   BoundKernel as_written(const RhsKernel& r, const std::string& size) {
-    BoundKernel b = bind(r.use, r.use.spec, size);
+    BoundKernel b = bind(r.use, r.use.spec, size, true);
     const auto outs = r.use.spec.output_fields();
     b.scratch.reserve(outs.size());
     for (std::size_t o = 0; o < outs.size(); ++o) {
@@ -182,7 +189,7 @@ struct GpuBackend::State {
   // 2N: r's spec with `part` of a stage's update fused in (fused_update.hpp).
   BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size) {
     const FusedUpdate fu = fuse_update(r, p, part);
-    BoundKernel b = bind(r.use, fu.spec, size);
+    BoundKernel b = bind(r.use, fu.spec, size, true);
     b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
     b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
     const auto ins = fu.spec.inputs();
@@ -200,7 +207,7 @@ struct GpuBackend::State {
   }
 
   BoundKernel reduction(const KernelUse& u, const std::string& size) {
-    BoundKernel b = bind(u, u.spec, size);
+    BoundKernel b = bind(u, u.spec, size, false);
     const auto outs = u.spec.output_fields();
     b.scratch.reserve(outs.size());
     for (const FieldDecl* o : outs) {
@@ -220,35 +227,38 @@ struct GpuBackend::State {
   // The ghost zones of the state now: an axis at a time (the later axes'
   // fill the corners), every field's faces of an axis in one launch.
   void fill_boundaries() {
+    for (int axis = 0; axis < p.dims; ++axis) fill_axis(axis);
+  }
+
+  void fill_axis(int axis) {
     const std::vector<DeviceBuffer>& fs = f[static_cast<std::size_t>(now)];
-    for (int axis = 0; axis < p.dims; ++axis)
-      for (std::size_t first = 0; first < fs.size(); first += kMaxFaceFields) {
-        const std::size_t count = std::min<std::size_t>(kMaxFaceFields, fs.size() - first);
-        AxisFaces faces{};
-        long long lines = 1;
-        bool apart = true;  // the two sides share no point: one launch fills both
-        for (std::size_t i = 0; i < count; ++i) {
-          const DeviceBuffer& b = fs[first + i];
-          faces.a[i] = b.get();
-          faces.p[i] = padded_of(b);
-          for (int side = 0; side < 2; ++side) {
-            const Boundary& bc = p.fields[first + i].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
-            faces.kind[i][side] = static_cast<int>(bc.kind);
-            faces.value[i][side] = bc.value;
-          }
-          long long l = 1;
-          for (int a = 0; a < 3; ++a)
-            if (a != axis) l *= a < p.dims ? b.shape()[static_cast<std::size_t>(a)] + 2 * b.ghost() : 1;
-          lines = std::max(lines, l);
-          apart = apart && b.shape()[static_cast<std::size_t>(axis)] > 2 * b.ghost() + 1;
+    for (std::size_t first = 0; first < fs.size(); first += kMaxFaceFields) {
+      const std::size_t count = std::min<std::size_t>(kMaxFaceFields, fs.size() - first);
+      AxisFaces faces{};
+      long long lines = 1;
+      bool apart = true;  // the two sides share no point: one launch fills both
+      for (std::size_t i = 0; i < count; ++i) {
+        const DeviceBuffer& b = fs[first + i];
+        faces.a[i] = b.get();
+        faces.p[i] = padded_of(b);
+        for (int side = 0; side < 2; ++side) {
+          const Boundary& bc = p.fields[first + i].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
+          faces.kind[i][side] = static_cast<int>(bc.kind);
+          faces.value[i][side] = bc.value;
         }
-        const auto x = static_cast<unsigned>(std::min<long long>((lines + 255) / 256, blocks));
-        for (int side0 = 0; side0 < 2; side0 += apart ? 2 : 1) {
-          void* args[] = {&faces, &axis, &side0};
-          GPEN_CU(cuLaunchKernel(boundary_axis, x, static_cast<unsigned>(count), apart ? 2 : 1, 256, 1, 1, 0, stream.get(), args, nullptr),
-                  "launching the boundary conditions");
-        }
+        long long l = 1;
+        for (int a = 0; a < 3; ++a)
+          if (a != axis) l *= a < p.dims ? b.shape()[static_cast<std::size_t>(a)] + 2 * b.ghost() : 1;
+        lines = std::max(lines, l);
+        apart = apart && b.shape()[static_cast<std::size_t>(axis)] > 2 * b.ghost() + 1;
       }
+      const auto x = static_cast<unsigned>(std::min<long long>((lines + 255) / 256, blocks));
+      for (int side0 = 0; side0 < 2; side0 += apart ? 2 : 1) {
+        void* args[] = {&faces, &axis, &side0};
+        GPEN_CU(cuLaunchKernel(boundary_axis, x, static_cast<unsigned>(count), apart ? 2 : 1, 256, 1, 1, 0, stream.get(), args, nullptr),
+                "launching the boundary conditions");
+      }
+    }
   }
 
   // Each result of `b` as a double, read back (the stream waits).
@@ -267,10 +277,10 @@ struct GpuBackend::State {
   const std::vector<DeviceBuffer>& fields_now() const { return f[static_cast<std::size_t>(now)]; }
 };
 
-GpuBackend::GpuBackend(const Program& p, const Context& ctx) {
+GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options) {
   ctx.make_current();
   check_memory(program_memory(p, true), ctx);
-  s_ = std::make_unique<State>(p, ctx);
+  s_ = std::make_unique<State>(p, ctx, options);
 }
 
 GpuBackend::~GpuBackend() {
@@ -376,7 +386,7 @@ std::vector<GpuBackend::PartTime> GpuBackend::time_parts(double dt, int repeat) 
   } else {
     for (const BoundKernel& r : s.rhs) time(r.kernel->source().name, stages, true, r.arrays, [&] { s.launch(r); });
   }
-  time("boundaries", stages, false, 0, [&] { s.fill_boundaries(); });
+  for (int axis = 0; axis < p.dims; ++axis) time(fmt::format("boundaries {}", "xyz"[axis]), stages, false, 0, [&] { s.fill_axis(axis); });
   if (s.cfl) time("CFL speed", 1, false, s.cfl->arrays, [&] { s.launch(*s.cfl); });
   s.stream.synchronize();
   return parts;

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gpen/simulate/backend.hpp"
 #include "gpen/simulate/program.hpp"
@@ -15,11 +17,18 @@
 
 namespace gpen::sim {
 
+struct GpuOptions {
+  // Tunables ("name=value") for every right-hand side, over the spec's
+  // defaults (benchmarks of variants); without them each runs the variant
+  // `gpen tune` stored for its spec as written at this size, else the defaults.
+  std::vector<std::string> rhs_set;
+};
+
 class GpuBackend : public Backend {
  public:
   // Compiles (through the cache) and loads every kernel, allocates every
   // array: nothing is allocated or compiled once steps run.
-  GpuBackend(const Program& p, const Context& ctx);
+  GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options = {});
   ~GpuBackend() override;
 
   void set_fields(const std::vector<std::vector<double>>& interiors) override;

@@ -25,31 +25,50 @@ struct PaddedArray {
 
 // One face (axis, side) of one array: its ghost layers, and for the
 // antisymmetric and value kinds its boundary point, over the whole padded
-// extent of the other two axes. A thread a line across the face.
+// extent of the other two axes. A thread a line across the face. A ghost
+// point's value comes from a point that no write of the same face touches
+// (the interior, or with fewer interior points than 2 g + 1 the other
+// face's ghosts, which the host fills in a launch of their own), so that a
+// line's reads go first, a few at a time, and its writes after them.
 template <class real>
 __device__ void boundary_face(real* a, const PaddedArray& p, int axis, int side, int kind, double value) {
+  constexpr int kBatch = 4;
   const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
-  const long long nu = p.range(ua), nv = p.range(va), n = p.n[axis];
+  const long long nu = p.range(ua), lines = nu * p.range(va), n = p.n[axis];
+  const long long stride = axis == 0 ? 1 : axis == 1 ? p.row : p.plane;
   const long long bp = side == 0 ? 0 : n - 1, out = side == 0 ? -1 : 1;
+  const int g = p.g;
   // Grid-stride over x alone: y and z may pick the array and the side.
-  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < nu * nv; t += (long long)gridDim.x * blockDim.x) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < lines; t += (long long)gridDim.x * blockDim.x) {
     long long c[3];
     c[ua] = p.first(ua) + t % nu;
     c[va] = p.first(va) + t / nu;
-    auto at = [&](long long x) {
-      c[axis] = x;
-      return p.at(c[0], c[1], c[2]);
-    };
-    if (kind == kAntisymmetric) a[at(bp)] = real(0);
-    if (kind == kValue) a[at(bp)] = real(value);
-    for (long long m = 1; m <= p.g; ++m) {
-      const long long ghost = bp + out * m, mirror = bp - out * m;
-      real v;
-      if (kind == kPeriodic) v = a[at(((ghost % n) + n) % n)];
-      else if (kind == kSymmetric) v = a[at(mirror)];
-      else if (kind == kAntisymmetric) v = -a[at(mirror)];
-      else v = real(2 * value) - a[at(mirror)];
-      a[at(ghost)] = v;
+    c[axis] = bp;
+    real* const b = a + p.at(c[0], c[1], c[2]);  // the boundary point; b[x * stride] is bp + x along the axis
+    if (kind == kAntisymmetric) b[0] = real(0);
+    if (kind == kValue) b[0] = real(value);
+    for (int m0 = 1; m0 <= g; m0 += kBatch) {
+      real v[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const long long m = m0 + j;
+        if (m > g) break;
+        if (kind == kPeriodic) {
+          long long src = bp + out * m;  // the ghost point, wrapped into the interior
+          while (src < 0) src += n;
+          while (src >= n) src -= n;
+          v[j] = b[(src - bp) * stride];
+        } else {
+          const real mirror = b[-out * m * stride];
+          v[j] = kind == kSymmetric ? mirror : kind == kAntisymmetric ? -mirror : real(2 * value) - mirror;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const long long m = m0 + j;
+        if (m > g) break;
+        b[out * m * stride] = v[j];
+      }
     }
   }
 }
