@@ -24,8 +24,13 @@ class Backend {
   // holds them; the boundary conditions then fill the ghost zones.
   virtual void set_fields(const std::vector<std::vector<double>>& interiors) = 0;
   virtual std::vector<std::vector<double>> fields() const = 0;
+  // The ghost zones from the interiors as they are (the caller wrote them).
+  virtual void fill_boundaries() = 0;
   // One step of the program's integrator, the boundaries filled after each stage.
   virtual void step(double dt) = 0;
+  // Puts the state where the caller keeps it (a GPU loop on the caller's
+  // arrays may hold it in its own array of a pair after a step).
+  virtual void settle() {}
   // The first result of the program's CFL reduction (the largest signal speed).
   virtual double max_speed() = 0;
   // Every diagnostic reduction's results, in the program's order.

@@ -16,6 +16,7 @@ class CpuBackend : public Backend {
   explicit CpuBackend(const Program& p);
 
   void set_fields(const std::vector<std::vector<double>>& interiors) override;
+  void fill_boundaries() override;
   std::vector<std::vector<double>> fields() const override;
   void step(double dt) override;
   double max_speed() override;
@@ -27,7 +28,6 @@ class CpuBackend : public Backend {
 
  private:
   void evaluate_rhs();  // k_ from f_, boundaries already filled
-  void fill_boundaries();
   std::vector<double> reduce(const ReduceUse& r) const;
   std::vector<double> param_values(const KernelUse& u) const;
 

@@ -49,10 +49,16 @@ class PinnedBytes {
   void* p_ = nullptr;
 };
 
+// b's pitches in elements, packed or the caller's.
+Pitch pitch_of(const DeviceBuffer& b) {
+  const Pitch given = b.pitch(), packed = b.packed_pitch();
+  return {given.row ? given.row : packed.row, given.plane ? given.plane : packed.plane};
+}
+
 // A view of `b`'s interior as an array with `ghost` (<= b's) ghost points:
 // the same memory, b's pitches, the first element moved inward.
 DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
-  const Pitch pitch = b.packed_pitch();
+  const Pitch pitch = pitch_of(b);
   const long long d = b.ghost() - ghost;
   long long offset = d;
   if (b.dims() > 1) offset += d * pitch.row;
@@ -62,7 +68,7 @@ DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
 }
 
 PaddedArray padded_of(const DeviceBuffer& b) {
-  const Pitch pitch = b.packed_pitch();
+  const Pitch pitch = pitch_of(b);
   return PaddedArray{{b.shape()[0], b.shape()[1], b.shape()[2]}, pitch.row, pitch.plane, b.dims(), b.ghost()};
 }
 
@@ -84,14 +90,17 @@ struct GpuBackend::State {
   const Program& p;
   const Context& ctx;
   const GpuOptions options;
+  const bool callers;  // the fields are the caller's arrays
   const Scheme& sc;
   Stream stream;
   Variant unit;
   KernelCache::Result compiled;
   Module module;
-  CUfunction boundary_axis, update_rk4, save, non_finite;
+  CUfunction boundary_axis, update_rk4, save, copy_padded, non_finite;
   // The fields: 2N-storage schemes keep a pair per field (a stage reads one
-  // and writes the other), rk4 one; `now` picks the state of the pair.
+  // and writes the other), rk4 one; `now` picks the state of the pair. On
+  // the caller's arrays f[0] are views of them and f[1] gpen's (for rk4 a
+  // packed copy to read and write the caller's pitched arrays through).
   std::array<std::vector<DeviceBuffer>, 2> f;
   int now = 0;
   std::vector<DeviceBuffer> k, d, f0;  // rk4's right-hand sides; registers (2N) or sums (rk4); rk4's start
@@ -108,6 +117,7 @@ struct GpuBackend::State {
       : p(prog),
         ctx(c),
         options(o),
+        callers(!o.fields.empty()),
         sc(scheme(prog.integrator)),
         unit(generate_time_loop(prog.dtype)),
         compiled(process_cache().get(source_program(unit, "time_loop"), c.info().arch())),
@@ -120,8 +130,22 @@ struct GpuBackend::State {
     update_rk4 = module.function(stem + "_update_rk4");
     save = module.function(stem + "_save");
     non_finite = module.function(stem + "_non_finite");
-    for (const ProgramField& pf : p.fields) {
-      for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
+    copy_padded = module.function(stem + "_copy_padded");
+    if (callers && options.fields.size() != p.fields.size())
+      throw BindingError(fmt::format("program {}: {} array{} for its {} fields (one each, in the program's order)", p.name, options.fields.size(),
+                                     options.fields.size() == 1 ? "" : "s", p.fields.size()));
+    for (std::size_t i = 0; i < p.fields.size(); ++i) {
+      const ProgramField& pf = p.fields[i];
+      if (callers) {
+        const DeviceBuffer* b = options.fields[i];
+        if (!b || b->dtype() != p.dtype || b->dims() != p.dims || b->shape() != p.size || b->ghost() != pf.ghost)
+          throw BindingError(fmt::format("program {}: the array for field '{}' must be {} {}-D, {} points, ghost {}", p.name, pf.name, to_string(p.dtype), p.dims,
+                                         fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), pf.ghost));
+        f[0].push_back(DeviceBuffer::view(b->get(), b->dtype(), b->dims(), b->shape(), b->ghost(), b->pitch()));
+        f[1].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
+      } else {
+        for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
+      }
       d.emplace_back(p.dtype, p.dims, p.size, 0);
       if (!sc.two_n) {
         k.emplace_back(p.dtype, p.dims, p.size, 0);
@@ -275,6 +299,23 @@ struct GpuBackend::State {
   }
 
   const std::vector<DeviceBuffer>& fields_now() const { return f[static_cast<std::size_t>(now)]; }
+
+  // dst = src, ghosts included.
+  void copy(const DeviceBuffer& src, const DeviceBuffer& dst) {
+    CUdeviceptr s = src.get(), d = dst.get();
+    PaddedArray ps = padded_of(src), pd = padded_of(dst);
+    void* args[] = {&s, &ps, &d, &pd};
+    launch(copy_padded, args);
+  }
+
+  // Field i's state, where a download can read it: the array now, or, for
+  // the caller's pitched array, a packed copy in gpen's array of the pair.
+  const DeviceBuffer& readable(std::size_t i) {
+    const DeviceBuffer& b = f[static_cast<std::size_t>(now)][i];
+    if (b.packed()) return b;
+    copy(b, f[1][i]);  // now is 0: the caller's array; f[1] is free between steps
+    return f[1][i];
+  }
 };
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options) {
@@ -292,8 +333,9 @@ std::string GpuBackend::name() const { return fmt::format("{} (GPU)", s_->ctx.in
 CUstream GpuBackend::stream() const { return s_->stream.get(); }
 
 std::vector<double> GpuBackend::padded_field(int f) const {
+  const DeviceBuffer& b = s_->readable(static_cast<std::size_t>(f));
   s_->stream.synchronize();
-  return s_->fields_now().at(static_cast<std::size_t>(f)).download();
+  return b.download();
 }
 
 std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::allocations() - s_->allocations_after_setup; }
@@ -301,22 +343,39 @@ std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::a
 void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
   const Program& p = s_->p;
   s_->stream.synchronize();
-  std::vector<DeviceBuffer>& f = s_->f[static_cast<std::size_t>(s_->now)];
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    HostArray host(p.dims, p.size, f[i].ghost());  // ghosts 0 until the boundaries fill them
+  // Into the state's array, or on the caller's arrays into gpen's of the
+  // pair (packed: an upload can write it) and copied over.
+  State& s = *s_;
+  if (s.callers) s.now = 0;
+  for (std::size_t i = 0; i < s.f[0].size(); ++i) {
+    DeviceBuffer& to = s.callers ? s.f[1][i] : s.f[static_cast<std::size_t>(s.now)][i];
+    HostArray host(p.dims, p.size, to.ghost());  // ghosts 0 until the boundaries fill them
     set_interior(host, interiors.at(i));
-    f[i].upload(host.data);
+    to.upload(host.data);
+    if (s.callers) s.copy(to, s.f[0][i]);
   }
-  s_->fill_boundaries();
-  s_->stream.synchronize();
+  s.fill_boundaries();
+  s.stream.synchronize();
+}
+
+void GpuBackend::fill_boundaries() { s_->fill_boundaries(); }
+
+void GpuBackend::settle() {
+  State& s = *s_;
+  if (!s.callers || s.now == 0) return;
+  for (std::size_t i = 0; i < s.f[0].size(); ++i) s.copy(s.f[1][i], s.f[0][i]);
+  s.now = 0;
+  s.stream.synchronize();
 }
 
 std::vector<std::vector<double>> GpuBackend::fields() const {
   const Program& p = s_->p;
   s_->stream.synchronize();
   std::vector<std::vector<double>> out;
-  for (const DeviceBuffer& b : s_->fields_now()) {
+  for (std::size_t i = 0; i < s_->f[0].size(); ++i) {
+    const DeviceBuffer& b = s_->readable(i);
     HostArray host(p.dims, p.size, b.ghost());
+    s_->stream.synchronize();
     host.data = b.download();
     out.push_back(interior_values(host));
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpen/families/common/device_buffer.hpp"
 #include "gpen/simulate/backend.hpp"
 #include "gpen/simulate/program.hpp"
 #include "gpen/runtime/device.hpp"
@@ -22,6 +23,13 @@ struct GpuOptions {
   // defaults (benchmarks of variants); without them each runs the variant
   // `gpen tune` stored for its spec as written at this size, else the defaults.
   std::vector<std::string> rhs_set;
+  // The fields' arrays, the caller's (views: DeviceBuffer::view, packed or
+  // with pitches), one per program field in its order, each with the
+  // program's dtype, dims and size and the field's ghost width: the state
+  // lives there. The loop allocates a second array per field for its
+  // stages and, where a step left the state in it, copies it back when
+  // Simulation::run returns (settle). Empty: gpen allocates every array.
+  std::vector<const DeviceBuffer*> fields;
 };
 
 class GpuBackend : public Backend {
@@ -32,6 +40,8 @@ class GpuBackend : public Backend {
   ~GpuBackend() override;
 
   void set_fields(const std::vector<std::vector<double>>& interiors) override;
+  void fill_boundaries() override;
+  void settle() override;
   std::vector<std::vector<double>> fields() const override;
   void step(double dt) override;
   double max_speed() override;

@@ -79,6 +79,13 @@ void Simulation::initialize() {
   step_ = 0;
 }
 
+void Simulation::resume(double t, long long step) {
+  if (!(t >= 0) || !std::isfinite(t) || step < 0) throw std::invalid_argument(fmt::format("Simulation::resume: t = {}, step {}: a finite time >= 0 and a step >= 0", t, step));
+  backend_->fill_boundaries();
+  t_ = t;
+  step_ = step;
+}
+
 void Simulation::write_snapshot(const std::string& dir) const {
   fs::create_directories(dir);
   const std::vector<std::vector<double>> v = backend_->fields();
@@ -179,6 +186,12 @@ double Simulation::next_dt(double until) {
 }
 
 RunResult Simulation::run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress) {
+  RunResult r = run_steps(opt, progress);
+  backend_->settle();
+  return r;
+}
+
+RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(const StepReport&)>& progress) {
   using clock = std::chrono::steady_clock;
   RunResult res;
   res.diagnostic_names = diagnostic_names(p_);

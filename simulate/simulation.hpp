@@ -53,7 +53,12 @@ class Simulation {
   // The fields, time and step of the snapshot in `dir` (written by this
   // program's runs: the same fields, size and dtype).
   void restart(const std::string& dir);
+  // The fields as the back end holds them (e.g. the caller's arrays, which
+  // it wrote), at time t and step `step`: their ghost zones filled.
+  void resume(double t = 0, long long step = 0);
 
+  // Steps until `opt` says stop. On return the state is where the back end's
+  // caller keeps it (Backend::settle).
   RunResult run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress = {});
 
   // The next step's dt: fixed, or from the CFL conditions on the device's
@@ -72,6 +77,8 @@ class Simulation {
   double t_ = 0;
   long long step_ = 0;
   double last_speed_ = 0;  // the CFL reduction's last result (for messages)
+
+  RunResult run_steps(const RunOptions& opt, const std::function<void(const StepReport&)>& progress);
 };
 
 // The initial interiors of a program's fields (x fastest), as initialize() sets them.

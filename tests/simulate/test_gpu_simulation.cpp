@@ -2,8 +2,10 @@
 // fills value for value, a few steps of every shipped program within the
 // kernels' tolerance, conservation, a bitwise restart, nothing allocated.
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
+#include "gpen/families/common/kernel.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
 #include "gpen/simulate/gpu_backend.hpp"
 #include "gpen/simulate/simulation.hpp"
@@ -138,6 +140,91 @@ TEST_CASE("on the GPU: the total mass over 1000 steps to 1e-12, and a bitwise re
   CHECK(second.time() == whole.time());
   CHECK(second.backend().fields() == whole.backend().fields());
   std::filesystem::remove_all(dir);
+}
+
+
+TEST_CASE("on the GPU: a program on the caller's pitched arrays steps as on gpen's own, the state in them after each run, the gaps untouched") {
+  Context& ctx = sim_ctx();
+  ctx.make_current();
+  const std::array<long long, 3> n{37, 21, 19};
+  const sim::Program p = program_of(program_text("sound_wave3d"), n);
+  // Each field's array as a caller pads it: rows 5 and planes 2 rows longer than packed, every byte 0xff (NaN) to start.
+  std::vector<DeviceMemory> memory;
+  std::vector<DeviceBuffer> views;
+  std::vector<Pitch> pitches;
+  for (const sim::ProgramField& f : p.fields) {
+    const long long px = n[0] + 2 * f.ghost, py = n[1] + 2 * f.ghost, pz = n[2] + 2 * f.ghost;
+    const Pitch pitch{px + 5, (px + 5) * (py + 2)};
+    memory.emplace_back(static_cast<std::size_t>(pitch.plane * pz) * sizeof(double));
+    GPEN_CU(cuMemsetD8(memory.back().get(), 0xff, static_cast<std::size_t>(pitch.plane * pz) * sizeof(double)), "poisoning a caller's array");
+    views.push_back(DeviceBuffer::view(memory.back().get(), Dtype::Float64, 3, n, f.ghost, pitch));
+    pitches.push_back(pitch);
+  }
+  // The interiors of the caller's arrays, and the count of gap elements that are no longer all ones.
+  long long gaps_written = 0;
+  auto callers_fields = [&] {
+    std::vector<std::vector<double>> out;
+    gaps_written = 0;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      const int g = p.fields[i].ghost;
+      const long long px = n[0] + 2 * g, py = n[1] + 2 * g, pz = n[2] + 2 * g;
+      std::vector<double> all(static_cast<std::size_t>(pitches[i].plane * pz));
+      GPEN_CU(cuMemcpyDtoH(all.data(), memory[i].get(), all.size() * sizeof(double)), "reading a caller's array");
+      std::vector<double> interior;
+      for (long long k = 0; k < pz; ++k)
+        for (long long j = 0; j < pitches[i].plane / pitches[i].row; ++j)
+          for (long long x = 0; x < pitches[i].row; ++x) {
+            const double v = all[static_cast<std::size_t>(x + pitches[i].row * j + pitches[i].plane * k)];
+            const bool in_array = x < px && j < py;
+            if (!in_array) {
+              std::uint64_t bits;
+              std::memcpy(&bits, &v, sizeof bits);
+              gaps_written += bits != ~0ull;
+            } else if (x >= g && x < g + n[0] && j >= g && j < g + n[1] && k >= g && k < g + n[2]) {
+              interior.push_back(v);
+            }
+          }
+      out.push_back(std::move(interior));
+    }
+    return out;
+  };
+  sim::GpuOptions o;
+  for (const DeviceBuffer& v : views) o.fields.push_back(&v);
+  sim::Simulation theirs(p, std::make_unique<sim::GpuBackend>(p, ctx, o)), ours(p, std::make_unique<sim::GpuBackend>(p, ctx));
+  theirs.initialize();
+  ours.initialize();
+  CHECK(callers_fields() == ours.backend().fields());
+  sim::RunOptions r;
+  for (long long steps : {5, 2}) {  // an odd count of rk3 steps leaves the state in gpen's array of the pair: run() copies it back
+    CAPTURE(steps);
+    r.steps = steps;
+    theirs.run(r);
+    ours.run(r);
+    CHECK(theirs.time() == ours.time());
+    const auto fields = callers_fields();
+    CHECK(fields == ours.backend().fields());
+    CHECK(theirs.backend().fields() == fields);
+    CHECK(gaps_written == 0);
+  }
+  // A new loop on the same arrays goes on from what they hold.
+  sim::Simulation again(p, std::make_unique<sim::GpuBackend>(p, ctx, o));
+  again.resume(theirs.time(), theirs.step());
+  r.steps = 3;
+  again.run(r);
+  ours.run(r);
+  CHECK(again.step() == ours.step());
+  CHECK(callers_fields() == ours.backend().fields());
+  CHECK(gaps_written == 0);
+  // Arrays that do not fit the program are refused in words.
+  sim::GpuOptions wrong;
+  wrong.fields = {o.fields[0]};
+  CHECK_THROWS_WITH_AS(sim::GpuBackend(p, ctx, wrong), doctest::Contains("1 array for its 4 fields"), BindingError);
+  wrong.fields = o.fields;
+  wrong.fields[1] = o.fields[0];  // ghost 3 like ux: fits
+  wrong.fields[2] = &views[0];
+  DeviceBuffer narrow = DeviceBuffer::view(memory[3].get(), Dtype::Float64, 3, n, 2, pitches[3]);
+  wrong.fields[3] = &narrow;
+  CHECK_THROWS_WITH_AS(sim::GpuBackend(p, ctx, wrong), doctest::Contains("the array for field 'uz' must be float64 3-D, 37x21x19 points, ghost 3"), BindingError);
 }
 
 }  // namespace gpen::test

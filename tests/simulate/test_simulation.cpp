@@ -362,4 +362,25 @@ TEST_CASE("the Runge-Kutta tables: the 2N scheme's stage times, the weights of t
   CHECK(w == doctest::Approx(1.0).epsilon(1e-15));
 }
 
+
+TEST_CASE("resume goes on from the state the back end holds, its ghosts filled again; a time or step that cannot be is refused") {
+  const sim::Program p = program_of(sound_wave_text(), std::array<long long, 3>{10, 9, 8});
+  sim::Simulation whole(p, std::make_unique<sim::CpuBackend>(p)), parts(p, std::make_unique<sim::CpuBackend>(p));
+  whole.initialize();
+  parts.initialize();
+  sim::RunOptions o;
+  o.steps = 4;
+  whole.run(o);
+  o.steps = 2;
+  parts.run(o);
+  parts.resume(parts.time(), parts.step());
+  parts.run(o);
+  CHECK(parts.step() == 4);
+  CHECK(parts.time() == whole.time());
+  CHECK(parts.backend().fields() == whole.backend().fields());
+  CHECK_THROWS_WITH_AS(parts.resume(-1, 0), doctest::Contains("a finite time >= 0"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parts.resume(0, -3), doctest::Contains("a step >= 0"), std::invalid_argument);
+  CHECK_THROWS_AS(parts.resume(std::nan(""), 0), std::invalid_argument);
+}
+
 }  // namespace gpen::test

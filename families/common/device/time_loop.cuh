@@ -110,6 +110,17 @@ __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
 
+// dst = src over the whole padded arrays (ghosts included): two arrays of
+// one shape and ghost width, each with its pitches.
+template <class real>
+__device__ void copy_padded(const real* src, const PaddedArray& ps, real* dst, const PaddedArray& pd) {
+  const long long nx = ps.range(0), ny = ps.range(1), total = nx * ny * ps.range(2);
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    const long long i = ps.first(0) + t % nx, j = ps.first(1) + (t / nx) % ny, k = ps.first(2) + t / (nx * ny);
+    dst[pd.at(i, j, k)] = src[ps.at(i, j, k)];
+  }
+}
+
 // Classic RK4: acc = (first ? 0 : acc) + weight k; f = f0 + dt (last ? acc : next k).
 template <class real>
 __device__ void update_rk4(real* f, const real* f0, real* acc, const real* k, const PaddedArray& p, int first, int last, double weight,
