@@ -51,10 +51,15 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
       s.fields.push_back(f);
       u.inputs.push_back({FusedSlot::What::Now, r.use.input_field[static_cast<std::size_t>(f.slot)]});
     }
+  // The arrays it adds have the field's ghost width (read and written at
+  // the point alone): every array of a launch then has the same pitches,
+  // the whole padded arrays, packed, with no narrower view among them.
+  auto ghost_of = [&](int field) { return p.fields[static_cast<std::size_t>(field)].ghost; };
   auto add_input = [&](const std::string& name, FusedSlot slot) {
     FieldDecl f;
     f.name = unused_name(s, name);
     f.role = FieldDecl::Role::Input;
+    f.ghost = ghost_of(slot.field);
     f.slot = static_cast<int>(u.inputs.size());
     s.fields.push_back(f);
     u.inputs.push_back(slot);
@@ -94,6 +99,7 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
     FieldDecl f;
     f.name = unused_name(s, name);
     f.role = FieldDecl::Role::Output;
+    f.ghost = ghost_of(slot.field);
     f.slot = static_cast<int>(u.outputs.size());
     s.fields.push_back(f);
     u.outputs.push_back(slot);

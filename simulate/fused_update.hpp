@@ -12,7 +12,10 @@
 //
 // The fused spec is a new Spec built from the rhs spec's IR (no text is
 // made or parsed): its inputs are the spec's, then F where the spec does
-// not read it and d; its params the spec's, then alpha and dt beta.
+// not read it and d; its params the spec's, then alpha and dt beta. The
+// arrays it adds (d, F_next, F) have F's ghost width: a launch binds whole
+// padded arrays of one layout (d too is padded), so that no strategy
+// meets an array whose pitches differ from the others'.
 #pragma once
 
 #include <vector>

@@ -146,7 +146,7 @@ struct GpuBackend::State {
       } else {
         for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       }
-      d.emplace_back(p.dtype, p.dims, p.size, 0);
+      d.emplace_back(p.dtype, p.dims, p.size, sc.two_n ? pf.ghost : 0);  // 2N: bound whole to a fused spec (fused_update.hpp)
       if (!sc.two_n) {
         k.emplace_back(p.dtype, p.dims, p.size, 0);
         f0.emplace_back(p.dtype, p.dims, p.size, 0);
@@ -259,7 +259,7 @@ struct GpuBackend::State {
     for (std::size_t first = 0; first < fs.size(); first += kMaxFaceFields) {
       const std::size_t count = std::min<std::size_t>(kMaxFaceFields, fs.size() - first);
       AxisFaces faces{};
-      long long lines = 1;
+      long long points = 1;
       bool apart = true;  // the two sides share no point: one launch fills both
       for (std::size_t i = 0; i < count; ++i) {
         const DeviceBuffer& b = fs[first + i];
@@ -270,13 +270,13 @@ struct GpuBackend::State {
           faces.kind[i][side] = static_cast<int>(bc.kind);
           faces.value[i][side] = bc.value;
         }
-        long long l = 1;
+        long long l = std::max(1, b.ghost());  // the face's ghost points: a thread each
         for (int a = 0; a < 3; ++a)
           if (a != axis) l *= a < p.dims ? b.shape()[static_cast<std::size_t>(a)] + 2 * b.ghost() : 1;
-        lines = std::max(lines, l);
+        points = std::max(points, l);
         apart = apart && b.shape()[static_cast<std::size_t>(axis)] > 2 * b.ghost() + 1;
       }
-      const auto x = static_cast<unsigned>(std::min<long long>((lines + 255) / 256, blocks));
+      const auto x = static_cast<unsigned>(std::min<long long>((points + 255) / 256, blocks));
       for (int side0 = 0; side0 < 2; side0 += apart ? 2 : 1) {
         void* args[] = {&faces, &axis, &side0};
         GPEN_CU(cuLaunchKernel(boundary_axis, x, static_cast<unsigned>(count), apart ? 2 : 1, 256, 1, 1, 0, stream.get(), args, nullptr),

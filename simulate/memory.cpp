@@ -13,11 +13,12 @@ MemoryNeed program_memory(const Program& p, bool gpu) {
   // (2N) and its right-hand side and start (rk4) as interiors, the
   // stencils' outputs the program does not use. The GPU's 2N loop keeps a
   // pair of padded arrays per field (a stage reads one and writes the
-  // other), and its stencils write no right-hand side and no unused output.
+  // other), and its stencils write no right-hand side and no unused output; its
+  // registers are padded like the fields (one layout for a launch's arrays).
   const bool two_n = scheme(p.integrator).two_n, fused = gpu && two_n;
   std::uint64_t elements = 0, widest = 0;
   const std::uint64_t interior = padded_elements(p.dims, p.size, 0);
-  const std::uint64_t interiors = two_n ? (fused ? 1 : 2) : 3, paddeds = fused ? 2 : 1;
+  const std::uint64_t interiors = two_n ? (fused ? 0 : 2) : 3, paddeds = fused ? 3 : 1;
   for (const ProgramField& f : p.fields) {
     const std::uint64_t padded = padded_elements(p.dims, p.size, f.ghost);
     elements = bytes_plus(elements, bytes_plus(bytes_times(paddeds, padded), bytes_times(interiors, interior)));

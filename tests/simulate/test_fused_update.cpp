@@ -39,7 +39,7 @@ TEST_CASE("a right-hand side fused with each part of a 2N stage computes d = alp
         for (std::size_t f = 0; f < p.fields.size(); ++f) {
           field.emplace_back(3, n, p.fields[f].ghost);
           fill_random(field.back(), 100 + f, p.dtype);
-          reg.emplace_back(3, n, 0);
+          reg.emplace_back(3, n, p.fields[f].ghost);
           fill_random(reg.back(), 200 + f, p.dtype);
         }
         // The spec as written: k per output.
@@ -55,7 +55,11 @@ TEST_CASE("a right-hand side fused with each part of a 2N stage computes d = alp
         const sim::FusedUpdate u = sim::fuse_update(r, p, part);
         REQUIRE(u.inputs.size() == u.spec.inputs().size());
         REQUIRE(u.outputs.size() == u.spec.output_fields().size());
-        std::vector<HostArray> next(p.fields.size(), HostArray(3, n, 0)), reg_next(p.fields.size(), HostArray(3, n, 0));
+        std::vector<HostArray> next, reg_next;
+        for (const sim::ProgramField& f : p.fields) {
+          next.emplace_back(3, n, f.ghost);
+          reg_next.emplace_back(3, n, f.ghost);
+        }
         std::vector<const HostArray*> u_ins;
         for (const sim::FusedSlot& s : u.inputs) {
           REQUIRE(s.what != sim::FusedSlot::What::Next);

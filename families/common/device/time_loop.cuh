@@ -25,52 +25,54 @@ struct PaddedArray {
 
 // One face (axis, side) of one array: its ghost layers, and for the
 // antisymmetric and value kinds its boundary point, over the whole padded
-// extent of the other two axes. A thread a line across the face. A ghost
-// point's value comes from a point that no write of the same face touches
-// (the interior, or with fewer interior points than 2 g + 1 the other
-// face's ghosts, which the host fills in a launch of their own), so that a
-// line's reads go first, a few at a time, and its writes after them.
-template <class real>
-__device__ void boundary_face(real* a, const PaddedArray& p, int axis, int side, int kind, double value) {
-  constexpr int kBatch = 4;
+// extent of the other two axes. A thread a ghost point: the point m past
+// the boundary point bp of a line across the face. Across x a line's ghost
+// points are contiguous, and consecutive threads take them (m fastest), so
+// that a warp stores whole runs rather than a partial sector per line and
+// m; across y and z consecutive threads take consecutive lines (x fastest)
+// for each m. A ghost point's value comes from a point no other thread of
+// the face writes (the interior, or with fewer interior points than
+// 2 g + 1 the other face's ghosts, which the host fills in a launch of
+// their own). Index is 32-bit where the face's points fit.
+template <class real, class Index>
+__device__ void boundary_points(real* a, const PaddedArray& p, int axis, int side, int kind, double value) {
   const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
-  const long long nu = p.range(ua), lines = nu * p.range(va), n = p.n[axis];
-  const long long stride = axis == 0 ? 1 : axis == 1 ? p.row : p.plane;
+  // A thread a ghost point, and one a line without ghosts (its boundary point).
+  const Index nu = static_cast<Index>(p.range(ua)), lines = nu * static_cast<Index>(p.range(va)), g = static_cast<Index>(p.g > 0 ? p.g : 1);
+  const long long n = p.n[axis], stride = axis == 0 ? 1 : axis == 1 ? p.row : p.plane;
   const long long bp = side == 0 ? 0 : n - 1, out = side == 0 ? -1 : 1;
-  const int g = p.g;
   // Grid-stride over x alone: y and z may pick the array and the side.
-  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < lines; t += (long long)gridDim.x * blockDim.x) {
+  for (Index t = blockIdx.x * blockDim.x + threadIdx.x; t < lines * g; t += gridDim.x * blockDim.x) {
+    const Index line = axis == 0 ? t / g : t % lines;
+    const long long m = 1 + (axis == 0 ? t % g : t / lines);
     long long c[3];
-    c[ua] = p.first(ua) + t % nu;
-    c[va] = p.first(va) + t / nu;
+    c[ua] = p.first(ua) + line % nu;
+    c[va] = p.first(va) + line / nu;
     c[axis] = bp;
     real* const b = a + p.at(c[0], c[1], c[2]);  // the boundary point; b[x * stride] is bp + x along the axis
-    if (kind == kAntisymmetric) b[0] = real(0);
-    if (kind == kValue) b[0] = real(value);
-    for (int m0 = 1; m0 <= g; m0 += kBatch) {
-      real v[kBatch];
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const long long m = m0 + j;
-        if (m > g) break;
-        if (kind == kPeriodic) {
-          long long src = bp + out * m;  // the ghost point, wrapped into the interior
-          while (src < 0) src += n;
-          while (src >= n) src -= n;
-          v[j] = b[(src - bp) * stride];
-        } else {
-          const real mirror = b[-out * m * stride];
-          v[j] = kind == kSymmetric ? mirror : kind == kAntisymmetric ? -mirror : real(2 * value) - mirror;
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const long long m = m0 + j;
-        if (m > g) break;
-        b[out * m * stride] = v[j];
-      }
+    if (m == 1 && kind == kAntisymmetric) b[0] = real(0);
+    if (m == 1 && kind == kValue) b[0] = real(value);
+    if (m > p.g) continue;  // a line without ghosts: its boundary point alone
+    real v;
+    if (kind == kPeriodic) {
+      long long src = bp + out * m;  // the ghost point, wrapped into the interior
+      while (src < 0) src += n;
+      while (src >= n) src -= n;
+      v = b[(src - bp) * stride];
+    } else {
+      const real mirror = b[-out * m * stride];
+      v = kind == kSymmetric ? mirror : kind == kAntisymmetric ? -mirror : real(2 * value) - mirror;
     }
+    b[out * m * stride] = v;
   }
+}
+
+template <class real>
+__device__ void boundary_face(real* a, const PaddedArray& p, int axis, int side, int kind, double value) {
+  const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
+  const long long points = p.range(ua) * p.range(va) * (p.g > 0 ? p.g : 1) + (long long)gridDim.x * blockDim.x;
+  if (points < 0x7fffffffLL) boundary_points<real, unsigned>(a, p, axis, side, kind, value);
+  else boundary_points<real, unsigned long long>(a, p, axis, side, kind, value);
 }
 
 // The faces of one axis of up to kMaxFaceFields arrays, in one launch:

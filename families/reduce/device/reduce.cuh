@@ -108,6 +108,18 @@ struct RowCursor {
   }
 };
 
+// reduce_args_copy: a kernel reads its argument block through a local copy,
+// `const ReduceArgs<B> a = args`, never through a reference to the kernel
+// parameter itself. A block of more than 128 bytes (the pitches made
+// row_extrema's 168) read by reference is not split into values: every use
+// of a member reads the parameter again, nothing computed from the members
+// is shared or hoisted, and the compiled loop changes with it (row_extrema:
+// each of a batch's guarded loads a branch of its own, waiting for its
+// value before the next load was issued: 0.69x of the tree before
+// pitches). The copy is split into values, read once (no local memory:
+// every member is read at constant offsets), as a block of 128 bytes or
+// less always was.
+
 // Result R of the whole warp, in every lane (a fixed butterfly).
 template <class B, int R>
 __device__ __forceinline__ typename B::acc reduce_warp(typename B::acc v) {
@@ -133,8 +145,10 @@ __device__ __forceinline__ void reduce_store(const ReduceArgs<B>& a, long long x
   else a.partial[((B::kReduceX ? kept : kept * a.g.nx + x) * a.g.partials + part) * B::kNumOut + R] = v;
 }
 
+// The kernels read their arguments through a copy (reduce_args_copy).
 template <class B>
-__device__ void reduce_partials(const ReduceArgs<B>& a) {
+__device__ void reduce_partials(const ReduceArgs<B>& args) {
+  const ReduceArgs<B> a = args;  // reduce_args_copy
   using acc = typename B::acc;
   const ReduceGeometryArgs& g = a.g;
   const Extent n{static_cast<int>(g.nx), static_cast<int>(g.ny), static_cast<int>(g.nz)};
@@ -221,7 +235,8 @@ __device__ void reduce_partials(const ReduceArgs<B>& a) {
 
 // Every result point's partials, a warp a point: lane l takes partials l, l + 32, ...
 template <class B>
-__device__ void reduce_final(const ReduceArgs<B>& a) {
+__device__ void reduce_final(const ReduceArgs<B>& args) {
+  const ReduceArgs<B> a = args;  // reduce_args_copy
   using acc = typename B::acc;
   const ReduceGeometryArgs& g = a.g;
   const long long points = (B::kReduceX ? 1 : g.nx) * g.kept_rows;
