@@ -81,7 +81,7 @@ struct BoundKernel {
   std::array<FieldBindings, 2> bindings;
   ParamValues params;
   std::string alpha, dt_beta;  // a fused update's params
-  int arrays = 0;              // the spec's inputs and outputs
+  int arrays = 0;              // the arrays the spec reads or writes whole
 };
 
 }  // namespace
@@ -188,7 +188,8 @@ struct GpuBackend::State {
     BoundKernel b;
     const TunableChoice choice = rhs && !options.rhs_set.empty() ? spec.choose(options.rhs_set) : tuned_choice(u.spec, size, ctx.info()).choice;
     b.kernel = make_kernel(spec, choice, ctx);
-    b.arrays = static_cast<int>(spec.inputs().size() + spec.output_fields().size());
+    // A reduction's results are a few values: its inputs alone count.
+    b.arrays = static_cast<int>(spec.inputs().size() + (spec.kind == "reduce" ? 0 : spec.output_fields().size()));
     const std::vector<double> env = p.param_values();
     for (std::size_t s = 0; s < u.spec.params.size(); ++s) b.params[u.spec.params[s].name] = u.param[s](env.data());
     const auto ins = u.spec.inputs();
