@@ -55,16 +55,21 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
   // the point alone): every array of a launch then has the same pitches,
   // the whole padded arrays, packed, with no narrower view among them.
   auto ghost_of = [&](int field) { return p.fields[static_cast<std::size_t>(field)].ghost; };
-  auto add_input = [&](const std::string& name, FusedSlot slot) {
+  // A field of `role` bound to `slot`, appended to the spec; its slot number.
+  auto add_field = [&](const std::string& name, FieldDecl::Role role, FusedSlot slot) {
+    std::vector<FusedSlot>& slots = role == FieldDecl::Role::Input ? u.inputs : u.outputs;
     FieldDecl f;
     f.name = unused_name(s, name);
-    f.role = FieldDecl::Role::Input;
+    f.role = role;
     f.ghost = ghost_of(slot.field);
-    f.slot = static_cast<int>(u.inputs.size());
+    f.slot = static_cast<int>(slots.size());
     s.fields.push_back(f);
-    u.inputs.push_back(slot);
-    if (s.parsed_footprint) s.parsed_footprint->push_back({0, 0, 0});
+    slots.push_back(slot);
     return f.slot;
+  };
+  auto add_input = [&](const std::string& name, FusedSlot slot) {
+    if (s.parsed_footprint) s.parsed_footprint->push_back({0, 0, 0});
+    return add_field(name, FieldDecl::Role::Input, slot);
   };
   auto add_param = [&](const std::string& name) {
     ParamDecl q;
@@ -96,13 +101,7 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
   }
 
   auto add_output = [&](const std::string& name, FusedSlot slot, IrPtr ir, const std::string& text) {
-    FieldDecl f;
-    f.name = unused_name(s, name);
-    f.role = FieldDecl::Role::Output;
-    f.ghost = ghost_of(slot.field);
-    f.slot = static_cast<int>(u.outputs.size());
-    s.fields.push_back(f);
-    u.outputs.push_back(slot);
+    add_field(name, FieldDecl::Role::Output, slot);
     OutputDecl o;
     o.field = static_cast<int>(s.fields.size()) - 1;
     o.text = text;

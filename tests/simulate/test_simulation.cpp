@@ -32,15 +32,15 @@ std::string line_wave(double amplitude, const std::string& integrator, const std
   return j;
 }
 
-// rho after running `p` from its initial values to time T.
-std::vector<double> rho_at(const sim::Program& p, double T) {
+// The field `name` after running `p` from its initial values to time T.
+std::vector<double> field_at(const sim::Program& p, double T, const std::string& name = "rho") {
   sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
   s.initialize();
   sim::RunOptions o;
   o.until = T;
   s.run(o);
   CHECK(s.time() == T);
-  return s.backend().fields()[0];
+  return s.backend().fields()[static_cast<std::size_t>(p.find_field(name))];
 }
 
 // max |a - b| over a's points, b on a grid `every` times as fine (the
@@ -119,7 +119,7 @@ TEST_CASE("the integrators converge at their order in time (sound wave, against 
   const double a = 1e-3, T = 1.0;
   for (auto [name, order] : {std::pair<const char*, int>{"euler", 1}, {"rk3", 3}, {"rk4", 4}}) {
     CAPTURE(std::string(name));
-    auto run = [&](double dt) { return rho_at(program_of(line_wave(a, name, fmt::format(R"~({{"dt": {}}})~", dt)), std::array<long long, 3>{32, 1, 1}), T); };
+    auto run = [&](double dt) { return field_at(program_of(line_wave(a, name, fmt::format(R"~({{"dt": {}}})~", dt)), std::array<long long, 3>{32, 1, 1}), T); };
     const std::vector<double> reference = run(0.1 / 32);
     std::vector<double> errors;
     for (double dt : {0.1, 0.05, 0.025}) errors.push_back(difference(run(dt), reference, 1, a));
@@ -137,7 +137,7 @@ TEST_CASE("the sound wave converges at the operators' 6th order in space (agains
   // The same fixed step on every grid (RK4, far below the grids' own): the
   // time error is nearly the same on each, and cancels.
   const double a = 1e-3, T = 1.0;
-  auto run = [&](long long n) { return rho_at(program_of(line_wave(a, "rk4", R"~({"dt": 0.01})~"), std::array<long long, 3>{n, 1, 1}), T); };
+  auto run = [&](long long n) { return field_at(program_of(line_wave(a, "rk4", R"~({"dt": 0.01})~"), std::array<long long, 3>{n, 1, 1}), T); };
   const std::vector<double> reference = run(256);
   std::vector<double> errors;
   for (long long n : {8, 16, 32}) errors.push_back(difference(run(n), reference, static_cast<std::size_t>(256 / n), a));
@@ -392,16 +392,7 @@ TEST_CASE("the Alfven wave travels at vA as the linear solution says, and conver
   std::string j = with(text, R"~("integrator": "rk3")~", R"~("integrator": "rk4")~");
   j = with(j, R"~("time_step": {"cfl": {"spec": "../reduce/mhd_speed.json", "params": {"inv_h": "1 / hx"}, "diffusivity": "max(nu, eta)"}})~",
            R"~("time_step": {"dt": 0.01})~");
-  auto uy_at = [&](long long n) {
-    const sim::Program p = program_of(j, std::array<long long, 3>{n, 1, 1});
-    sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
-    s.initialize();
-    sim::RunOptions o;
-    o.until = T;
-    s.run(o);
-    CHECK(s.time() == T);
-    return s.backend().fields()[static_cast<std::size_t>(p.find_field("uy"))];
-  };
+  auto uy_at = [&](long long n) { return field_at(program_of(j, std::array<long long, 3>{n, 1, 1}), T, "uy"); };
   const std::vector<double> reference = uy_at(256);
   double off = 0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
