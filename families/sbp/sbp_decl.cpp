@@ -52,6 +52,18 @@ void spacing(SpecReading& in, const std::string& ptr) {
 
 }  // namespace
 
+// The SAT term of u_n = 0 at both ends, -H^-1 (B S u), folded into the
+// first closure row of each side: at the left B[0][0] = -1 and S's first
+// row is boundary_derivative, so row 0 gains boundary_derivative / norm[0];
+// at the right S's last row is the mirror with the sign flipped and
+// B = +1: the same gain on right[0] (read from u[n-1] down).
+void fold_neumann_sat(SbpDecl& d) {
+  for (auto* row : {&d.left[0], &d.right[0]}) {
+    if (row->size() < d.boundary_derivative.size()) row->resize(d.boundary_derivative.size());
+    for (std::size_t j = 0; j < d.boundary_derivative.size(); ++j) (*row)[j] += d.boundary_derivative[j] / d.norm[0];
+  }
+}
+
 // An SBP operator: one input, one output, no ghost zones (closures
 // replace them); the math is checked by check_sbp (sbp_check.cpp).
 void read_sbp(SpecReading& in) {
@@ -64,7 +76,7 @@ void read_sbp(SpecReading& in) {
   JsonReader::Keys keys;
   if (!in.diag.unit([&] {
         keys = in.reader.object("/sbp", {"derivative", "order", "boundary_order", "axes", "interior", "left", "norm"},
-                         {"source", "description", "spacing", "right", "boundary_derivative"});
+                         {"source", "description", "spacing", "right", "boundary_derivative", "sat"});
       }))
     return;  // no object
   // A misspelt optional key (say "rigth") leaves a default that check_sbp
@@ -101,6 +113,10 @@ void read_sbp(SpecReading& in) {
   d.right_given = part("right", [&](const std::string& p) { d.right = rows(in.reader, p); });
   part("norm", [&](const std::string& p) { d.norm = rationals(in.reader, p, kMaxSbpRows); });
   part("boundary_derivative", [&](const std::string& p) { d.boundary_derivative = rationals(in.reader, p, kMaxSbpWidth); });
+  part("sat", [&](const std::string& p) {
+    in.reader.choice(p, {"neumann"});
+    d.neumann_sat = true;
+  });
   in.tunables_known = axes_ok;
   if (!whole) return;  // the math of a part-read operator would blame what is right
   if (!d.right_given) {
@@ -110,7 +126,14 @@ void read_sbp(SpecReading& in) {
       for (const auto& c : row) d.right.back().push_back(sign * c);
     }
   }
-  in.diag.unit([&] { check_sbp(d, *in.src); });
+  if (!in.diag.unit([&] { check_sbp(d, *in.src); })) return;
+  if (d.neumann_sat)
+    in.diag.unit([&] {
+      if (d.derivative != 2 || d.boundary_derivative.empty())
+        in.src->fail("/sbp/sat", "a Neumann SAT term folds B S into a second derivative's closures",
+                     "\"derivative\": 2 with its \"boundary_derivative\" (the first row of S)");
+      fold_neumann_sat(d);
+    });
 }
 
 }  // namespace gpen

@@ -128,6 +128,43 @@ TEST_CASE("each shipped operator is summation-by-parts: H D1 + (H D1)^T = B, H D
   }
 }
 
+TEST_CASE("\"sat\": \"neumann\" folds the Neumann SAT term into the first closure rows: D2 - H^-1 B S = -H^-1 M, M symmetric positive semi-definite") {
+  for (const std::string name : {"d2_o2", "d2_o4"}) {
+    CAPTURE(name);
+    const std::string text = gpen::test::read_file(sbp_path(name));
+    const Spec plain = load_spec(sbp_path(name));
+    const Spec sat = load_spec_string(with(text, R"~("boundary_derivative":)~", R"~("sat": "neumann", "boundary_derivative":)~"));
+    CHECK(sat.sbp().neumann_sat);
+    CHECK(sat.hash != plain.hash);
+    const nlohmann::json op = nlohmann::json::parse(text)["sbp"];
+    const long long n = plain.sbp().min_length() + 2;
+    const RationalMatrix d = sbp_matrix(plain.sbp(), n), ds = sbp_matrix(sat.sbp(), n);
+    std::vector<Rational> h(n, Rational(1));
+    for (std::size_t i = 0; i < op["norm"].size(); ++i) h[i] = h[n - 1 - i] = rat(op["norm"][i]);
+    // Only the first and last rows change, by S's boundary rows over H's first weight.
+    for (long long i = 0; i < n; ++i)
+      for (long long j = 0; j < n; ++j) {
+        Rational gain;
+        const auto& bd = op["boundary_derivative"];
+        if (i == 0 && j < static_cast<long long>(bd.size())) gain = rat(bd[j]) / h[0];
+        if (i == n - 1 && n - 1 - j < static_cast<long long>(bd.size())) gain = rat(bd[n - 1 - j]) / h[0];
+        CHECK_MESSAGE(ds[i][j] == d[i][j] + gain, "at " << i << "," << j);
+      }
+    // -H Ds = M: symmetric and positive semi-definite.
+    RationalMatrix m(n, std::vector<Rational>(n));
+    for (long long i = 0; i < n; ++i)
+      for (long long j = 0; j < n; ++j) m[i][j] = -h[i] * ds[i][j];
+    for (long long i = 0; i < n; ++i)
+      for (long long j = 0; j < n; ++j) CHECK_MESSAGE(m[i][j] == m[j][i], "at " << i << "," << j);
+    CHECK(positive_semidefinite(m));
+  }
+  // Only a second derivative with its S row can fold it.
+  const std::string d1 = gpen::test::read_file(sbp_path("d1_o4"));
+  const SpecError e = spec_error_of(with(d1, R"~("norm":)~", R"~("sat": "neumann", "norm":)~"));
+  CHECK(e.pointer() == "/sbp/sat");
+  CHECK(e.detail().expected.find("\"derivative\": 2") != std::string::npos);
+}
+
 TEST_CASE("each shipped operator differentiates polynomials exactly up to its interior and boundary orders, and no further") {
   for (const std::string name : kOperators) {
     CAPTURE(name);

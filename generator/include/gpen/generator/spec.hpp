@@ -158,6 +158,11 @@ struct SbpDecl {
   bool right_given = false;
   std::vector<Rational> norm;                 // H's weights at the closure points (1 inside)
   std::vector<Rational> boundary_derivative;  // second derivatives: the first row of S (optional)
+  // "sat": "neumann" (second derivatives, with boundary_derivative): the
+  // closures with the SAT term of a homogeneous Neumann condition folded in,
+  // D2 - H^-1 B S = -H^-1 M, whose energy u^T M u a wave equation keeps.
+  // left[0] and right[0] hold the folded rows once the operator is checked.
+  bool neumann_sat = false;
   std::string pointer;                        // /sbp
 
   int radius() const { return static_cast<int>(interior.size() / 2); }
