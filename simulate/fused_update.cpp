@@ -87,7 +87,6 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
     IrPtr rhs;
   };
   std::vector<Updated> updated;
-  const std::vector<const FieldDecl*> outs = rhs.output_fields();
   for (const OutputDecl& o : rhs.outputs) {
     const int field = r.output_field[static_cast<std::size_t>(rhs.fields[static_cast<std::size_t>(o.field)].slot)];
     if (field < 0) continue;  // computed, not used: the fused kernel leaves it out
@@ -108,8 +107,6 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
     o.ir = std::move(ir);
     s.outputs.push_back(std::move(o));
   };
-  const std::string& alpha = s.params[static_cast<std::size_t>(u.alpha_param)].name;
-  const std::string& dt_beta = s.params[static_cast<std::size_t>(u.dt_beta_param)].name;
   for (const Updated& x : updated) {
     const std::string& fname = p.fields[static_cast<std::size_t>(x.field)].name;
     // d = alpha d + k (k alone at the first stage); the same node in both
@@ -117,13 +114,20 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
     const IrPtr d = part.reads_d
                         ? ir_binary(Ir::Kind::Add, ir_binary(Ir::Kind::Mul, ir_param(u.alpha_param), ir_field(Access{x.d, {0, 0, 0}})), x.rhs)
                         : x.rhs;
-    const std::string d_text = part.reads_d ? fmt::format("{} * {}_register + d{}/dt", alpha, fname, fname) : fmt::format("d{}/dt", fname);
-    if (part.writes_d) add_output(fname + "_register_next", {FusedSlot::What::Register, x.field}, d, d_text);
+    if (part.writes_d) add_output(fname + "_register_next", {FusedSlot::What::Register, x.field}, d, "d = alpha d + d" + fname + "/dt");
     add_output(fname + "_next", {FusedSlot::What::Next, x.field},
                ir_binary(Ir::Kind::Add, ir_field(Access{x.now, {0, 0, 0}}), ir_binary(Ir::Kind::Mul, ir_param(u.dt_beta_param), d)),
-               fmt::format("{} + {} * ({})", fname, dt_beta, d_text));
+               fmt::format("{} + dt beta d", fname));
   }
-  s.hash = sha256_hex(fmt::format("{} fused with the 2N update: {}, {}", rhs.hash, s.name, fmt::join(r.output_field, ",")));
+  // The kernel cache's key: everything the transform read besides the rhs
+  // spec (its hash), so that another binding, ghost width or part is
+  // another kernel. kVersion changes with what fuse_update makes of them.
+  constexpr const char* kVersion = "fused_update/1";
+  std::string what = fmt::format("{} {} {} inputs {} outputs {}", kVersion, rhs.hash, s.name, fmt::join(r.use.input_field, ","), fmt::join(r.output_field, ","));
+  for (const FieldDecl& f : s.fields) what += fmt::format("; {} {} ghost {} slot {}", f.name, f.role == FieldDecl::Role::Input ? "in" : "out", f.ghost, f.slot);
+  for (const auto* slots : {&u.inputs, &u.outputs})
+    for (const FusedSlot& b : *slots) what += fmt::format("; {}:{}", static_cast<int>(b.what), b.field);
+  s.hash = sha256_hex(what);
   return u;
 }
 

@@ -5,7 +5,9 @@
 //   F_next = F + (dt beta) d
 // and stores F_next into the other buffer of F's pair (F is read with its
 // stencil while the kernel runs: it cannot be written in place) and d in
-// place (read and written at the point alone), but not at the last stage,
+// place (each point read, then written, by the thread that owns it: every
+// strategy reads a point's inputs before it stores the point), but not at
+// the last stage,
 // whose d no later stage reads. The rhs k never goes to memory: a stage
 // costs the stencil's reads, d's read and write and F_next's write, where a
 // separate update pass would read k, d and F again.
@@ -14,8 +16,10 @@
 // made or parsed): its inputs are the spec's, then F where the spec does
 // not read it and d; its params the spec's, then alpha and dt beta. The
 // arrays it adds (d, F_next, F) have F's ghost width: a launch binds whole
-// padded arrays of one layout (d too is padded), so that no strategy
-// meets an array whose pitches differ from the others'.
+// padded arrays (d too is padded), of one layout where the fields' ghosts
+// are equal and gpen allocated them, so that no strategy meets pitches
+// that differ from array to array there (narrower views of the rhs spec's
+// inputs and the caller's pitched arrays still may).
 #pragma once
 
 #include <vector>

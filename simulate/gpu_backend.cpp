@@ -1,5 +1,6 @@
 #include "gpu_backend.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <fmt/format.h>
@@ -65,6 +66,19 @@ DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
   if (b.dims() > 2) offset += d * pitch.plane;
   return DeviceBuffer::view(b.get() + static_cast<CUdeviceptr>(offset) * size_of(b.dtype()), b.dtype(), b.dims(), b.shape(), ghost,
                             b.dims() == 1 ? Pitch{} : pitch);
+}
+
+// The bytes from b's first element to one past its last, pitches included.
+std::pair<CUdeviceptr, CUdeviceptr> extent_of(const DeviceBuffer& b) {
+  const Pitch pitch = pitch_of(b);
+  const auto padded = b.padded();
+  const long long last = (padded[0] - 1) + (b.dims() > 1 ? (padded[1] - 1) * pitch.row : 0) + (b.dims() > 2 ? (padded[2] - 1) * pitch.plane : 0);
+  return {b.get(), b.get() + static_cast<CUdeviceptr>(last + 1) * size_of(b.dtype())};
+}
+
+bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
+  const auto x = extent_of(a), y = extent_of(b);
+  return x.first < y.second && y.first < x.second;
 }
 
 PaddedArray padded_of(const DeviceBuffer& b) {
@@ -141,12 +155,18 @@ struct GpuBackend::State {
         if (!b || b->dtype() != p.dtype || b->dims() != p.dims || b->shape() != p.size || b->ghost() != pf.ghost)
           throw BindingError(fmt::format("program {}: the array for field '{}' must be {} {}-D, {} points, ghost {}", p.name, pf.name, to_string(p.dtype), p.dims,
                                          fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), pf.ghost));
+        for (std::size_t j = 0; j < i; ++j)
+          if (overlap(*b, *options.fields[j]))
+            throw BindingError(fmt::format("program {}: the arrays for fields '{}' and '{}' overlap: each field needs memory of its own", p.name,
+                                           p.fields[j].name, pf.name));
         f[0].push_back(DeviceBuffer::view(b->get(), b->dtype(), b->dims(), b->shape(), b->ghost(), b->pitch()));
         f[1].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       } else {
         for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       }
-      d.emplace_back(p.dtype, p.dims, p.size, sc.two_n ? pf.ghost : 0);  // 2N: bound whole to a fused spec (fused_update.hpp)
+      // 2N: padded, bound whole to a fused spec (fused_update.hpp); none for one stage (euler).
+      if (!sc.two_n) d.emplace_back(p.dtype, p.dims, p.size, 0);
+      else if (sc.stages.size() > 1) d.emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       if (!sc.two_n) {
         k.emplace_back(p.dtype, p.dims, p.size, 0);
         f0.emplace_back(p.dtype, p.dims, p.size, 0);
@@ -157,7 +177,9 @@ struct GpuBackend::State {
       for (std::size_t st = 0; st < sc.stages.size(); ++st) {
         const StagePart part{st > 0, st + 1 < sc.stages.size()};
         stage_rhs.emplace_back();
-        for (const RhsKernel& r : p.rhs) stage_rhs.back().push_back(fused(r, part, size));
+        for (const RhsKernel& r : p.rhs)
+          if (std::count_if(r.output_field.begin(), r.output_field.end(), [](int f) { return f >= 0; }) > 0)  // else nothing to update
+            stage_rhs.back().push_back(fused(r, part, size));
       }
     else
       for (const RhsKernel& r : p.rhs) rhs.push_back(as_written(r, size));
@@ -186,8 +208,19 @@ struct GpuBackend::State {
   // options' overrides.
   BoundKernel bind(const KernelUse& u, const Spec& spec, const std::string& size, bool rhs) {
     BoundKernel b;
-    const TunableChoice choice = rhs && !options.rhs_set.empty() ? spec.choose(options.rhs_set) : tuned_choice(u.spec, size, ctx.info()).choice;
-    b.kernel = make_kernel(spec, choice, ctx);
+    if (rhs && !options.rhs_set.empty()) {
+      b.kernel = make_kernel(spec, spec.choose(options.rhs_set), ctx);
+    } else {
+      const TunedChoice tuned = tuned_choice(u.spec, size, ctx.info());
+      try {
+        b.kernel = make_kernel(spec, tuned.choice, ctx);
+      } catch (const std::exception&) {
+        // The variant tuned for the spec as written may not fit the fused
+        // spec's arrays (shared memory, registers): its defaults then.
+        if (!tuned.record || &spec == &u.spec) throw;
+        b.kernel = make_kernel(spec, spec.choose(), ctx);
+      }
+    }
     // A reduction's results are a few values: its inputs alone count.
     b.arrays = static_cast<int>(spec.inputs().size() + (spec.kind == "reduce" ? 0 : spec.output_fields().size()));
     const std::vector<double> env = p.param_values();
@@ -312,16 +345,17 @@ struct GpuBackend::State {
   // Field i's state, where a download can read it: the array now, or, for
   // the caller's pitched array, a packed copy in gpen's array of the pair.
   const DeviceBuffer& readable(std::size_t i) {
-    const DeviceBuffer& b = f[static_cast<std::size_t>(now)][i];
+    const DeviceBuffer& b = f[static_cast<std::size_t>(now)].at(i);
     if (b.packed()) return b;
-    copy(b, f[1][i]);  // now is 0: the caller's array; f[1] is free between steps
+    // Only the caller's arrays (f[0]) may be pitched; f[1] is free between steps.
+    copy(b, f[1][i]);
     return f[1][i];
   }
 };
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options) {
   ctx.make_current();
-  check_memory(program_memory(p, true), ctx);
+  check_memory(program_memory(p, true, !options.fields.empty()), ctx);
   s_ = std::make_unique<State>(p, ctx, options);
 }
 
@@ -363,10 +397,11 @@ void GpuBackend::fill_boundaries() { s_->fill_boundaries(); }
 
 void GpuBackend::settle() {
   State& s = *s_;
-  if (!s.callers || s.now == 0) return;
-  for (std::size_t i = 0; i < s.f[0].size(); ++i) s.copy(s.f[1][i], s.f[0][i]);
+  if (!s.callers) return;
+  if (s.now == 1)
+    for (std::size_t i = 0; i < s.f[0].size(); ++i) s.copy(s.f[1][i], s.f[0][i]);
   s.now = 0;
-  s.stream.synchronize();
+  s.stream.synchronize();  // the caller reads its arrays in streams of its own
 }
 
 std::vector<std::vector<double>> GpuBackend::fields() const {

@@ -6,7 +6,7 @@
 
 namespace gpen::sim {
 
-MemoryNeed program_memory(const Program& p, bool gpu) {
+MemoryNeed program_memory(const Program& p, bool gpu, bool callers_fields) {
   MemoryNeed need;
   need.what = fmt::format("program {} ({}) at {}", p.name, to_string(p.dtype), size_text(p.size, p.dims));
   // Elements of every array the loop keeps: each field padded, its register
@@ -18,7 +18,12 @@ MemoryNeed program_memory(const Program& p, bool gpu) {
   const bool two_n = scheme(p.integrator).two_n, fused = gpu && two_n;
   std::uint64_t elements = 0, widest = 0;
   const std::uint64_t interior = padded_elements(p.dims, p.size, 0);
-  const std::uint64_t interiors = two_n ? (fused ? 0 : 2) : 3, paddeds = fused ? 3 : 1;
+  // The fused loop's registers: none for a one-stage scheme (euler).
+  const std::uint64_t registers = scheme(p.integrator).stages.size() > 1 ? 1 : 0;
+  const std::uint64_t interiors = two_n ? (fused ? 0 : 2) : 3;
+  // Padded arrays a field: the fused loop's pair (one of them the caller's) and
+  // register; else the field (on the caller's arrays, rk4's packed copy of it).
+  const std::uint64_t paddeds = fused ? 2 + registers - (callers_fields ? 1 : 0) : 1;
   for (const ProgramField& f : p.fields) {
     const std::uint64_t padded = padded_elements(p.dims, p.size, f.ghost);
     elements = bytes_plus(elements, bytes_plus(bytes_times(paddeds, padded), bytes_times(interiors, interior)));
@@ -26,7 +31,9 @@ MemoryNeed program_memory(const Program& p, bool gpu) {
   }
   for (const RhsKernel& r : p.rhs)
     for (const FieldDecl* o : r.use.spec.output_fields())
-      if (!fused && r.output_field[static_cast<std::size_t>(o->slot)] < 0) elements = bytes_plus(elements, padded_elements(p.dims, p.size, o->ghost));
+      // The CPU keeps every output; the GPU's rk4 those not used (the rest are k); the fused loop none.
+      if (gpu ? !fused && r.output_field[static_cast<std::size_t>(o->slot)] < 0 : true)
+        elements = bytes_plus(elements, padded_elements(p.dims, p.size, o->ghost));
   const std::uint64_t initial = bytes_times(bytes_times(interior, p.fields.size()), sizeof(double));
   if (gpu) {
     need.device = bytes_times(elements, size_of(p.dtype));

@@ -186,7 +186,16 @@ double Simulation::next_dt(double until) {
 }
 
 RunResult Simulation::run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress) {
-  RunResult r = run_steps(opt, progress);
+  RunResult r;
+  try {
+    r = run_steps(opt, progress);
+  } catch (...) {
+    try {
+      backend_->settle();  // the caller's arrays as the last step left the state, if the device still answers
+    } catch (...) {
+    }
+    throw;
+  }
   backend_->settle();
   return r;
 }

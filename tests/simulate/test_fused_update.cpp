@@ -14,6 +14,7 @@ namespace sim = gpen::sim;
 using gpen::test::program_of;
 using gpen::test::read_file;
 using gpen::test::source_dir;
+using gpen::test::with;
 
 namespace {
 
@@ -21,16 +22,34 @@ std::string program_text(const std::string& name) { return read_file(source_dir(
 
 constexpr sim::StagePart kParts[] = {{false, true}, {true, true}, {true, false}, {false, false}};
 
+// Two fields whose right-hand sides read only the other one (the fused
+// spec must add each updated field's value as an input), with ghosts wider
+// than the stencil reads.
+const char* kCrossed = R"~({"name": "crossed", "kind": "program", "dims": 3, "grid": {"size": [11, 9, 7]},
+  "fields": [{"name": "a", "ghost": 1, "init": "sin(x)"}, {"name": "b", "ghost": 2}],
+  "rhs": [{"spec": "../stencil/laplacian3d_o2.json", "inputs": {"u": "a"}, "outputs": {"lap": "b"}},
+          {"spec": "../stencil/laplacian3d_o2.json", "inputs": {"u": "b"}, "outputs": {"lap": "a"}}],
+  "integrator": "rk3", "time_step": {"dt": 0.01}})~";
+
+// The shipped programs' texts, and kCrossed.
+std::vector<std::string> program_texts() {
+  std::vector<std::string> t;
+  for (const char* name : {"sound_wave3d", "orszag_tang3d", "heat_walls3d"}) t.push_back(program_text(name));
+  t.push_back(kCrossed);
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("a right-hand side fused with each part of a 2N stage computes d = alpha d + k and F + dt beta d") {
   const std::array<long long, 3> n{11, 9, 7};
   const double alpha = -5.0 / 9.0, dt_beta = 0.0123;
-  for (const char* name : {"sound_wave3d", "orszag_tang3d", "heat_walls3d"}) {
-    const sim::Program p = program_of(program_text(name), n);
+  int added_values = 0;
+  for (const std::string& text : program_texts()) {
+    const sim::Program p = program_of(text, n);
     for (const sim::RhsKernel& r : p.rhs)
       for (const sim::StagePart part : kParts) {
-        CAPTURE(name);
+        CAPTURE(p.name);
         CAPTURE(r.use.spec.name);
         CAPTURE(part.reads_d);
         CAPTURE(part.writes_d);
@@ -77,7 +96,7 @@ TEST_CASE("a right-hand side fused with each part of a 2N stage computes d = alp
         reference_stencil(u.spec, u_ins, u_params, u_outs);
 
         // The update apart, point by point.
-        int updated = 0, worst_outputs = 0;
+        int updated = 0, next_outputs = 0;
         double worst = 0;
         for (std::size_t o = 0; o < k.size(); ++o) {
           const int f = r.output_field[o];
@@ -93,13 +112,15 @@ TEST_CASE("a right-hand side fused with each part of a 2N stage computes d = alp
                 if (part.writes_d) worst = std::max(worst, std::fabs(reg_next[fi].at(x, y, z) - d) / (1 + std::fabs(d)));
               }
         }
-        for (const sim::FusedSlot& s : u.outputs) worst_outputs += s.what == sim::FusedSlot::What::Register ? 0 : 1;
-        CHECK(updated == worst_outputs);
+        for (const sim::FusedSlot& s : u.outputs) next_outputs += s.what == sim::FusedSlot::What::Next ? 1 : 0;
+        CHECK(updated == next_outputs);
+        added_values += static_cast<int>(u.inputs.size() - r.use.input_field.size()) - (part.reads_d ? updated : 0);
         CHECK(u.outputs.size() == static_cast<std::size_t>(updated * (part.writes_d ? 2 : 1)));
         CHECK(worst < 1e-13);
         CHECK(u.spec.hash != r.use.spec.hash);
       }
   }
+  CHECK(added_values == 2 * 4);  // kCrossed: a and b, at each part
 }
 
 TEST_CASE("the fused right-hand sides of the shipped programs compile for sm_90, every part of a stage") {
@@ -119,4 +140,17 @@ TEST_CASE("the fused right-hand sides of the shipped programs compile for sm_90,
         CHECK(k.usage.spill_stores <= 32);
       }
   }
+}
+
+TEST_CASE("a fused spec's hash (its kernels' cache key) changes with what the transform read: ghost widths, bindings, the part") {
+  const std::array<long long, 3> n{11, 9, 7};
+  const sim::Program p = program_of(kCrossed, n);
+  const sim::Program wider = program_of(with(kCrossed, R"~({"name": "b", "ghost": 2})~", R"~({"name": "b", "ghost": 3})~"), n);
+  const sim::Program swapped = program_of(with(kCrossed, R"~("inputs": {"u": "a"}, "outputs": {"lap": "b"})~", R"~("inputs": {"u": "b"}, "outputs": {"lap": "b"})~"), n);
+  const sim::StagePart first{false, true}, middle{true, true};
+  const std::string h = sim::fuse_update(p.rhs[0], p, first).spec.hash;
+  CHECK(sim::fuse_update(p.rhs[0], p, first).spec.hash == h);
+  CHECK(sim::fuse_update(wider.rhs[0], wider, first).spec.hash != h);
+  CHECK(sim::fuse_update(swapped.rhs[0], swapped, first).spec.hash != h);
+  CHECK(sim::fuse_update(p.rhs[0], p, middle).spec.hash != h);
 }

@@ -373,11 +373,24 @@ TEST_CASE("resume goes on from the state the back end holds, its ghosts filled a
   whole.run(o);
   o.steps = 2;
   parts.run(o);
+  // Ghosts the caller left stale are filled again.
+  auto& arrays = const_cast<std::vector<HostArray>&>(static_cast<sim::CpuBackend&>(parts.backend()).arrays());
+  const std::vector<HostArray> filled = arrays;
+  for (HostArray& a : arrays) a.at(-1, 0, 0) = a.at(10, 9, 8) = std::nan("");
   parts.resume(parts.time(), parts.step());
+  for (std::size_t i = 0; i < arrays.size(); ++i) CHECK(arrays[i].data == filled[i].data);
   parts.run(o);
   CHECK(parts.step() == 4);
   CHECK(parts.time() == whole.time());
   CHECK(parts.backend().fields() == whole.backend().fields());
+  // The time and step are the caller's.
+  parts.resume(0.25, 7);
+  CHECK(parts.time() == 0.25);
+  CHECK(parts.step() == 7);
+  o.steps = 1;
+  parts.run(o);
+  CHECK(parts.step() == 8);
+  CHECK(parts.time() > 0.25);
   CHECK_THROWS_WITH_AS(parts.resume(-1, 0), doctest::Contains("a finite time >= 0"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(parts.resume(0, -3), doctest::Contains("a step >= 0"), std::invalid_argument);
   CHECK_THROWS_AS(parts.resume(std::nan(""), 0), std::invalid_argument);

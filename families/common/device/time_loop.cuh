@@ -30,10 +30,11 @@ struct PaddedArray {
 // points are contiguous, and consecutive threads take them (m fastest), so
 // that a warp stores whole runs rather than a partial sector per line and
 // m; across y and z consecutive threads take consecutive lines (x fastest)
-// for each m. A ghost point's value comes from a point no other thread of
-// the face writes (the interior, or with fewer interior points than
-// 2 g + 1 the other face's ghosts, which the host fills in a launch of
-// their own). Index is 32-bit where the face's points fit.
+// for each m. A ghost point's value comes from the interior, never from the
+// boundary point the antisymmetric and value kinds write (mirrors are
+// m >= 1 away from it); the two faces of an axis share a launch only where
+// neither reads what the other writes (the host checks n > 2 g + 1).
+// Index is 32-bit where the face's points fit.
 template <class real, class Index>
 __device__ void boundary_points(real* a, const PaddedArray& p, int axis, int side, int kind, double value) {
   const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
