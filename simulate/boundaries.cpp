@@ -36,6 +36,8 @@ void fill_line(const Line& line, long long n, int g, const std::array<Boundary, 
         line.at(bp) = 0;
         for (long long m = 1; m <= g; ++m) line.at(bp + out * m) = -line.at(bp - out * m);
         break;
+      case BoundaryKind::None:
+        break;
       case BoundaryKind::Value:
         line.at(bp) = f.value;
         for (long long m = 1; m <= g; ++m) line.at(bp + out * m) = 2 * f.value - line.at(bp - out * m);

@@ -174,6 +174,12 @@ struct GpuBackend::State {
     }
     const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
     if (sc.two_n)
+      for (const RhsKernel& r : p.rhs)
+        if (r.use.spec.kind != "stencil")
+          throw std::invalid_argument(fmt::format("program {}: on the GPU, {} fuses each stage's update into stencil right-hand sides, and {} is an {} "
+                                                  "spec: give the program \"integrator\": \"rk4\"",
+                                                  p.name, to_string(p.integrator), r.use.spec.name, r.use.spec.kind));
+    if (sc.two_n)
       for (std::size_t st = 0; st < sc.stages.size(); ++st) {
         const StagePart part{st > 0, st + 1 < sc.stages.size()};
         stage_rhs.emplace_back();

@@ -27,6 +27,7 @@ const char* to_string(BoundaryKind k) {
     case BoundaryKind::Symmetric: return "symmetric";
     case BoundaryKind::Antisymmetric: return "antisymmetric";
     case BoundaryKind::Value: return "value";
+    case BoundaryKind::None: return "none";
   }
   return "?";
 }
@@ -218,7 +219,8 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, Use use, const std::
   u.spec = load_spec(u.path, dtype_);
   if (u.spec.dims != p_.dims)
     src_.fail(ptr + "/spec", fmt::format("'{}' is {}-D, the program {}-D", quoted_text(written), u.spec.dims, p_.dims), fmt::format("a {}-D spec", p_.dims));
-  const bool right_kind = use == Use::Rhs ? std::holds_alternative<StencilDecl>(u.spec.decl) : std::holds_alternative<ReduceDecl>(u.spec.decl);
+  const bool right_kind = use == Use::Rhs ? std::holds_alternative<StencilDecl>(u.spec.decl) || std::holds_alternative<SbpDecl>(u.spec.decl)
+                                          : std::holds_alternative<ReduceDecl>(u.spec.decl);
   if (!right_kind) src_.fail(ptr + "/spec", fmt::format("{} is a {} spec", u.spec.name, u.spec.kind), expected);
   if (use == Use::Reduction) reduces_every_axis(ptr, u);
   // Inputs: by the program's field of the same name, unless bound.
@@ -288,7 +290,7 @@ void ProgramReader::rhs() {
     const std::string ptr = json_pointer_join("/rhs", i);
     ok &= diag_.unit([&] {
       r_.entry(ptr, {"spec", "outputs"}, {"inputs", "params"});
-      RhsKernel k{kernel_use(ptr, Use::Rhs, "a stencil spec: its outputs are time derivatives"), {}};
+      RhsKernel k{kernel_use(ptr, Use::Rhs, "a stencil or SBP spec: its outputs are time derivatives"), {}};
       const std::vector<const FieldDecl*> outs = k.use.spec.output_fields();
       k.output_field.assign(outs.size(), -1);
       const nlohmann::json& m = r_.at(ptr + "/outputs");
@@ -346,8 +348,12 @@ void ProgramReader::boundaries() {
       r_.entry(ptr, {"type"}, {"faces", "fields", "value"});
       Boundary b;
       b.pointer = ptr;
-      const std::string t = r_.choice(ptr + "/type", {"periodic", "symmetric", "antisymmetric", "value"});
-      b.kind = t == "periodic" ? BoundaryKind::Periodic : t == "symmetric" ? BoundaryKind::Symmetric : t == "antisymmetric" ? BoundaryKind::Antisymmetric : BoundaryKind::Value;
+      const std::string t = r_.choice(ptr + "/type", {"periodic", "symmetric", "antisymmetric", "value", "none"});
+      b.kind = t == "periodic"        ? BoundaryKind::Periodic
+               : t == "symmetric"     ? BoundaryKind::Symmetric
+               : t == "antisymmetric" ? BoundaryKind::Antisymmetric
+               : t == "value"         ? BoundaryKind::Value
+                                      : BoundaryKind::None;
       if (b.kind == BoundaryKind::Value) {
         if (!r_.has(ptr + "/value")) src_.fail(ptr, "a boundary of type 'value' without its value", "\"value\": a number");
         b.value = r_.number(ptr + "/value");

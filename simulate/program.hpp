@@ -34,8 +34,10 @@ const char* to_string(Integrator i);
 //   periodic       f(b -+ m) = the interior's other end, wrapped;
 //   symmetric      f(b -+ m) = f(b +- m);
 //   antisymmetric  f(b) = 0, f(b -+ m) = -f(b +- m);
-//   value v        f(b) = v, f(b -+ m) = 2 v - f(b +- m).
-enum class BoundaryKind { Periodic, Symmetric, Antisymmetric, Value };
+//   value v        f(b) = v, f(b -+ m) = 2 v - f(b +- m);
+//   none           nothing is written: the right-hand side's operators
+//                  close the boundary themselves (SBP closures, SAT terms).
+enum class BoundaryKind { Periodic, Symmetric, Antisymmetric, Value, None };
 const char* to_string(BoundaryKind k);
 
 struct Boundary {

@@ -70,7 +70,7 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
   }
   SUBCASE("a reduction where a stencil must be, a stencil where a reduction must be") {
     const std::string j = with(with(base, "../stencil/continuity_rho3d.json", "../reduce/sum3d.json"), "../reduce/cfl_speed.json", "../stencil/diffusion3d.json");
-    CHECK(program_error_at(j, "/rhs/0/spec").detail().expected == "a stencil spec: its outputs are time derivatives");
+    CHECK(program_error_at(j, "/rhs/0/spec").detail().expected == "a stencil or SBP spec: its outputs are time derivatives");
     CHECK(program_error_at(j, "/time_step/cfl/spec").detail().message.find("is a stencil spec") != std::string::npos);
   }
   SUBCASE("two outputs for one field's time derivative") {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "gpen/families/sbp/sbp_reference.hpp"
 #include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
 #include "gpen/simulate/integrator.hpp"
@@ -421,6 +422,53 @@ TEST_CASE("the Alfven wave travels at vA as the linear solution says, and conver
     CAPTURE(errors[i]);
     CHECK(std::log2(errors[i - 1] / errors[i]) > 5.5);
   }
+}
+
+TEST_CASE("the SBP wave with Neumann SAT terms keeps its energy: E = (v^T H v + u^T M u) / 2 never grows, and RK4 takes little of it") {
+  const sim::Program p = program_of(read_file(source_dir() + "/specs/programs/wave2d_sbp.json"));
+  const sim::RhsKernel& lap = p.rhs[1];
+  REQUIRE(lap.use.spec.kind == "sbp");
+  REQUIRE(lap.use.spec.sbp().neumann_sat);
+  const auto h = p.spacing();
+  // H = Hx x Hy: the norm's weights at the closure points of each end.
+  auto weight = [&](long long i, long long n) {
+    const std::vector<Rational>& w = lap.use.spec.sbp().norm;
+    const long long from_end = std::min(i, n - 1 - i);
+    return from_end < static_cast<long long>(w.size()) ? w[static_cast<std::size_t>(from_end)].to_double() : 1.0;
+  };
+  // u^T M u = -u^T H (D2 u), D2 the operator with the SAT folded in (its CPU reference).
+  auto energy = [&](const std::vector<std::vector<double>>& f) {
+    HostArray u(2, p.size, 0), lap_u(2, p.size, 0);
+    set_interior(u, f[0]);
+    reference_sbp(lap.use.spec, u, {{"h", h[0]}}, lap_u);
+    double e = 0;
+    for (long long j = 0; j < p.size[1]; ++j)
+      for (long long i = 0; i < p.size[0]; ++i) {
+        const double w = weight(i, p.size[0]) * weight(j, p.size[1]) * h[0] * h[1];
+        const double v = f[1][static_cast<std::size_t>(i + p.size[0] * j)];
+        e += 0.5 * w * (v * v - u.at(i, j, 0) * lap_u.at(i, j, 0));
+      }
+    return e;
+  };
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  const double e0 = energy(s.backend().fields());
+  CHECK(e0 > 0);
+  double e = e0;
+  sim::RunOptions o;
+  o.steps = 10;
+  for (int k = 0; k < 25; ++k) {  // t = 1: the pulse has met every wall
+    s.run(o);
+    const double next = energy(s.backend().fields());
+    CAPTURE(k);
+    CAPTURE(e);
+    CAPTURE(next);
+    CHECK(next <= e * (1 + 1e-13));
+    e = next;
+  }
+  CAPTURE(e0);
+  CAPTURE(e);
+  CHECK(e > 0.999 * e0);
 }
 
 }  // namespace gpen::test

@@ -9,7 +9,7 @@
 namespace gpen {
 
 // Boundary kinds, as simulate/program.hpp numbers them.
-enum : int { kPeriodic = 0, kSymmetric = 1, kAntisymmetric = 2, kValue = 3 };
+enum : int { kPeriodic = 0, kSymmetric = 1, kAntisymmetric = 2, kValue = 3, kNone = 4 };
 
 struct PaddedArray {
   long long n[3];          // interior
@@ -43,6 +43,7 @@ __device__ void boundary_points(real* a, const PaddedArray& p, int axis, int sid
   const long long n = p.n[axis], stride = axis == 0 ? 1 : axis == 1 ? p.row : p.plane;
   const long long bp = side == 0 ? 0 : n - 1, out = side == 0 ? -1 : 1;
   // Grid-stride over x alone: y and z may pick the array and the side.
+  if (kind == kNone) return;  // the right-hand side closes the boundary itself
   for (Index t = blockIdx.x * blockDim.x + threadIdx.x; t < lines * g; t += gridDim.x * blockDim.x) {
     const Index line = axis == 0 ? t / g : t % lines;
     const long long m = 1 + (axis == 0 ? t % g : t / lines);
