@@ -175,10 +175,13 @@ if [ "${1:-tests}" = simulate ]; then
   step "compute-sanitizer memcheck of a short GPU run (odd size)"
   r=$(compute-sanitizer --tool memcheck --error-exitcode 9 $gpen simulate specs/programs/sound_wave3d.json --size 37x21x19 --steps 3 --out /tmp/sim-memcheck 2>&1)
   echo "memcheck rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY')"
-  step "compute-sanitizer racecheck of a short GPU run of each shipped program (odd size)"
-  for prog in sound_wave3d heat_walls3d orszag_tang3d; do
-    r=$(compute-sanitizer --tool racecheck --error-exitcode 9 $gpen simulate specs/programs/$prog.json --size 33x19x11 --steps 2 --no-output 2>&1)
-    echo "racecheck $prog rc=$? $(echo "$r" | grep -E 'RACECHECK SUMMARY')"
+  step "compute-sanitizer racecheck and memcheck of a short GPU run of each shipped program (odd size)"
+  for run in "sound_wave3d 33x19x11" "heat_walls3d 33x19x11" "orszag_tang3d 33x19x11" "alfven_wave3d 33x5x5" "wave2d_sbp 37x29"; do
+    set -- $run
+    for tool in racecheck memcheck; do
+      r=$(compute-sanitizer --tool $tool --error-exitcode 9 $gpen simulate specs/programs/$1.json --size $2 --steps 2 --no-output 2>&1)
+      echo "$tool $1 $2 rc=$? $(echo "$r" | grep -E 'RACECHECK SUMMARY|ERROR SUMMARY')"
+    done
   done
   sizes=${SIM_SIZES:-256,512}
   step "a step against its parts alone: sound_wave3d (hydro, RK3, CFL) at $sizes, float64 and float32"
