@@ -4,11 +4,10 @@
 //   d = alpha d + k      (d = k at a step's first stage: d is not read)
 //   F_next = F + (dt beta) d
 // and stores F_next into the other buffer of F's pair (F is read with its
-// stencil while the kernel runs: it cannot be written in place) and d in
+// stencil while the kernel runs: it cannot be written in place), and d in
 // place (each point read, then written, by the thread that owns it: every
-// strategy reads a point's inputs before it stores the point), but not at
-// the last stage,
-// whose d no later stage reads. The rhs k never goes to memory: a stage
+// strategy reads a point's inputs before it stores the point) except at
+// the last stage, whose d no later stage reads. The rhs k never goes to memory: a stage
 // costs the stencil's reads, d's read and write and F_next's write, where a
 // separate update pass would read k, d and F again.
 //
