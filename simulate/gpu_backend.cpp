@@ -50,16 +50,10 @@ class PinnedBytes {
   void* p_ = nullptr;
 };
 
-// b's pitches in elements, packed or the caller's.
-Pitch pitch_of(const DeviceBuffer& b) {
-  const Pitch given = b.pitch(), packed = b.packed_pitch();
-  return {given.row ? given.row : packed.row, given.plane ? given.plane : packed.plane};
-}
-
 // A view of `b`'s interior as an array with `ghost` (<= b's) ghost points:
 // the same memory, b's pitches, the first element moved inward.
 DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
-  const Pitch pitch = pitch_of(b);
+  const Pitch pitch = b.pitch();  // the caller's, or packed
   const long long d = b.ghost() - ghost;
   long long offset = d;
   if (b.dims() > 1) offset += d * pitch.row;
@@ -70,7 +64,7 @@ DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
 
 // The bytes from b's first element to one past its last, pitches included.
 std::pair<CUdeviceptr, CUdeviceptr> extent_of(const DeviceBuffer& b) {
-  const Pitch pitch = pitch_of(b);
+  const Pitch pitch = b.pitch();  // the caller's, or packed
   const auto padded = b.padded();
   const long long last = (padded[0] - 1) + (b.dims() > 1 ? (padded[1] - 1) * pitch.row : 0) + (b.dims() > 2 ? (padded[2] - 1) * pitch.plane : 0);
   return {b.get(), b.get() + static_cast<CUdeviceptr>(last + 1) * size_of(b.dtype())};
@@ -82,7 +76,7 @@ bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
 }
 
 PaddedArray padded_of(const DeviceBuffer& b) {
-  const Pitch pitch = pitch_of(b);
+  const Pitch pitch = b.pitch();  // the caller's, or packed
   return PaddedArray{{b.shape()[0], b.shape()[1], b.shape()[2]}, pitch.row, pitch.plane, b.dims(), b.ghost()};
 }
 
