@@ -33,6 +33,15 @@ const char* part_name(StagePart part) {
 
 }  // namespace
 
+void check_fusable(const Program& p) {
+  for (const RhsKernel& r : p.rhs)
+    if (r.use.spec.kind != "stencil" && p.source)
+      p.source->fail(r.use.pointer + "/spec",
+                     fmt::format("{} is an {} spec, and on the GPU {} fuses each stage's update into stencil right-hand sides", r.use.spec.name,
+                                 r.use.spec.kind, to_string(p.integrator)),
+                     "a stencil spec, or \"integrator\": \"rk4\" for this one");
+}
+
 FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
   const Spec& rhs = r.use.spec;
   FusedUpdate u;

@@ -51,4 +51,9 @@ struct FusedUpdate {
 // `r`'s spec fused with the update of `part`; its name says the part.
 FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part);
 
+// Throws SpecError at the first right-hand side that is no stencil spec
+// (an SBP operator's math is not an expression to fuse into): the GPU runs
+// such a program with rk4 alone.
+void check_fusable(const Program& p);
+
 }  // namespace gpen::sim

@@ -168,12 +168,6 @@ struct GpuBackend::State {
     }
     const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
     if (sc.two_n)
-      for (const RhsKernel& r : p.rhs)
-        if (r.use.spec.kind != "stencil")
-          throw std::invalid_argument(fmt::format("program {}: on the GPU, {} fuses each stage's update into stencil right-hand sides, and {} is an {} "
-                                                  "spec: give the program \"integrator\": \"rk4\"",
-                                                  p.name, to_string(p.integrator), r.use.spec.name, r.use.spec.kind));
-    if (sc.two_n)
       for (std::size_t st = 0; st < sc.stages.size(); ++st) {
         const StagePart part{st > 0, st + 1 < sc.stages.size()};
         stage_rhs.emplace_back();
@@ -354,6 +348,7 @@ struct GpuBackend::State {
 };
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options) {
+  if (scheme(p.integrator).two_n) check_fusable(p);
   ctx.make_current();
   check_memory(program_memory(p, true, !options.fields.empty()), ctx);
   s_ = std::make_unique<State>(p, ctx, options);

@@ -154,3 +154,18 @@ TEST_CASE("a fused spec's hash (its kernels' cache key) changes with what the tr
   CHECK(sim::fuse_update(swapped.rhs[0], swapped, first).spec.hash != h);
   CHECK(sim::fuse_update(p.rhs[0], p, middle).spec.hash != h);
 }
+
+TEST_CASE("a program whose right-hand side is no stencil cannot fuse its stages: refused at the spec's place, rk4 offered") {
+  const std::string text = program_text("wave2d_sbp");
+  const sim::Program rk3 = program_of(with(text, R"~("integrator": "rk4")~", R"~("integrator": "rk3")~"));
+  try {
+    sim::check_fusable(rk3);
+    FAIL("an SBP right-hand side was fused");
+  } catch (const SpecError& e) {
+    CHECK(e.pointer() == "/rhs/1/spec");
+    CHECK(e.line() > 0);
+    CHECK(e.detail().expected.find("rk4") != std::string::npos);
+  }
+  CHECK_NOTHROW(sim::check_fusable(program_of(program_text("sound_wave3d"))));
+}
+
