@@ -2,6 +2,7 @@
 // integrators' orders, the operators' order in space, conservation, restarts.
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include "gpen/families/sbp/sbp_reference.hpp"
 #include "gpen/simulate/boundaries.hpp"
@@ -50,6 +51,18 @@ double difference(const std::vector<double>& a, const std::vector<double>& b, st
   double worst = 0;
   for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i * every]));
   return worst / amplitude;
+}
+
+// On lines of 8, 16 and 32 points (run(n)), the difference from `reference`
+// (on 256) falls at the operators' 6th order, each halving of h.
+void check_sixth_order(const std::function<std::vector<double>(long long)>& run, const std::vector<double>& reference, double amplitude) {
+  std::vector<double> errors;
+  for (long long n : {8, 16, 32}) errors.push_back(difference(run(n), reference, static_cast<std::size_t>(256 / n), amplitude));
+  for (std::size_t i = 1; i < errors.size(); ++i) {
+    CAPTURE(errors[i - 1]);
+    CAPTURE(errors[i]);
+    CHECK(std::log2(errors[i - 1] / errors[i]) > 5.5);
+  }
 }
 
 }  // namespace
@@ -140,13 +153,7 @@ TEST_CASE("the sound wave converges at the operators' 6th order in space (agains
   const double a = 1e-3, T = 1.0;
   auto run = [&](long long n) { return field_at(program_of(line_wave(a, "rk4", R"~({"dt": 0.01})~"), std::array<long long, 3>{n, 1, 1}), T); };
   const std::vector<double> reference = run(256);
-  std::vector<double> errors;
-  for (long long n : {8, 16, 32}) errors.push_back(difference(run(n), reference, static_cast<std::size_t>(256 / n), a));
-  for (std::size_t i = 1; i < errors.size(); ++i) {
-    CAPTURE(errors[i - 1]);
-    CAPTURE(errors[i]);
-    CHECK(std::log2(errors[i - 1] / errors[i]) > 5.5);
-  }
+  check_sixth_order(run, reference, a);
 }
 
 TEST_CASE("the conservative continuity equation keeps the total mass to rounding over 1000 steps") {
@@ -415,13 +422,7 @@ TEST_CASE("the Alfven wave travels at vA as the linear solution says, and conver
   }
   CAPTURE(off / eps);
   CHECK(off / eps < 1e-4);  // the linear solution, to the wave's own nonlinearity (order eps)
-  std::vector<double> errors;
-  for (long long n : {8, 16, 32}) errors.push_back(difference(uy_at(n), reference, static_cast<std::size_t>(256 / n), eps));
-  for (std::size_t i = 1; i < errors.size(); ++i) {
-    CAPTURE(errors[i - 1]);
-    CAPTURE(errors[i]);
-    CHECK(std::log2(errors[i - 1] / errors[i]) > 5.5);
-  }
+  check_sixth_order(uy_at, reference, eps);
 }
 
 TEST_CASE("the SBP wave with Neumann SAT terms keeps its energy: E = (v^T H v + u^T M u) / 2 never grows, and RK4 takes little of it") {
