@@ -75,6 +75,25 @@ bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
   return x.first < y.second && y.first < x.second;
 }
 
+// The caller's arrays (GpuOptions::fields) fit the program: one per field,
+// its dtype, dims, size and ghost width, no two overlapping. BindingError otherwise.
+void check_callers_arrays(const Program& p, const std::vector<const DeviceBuffer*>& arrays) {
+  if (arrays.size() != p.fields.size())
+    throw BindingError(fmt::format("program {}: {} array{} for its {} fields (one each, in the program's order)", p.name, arrays.size(),
+                                   arrays.size() == 1 ? "" : "s", p.fields.size()));
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    const ProgramField& pf = p.fields[i];
+    const DeviceBuffer* b = arrays[i];
+    if (!b || b->dtype() != p.dtype || b->dims() != p.dims || b->shape() != p.size || b->ghost() != pf.ghost)
+      throw BindingError(fmt::format("program {}: the array for field '{}' must be {} {}-D, {} points, ghost {}", p.name, pf.name, to_string(p.dtype), p.dims,
+                                     fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), pf.ghost));
+    for (std::size_t j = 0; j < i; ++j)
+      if (overlap(*b, *arrays[j]))
+        throw BindingError(fmt::format("program {}: the arrays for fields '{}' and '{}' overlap: each field needs memory of its own", p.name, p.fields[j].name,
+                                       pf.name));
+  }
+}
+
 PaddedArray padded_of(const DeviceBuffer& b) {
   const Pitch pitch = b.pitch();  // the caller's, or packed
   return PaddedArray{{b.shape()[0], b.shape()[1], b.shape()[2]}, pitch.row, pitch.plane, b.dims(), b.ghost()};
@@ -139,31 +158,21 @@ struct GpuBackend::State {
     save = module.function(stem + "_save");
     non_finite = module.function(stem + "_non_finite");
     copy_padded = module.function(stem + "_copy_padded");
-    if (callers && options.fields.size() != p.fields.size())
-      throw BindingError(fmt::format("program {}: {} array{} for its {} fields (one each, in the program's order)", p.name, options.fields.size(),
-                                     options.fields.size() == 1 ? "" : "s", p.fields.size()));
     for (std::size_t i = 0; i < p.fields.size(); ++i) {
       const ProgramField& pf = p.fields[i];
       if (callers) {
         const DeviceBuffer* b = options.fields[i];
-        if (!b || b->dtype() != p.dtype || b->dims() != p.dims || b->shape() != p.size || b->ghost() != pf.ghost)
-          throw BindingError(fmt::format("program {}: the array for field '{}' must be {} {}-D, {} points, ghost {}", p.name, pf.name, to_string(p.dtype), p.dims,
-                                         fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), pf.ghost));
-        for (std::size_t j = 0; j < i; ++j)
-          if (overlap(*b, *options.fields[j]))
-            throw BindingError(fmt::format("program {}: the arrays for fields '{}' and '{}' overlap: each field needs memory of its own", p.name,
-                                           p.fields[j].name, pf.name));
         f[0].push_back(DeviceBuffer::view(b->get(), b->dtype(), b->dims(), b->shape(), b->ghost(), b->pitch()));
         f[1].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       } else {
         for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       }
-      // 2N: padded, bound whole to a fused spec (fused_update.hpp); none for one stage (euler).
-      if (!sc.two_n) d.emplace_back(p.dtype, p.dims, p.size, 0);
-      else if (sc.stages.size() > 1) d.emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       if (!sc.two_n) {
         k.emplace_back(p.dtype, p.dims, p.size, 0);
+        d.emplace_back(p.dtype, p.dims, p.size, 0);
         f0.emplace_back(p.dtype, p.dims, p.size, 0);
+      } else if (sc.stages.size() > 1) {  // 2N registers: padded, bound whole to a fused spec; euler's one stage needs none
+        d.emplace_back(p.dtype, p.dims, p.size, pf.ghost);
       }
     }
     const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
@@ -349,6 +358,7 @@ struct GpuBackend::State {
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options) {
   if (scheme(p.integrator).two_n) check_fusable(p);
+  if (!options.fields.empty()) check_callers_arrays(p, options.fields);
   ctx.make_current();
   check_memory(program_memory(p, true, !options.fields.empty()), ctx);
   s_ = std::make_unique<State>(p, ctx, options);
