@@ -57,6 +57,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  for (const std::string& d : dtypes)
+    if (!parse_dtype(d)) {
+      std::cerr << "gpen_bench_simulate: --dtype " << d << ": float32 or float64\n";
+      return 2;
+    }
+  if (steps < 1 || repeat < 1) {
+    std::cerr << "gpen_bench_simulate: --steps and --repeat take whole numbers from 1\n";
+    return 2;
+  }
   std::string why;
   if (!driver_available(&why)) {
     std::cerr << "gpen_bench_simulate: no GPU (" << why << ")\n";
@@ -69,7 +78,7 @@ int main(int argc, char** argv) {
   for (const std::string& size : sizes)
     for (const std::string& dtype : dtypes) {
       sim::Program p = sim::load_program(
-          path, [&](int dims) { return parse_size(size, dims); }, dtype == "float32" ? Dtype::Float32 : Dtype::Float64);
+          path, [&](int dims) { return parse_size(size, dims); }, *parse_dtype(dtype));
       p.diagnostics.every = 0;
       const double points = static_cast<double>(p.size[0] * p.size[1] * p.size[2]);
       const double copy_gbs = measure_copy_gbs(ctx, static_cast<std::size_t>(points) * size_of(p.dtype), 20);
