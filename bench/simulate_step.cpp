@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
   long long steps = 50;
   int repeat = 20;
   sim::GpuOptions options;
+  if ((argc - 2) % 2 != 0) {
+    std::cerr << "gpen_bench_simulate: " << argv[argc - 1] << " without its value\n";
+    return 2;
+  }
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--size") sizes = split(v);
