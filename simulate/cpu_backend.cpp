@@ -71,14 +71,10 @@ void CpuBackend::evaluate_rhs() {
     for (int f : k.use.input_field) ins.push_back(&f_[static_cast<std::size_t>(f)]);
     std::vector<HostArray*> outs;
     for (HostArray& o : out_[r]) outs.push_back(&o);
-    const std::vector<double> params = param_values(k.use);
-    if (k.use.spec.kind == "sbp") {  // one input, one output
-      ParamValues named;
-      for (std::size_t q = 0; q < params.size(); ++q) named[k.use.spec.params[q].name] = params[q];
-      reference_sbp(k.use.spec, *ins.at(0), named, *outs.at(0));
-    } else {
-      reference_stencil(k.use.spec, ins, params, outs);
-    }
+    if (k.use.spec.kind == "sbp")  // one input, one output
+      reference_sbp(k.use.spec, *ins.at(0), p_.named_params(k.use), *outs.at(0));
+    else
+      reference_stencil(k.use.spec, ins, param_values(k.use), outs);
     for (std::size_t o = 0; o < k.output_field.size(); ++o) {
       if (k.output_field[o] < 0) continue;
       HostArray& dst = k_[static_cast<std::size_t>(k.output_field[o])];

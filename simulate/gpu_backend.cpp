@@ -226,8 +226,7 @@ struct GpuBackend::State {
     }
     // A reduction's results are a few values: its inputs alone count.
     b.arrays = static_cast<int>(spec.inputs().size() + (spec.kind == "reduce" ? 0 : spec.output_fields().size()));
-    const std::vector<double> env = p.param_values();
-    for (std::size_t s = 0; s < u.spec.params.size(); ++s) b.params[u.spec.params[s].name] = u.param[s](env.data());
+    b.params = p.named_params(u);
     const auto ins = u.spec.inputs();
     for (int q = 0; q < pairs(); ++q)
       for (std::size_t i = 0; i < ins.size(); ++i)

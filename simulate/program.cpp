@@ -531,6 +531,13 @@ std::vector<double> Program::param_values() const {
   return v;
 }
 
+std::map<std::string, double> Program::named_params(const KernelUse& u) const {
+  const std::vector<double> env = param_values();
+  std::map<std::string, double> v;
+  for (std::size_t s = 0; s < u.spec.params.size(); ++s) v[u.spec.params[s].name] = u.param[s](env.data());
+  return v;
+}
+
 Program parse_program(std::shared_ptr<const JsonSource> src, const std::string& folder, const SizeOverride& size, std::optional<Dtype> dtype) {
   Program p;
   p.source = src;

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -136,6 +137,9 @@ struct Program {
   // params, then hx, hy, hz, Lx, Ly, Lz and pi. param_values() their values.
   std::vector<std::string> param_names() const;
   std::vector<double> param_values() const;
+  // u's params, each its expression's value in this program, by name (as
+  // a launch takes them).
+  std::map<std::string, double> named_params(const KernelUse& u) const;
 };
 
 // A grid in place of the program's, given the program's dims (gpen
