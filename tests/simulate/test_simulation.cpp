@@ -53,6 +53,16 @@ double difference(const std::vector<double>& a, const std::vector<double>& b, st
   return worst / amplitude;
 }
 
+// Two steps of the program `json` on 5 x 4 x 5 points, on the CPU.
+sim::RunResult two_steps(const std::string& json) {
+  const sim::Program p = program_of(json, std::array<long long, 3>{5, 4, 5});
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  sim::RunOptions o;
+  o.steps = 2;
+  return s.run(o);
+}
+
 // On lines of 8, 16 and 32 points (run(n)), the difference from `reference`
 // (on 256) falls at the operators' 6th order, each halving of h.
 void check_sixth_order(const std::function<std::vector<double>(long long)>& run, const std::vector<double>& reference, double amplitude) {
@@ -335,23 +345,13 @@ TEST_CASE("a run refuses what would never end or go unnoticed: a step that does 
     std::string j = with(read_file(source_dir() + "/specs/programs/heat_walls3d.json"), R"~(,
   "diagnostics": {"every": 100, "reductions": [{"spec": "../reduce/sum3d.json", "inputs": {"u": "T"}}]})~", "");
     j = with(j, R"~({"name": "T", "ghost": 1,)~", R"~({"name": "T", "ghost": 1, "init": "x / (y - y)",)~");
-    const sim::Program p = program_of(j, std::array<long long, 3>{5, 4, 5});
-    sim::Simulation c(p, std::make_unique<sim::CpuBackend>(p));
-    c.initialize();
-    sim::RunOptions n;
-    n.steps = 2;
-    const sim::RunResult r = c.run(n);
+    const sim::RunResult r = two_steps(j);
     CHECK(r.stop == sim::RunResult::Stop::NonFinite);
   }
   {
     // Finite fields whose diagnostic overflows: said, and the run stops.
     std::string j = with(read_file(source_dir() + "/specs/programs/heat_walls3d.json"), R"~({"name": "T", "ghost": 1,)~", R"~({"name": "T", "ghost": 1, "init": "1e308",)~");
-    const sim::Program p = program_of(j, std::array<long long, 3>{5, 4, 5});
-    sim::Simulation c(p, std::make_unique<sim::CpuBackend>(p));
-    c.initialize();
-    sim::RunOptions n;
-    n.steps = 2;
-    const sim::RunResult r = c.run(n);
+    const sim::RunResult r = two_steps(j);
     CHECK(r.stop == sim::RunResult::Stop::NonFinite);
     CHECK(r.message.find("the diagnostic 'total' is inf while the fields are finite") != std::string::npos);
   }
