@@ -7,7 +7,9 @@
 // Prints a Markdown table on stdout, each part on stderr.
 //
 //   gpen_bench_simulate PROGRAM [--size N[,N...]] [--dtype float64[,float32]] [--steps S] [--repeat R] [--set name=value ...]
+//                       [--periodic-ghosts measured|stores|fills]
 // --set: a tunable of every right-hand side (else each runs its tuned or default variant).
+// --periodic-ghosts: where a stage's periodic ghosts come from (GpuOptions; measured: the faster).
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -37,7 +39,8 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: gpen_bench_simulate PROGRAM [--size N[,N...]] [--dtype float64[,float32]] [--steps S] [--repeat R] [--set name=value ...]\n";
+    std::cerr << "usage: gpen_bench_simulate PROGRAM [--size N[,N...]] [--dtype float64[,float32]] [--steps S] [--repeat R] [--set name=value ...] "
+                 "[--periodic-ghosts measured|stores|fills]\n";
     return 2;
   }
   const std::string path = argv[1];
@@ -56,7 +59,14 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoll(v.c_str());
     else if (a == "--repeat") repeat = std::atoi(v.c_str());
     else if (a == "--set") options.rhs_set.push_back(v);
-    else {
+    else if (a == "--periodic-ghosts" && (v == "measured" || v == "stores" || v == "fills"))
+      options.periodic_ghosts = v == "measured" ? sim::GpuOptions::PeriodicGhosts::Measured
+                                : v == "stores" ? sim::GpuOptions::PeriodicGhosts::Stores
+                                                : sim::GpuOptions::PeriodicGhosts::Fills;
+    else if (a == "--periodic-ghosts") {
+      std::cerr << "gpen_bench_simulate: --periodic-ghosts " << v << ": measured, stores or fills\n";
+      return 2;
+    } else {
       std::cerr << "gpen_bench_simulate: unknown option " << a << "\n";
       return 2;
     }
@@ -88,6 +98,7 @@ int main(int argc, char** argv) {
       const double copy_gbs = measure_copy_gbs(ctx, static_cast<std::size_t>(points) * size_of(p.dtype), 20);
       auto owned = std::make_unique<sim::GpuBackend>(p, ctx, options);
       sim::GpuBackend& gpu = *owned;
+      for (const std::string& c : gpu.periodic_ghost_choices()) fmt::print(stderr, "{} {} {}: {}\n", p.name, size, dtype, c);
       sim::Simulation s(p, std::move(owned));
       s.initialize();
       sim::RunOptions o;

@@ -42,7 +42,18 @@ void check_fusable(const Program& p) {
                      "a stencil spec, or \"integrator\": \"rk4\" for this one");
 }
 
-FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
+unsigned periodic_image_axes(const Program& p, int f) {
+  const ProgramField& pf = p.fields[static_cast<std::size_t>(f)];
+  unsigned axes = 0;
+  for (int a = 0; a < p.dims; ++a) {
+    const auto& b = pf.boundary[static_cast<std::size_t>(a)];
+    if (b[0].kind == BoundaryKind::Periodic && b[1].kind == BoundaryKind::Periodic && pf.ghost > 0 && 2 * pf.ghost <= p.size[static_cast<std::size_t>(a)])
+      axes |= 1u << a;
+  }
+  return axes;
+}
+
+FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bool images) {
   const Spec& rhs = r.use.spec;
   FusedUpdate u;
   Spec& s = u.spec;
@@ -110,6 +121,7 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
 
   auto add_output = [&](const std::string& name, FusedSlot slot, IrPtr ir, const std::string& text) {
     add_field(name, FieldDecl::Role::Output, slot);
+    if (images && slot.what == FusedSlot::What::Next) s.fields.back().periodic_images = periodic_image_axes(p, slot.field);
     OutputDecl o;
     o.field = static_cast<int>(s.fields.size()) - 1;
     o.text = text;
@@ -129,11 +141,11 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part) {
                fmt::format("{} + dt beta d", fname));
   }
   // The kernel cache's key: everything the transform read besides the rhs
-  // spec (its hash), so that another binding, ghost width or part is
-  // another kernel. kVersion changes with what fuse_update makes of them.
-  constexpr const char* kVersion = "fused_update/1";
+  // spec (its hash), so that another binding, ghost width, part or set of
+  // periodic images is another kernel. kVersion changes with what fuse_update makes of them.
+  constexpr const char* kVersion = "fused_update/2";
   std::string what = fmt::format("{} {} {} inputs {} outputs {}", kVersion, rhs.hash, s.name, fmt::join(r.use.input_field, ","), fmt::join(r.output_field, ","));
-  for (const FieldDecl& f : s.fields) what += fmt::format("; {} {} ghost {} slot {}", f.name, f.role == FieldDecl::Role::Input ? "in" : "out", f.ghost, f.slot);
+  for (const FieldDecl& f : s.fields) what += fmt::format("; {} {} ghost {} slot {} images {}", f.name, f.role == FieldDecl::Role::Input ? "in" : "out", f.ghost, f.slot, f.periodic_images);
   for (const auto* slots : {&u.inputs, &u.outputs})
     for (const FusedSlot& b : *slots) what += fmt::format("; {}:{}", static_cast<int>(b.what), b.field);
   s.hash = sha256_hex(what);

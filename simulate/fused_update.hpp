@@ -18,7 +18,8 @@
 // padded arrays (d too is padded), of one layout where the fields' ghosts
 // are equal and gpen allocated them, so that no strategy meets pitches
 // that differ from array to array there (narrower views of the rhs spec's
-// inputs and the caller's pitched arrays still may).
+// inputs and the caller's pitched arrays still may). F_next's periodic
+// ghosts are stored with it (periodic_image_axes).
 #pragma once
 
 #include <vector>
@@ -48,8 +49,18 @@ struct FusedUpdate {
   int alpha_param = 0, dt_beta_param = 0;  // indices into spec.params
 };
 
+// The axes (bit a for axis a) along which a stage's kernel fills field
+// f's ghosts in its stores: both faces periodic, 0 < 2 ghost <= points
+// (a point then has one image an axis, where a fill may copy it twice). The
+// F_next output stores each point also into its periodic images there
+// (FieldDecl::periodic_images), so that the loop fills no face of those
+// axes after a stage: a fill reads the faces back from memory, across x a
+// partial sector a line.
+unsigned periodic_image_axes(const Program& p, int f);
+
 // `r`'s spec fused with the update of `part`; its name says the part.
-FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part);
+// `images`: F_next stores its periodic images (else fills make them).
+FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bool images = true);
 
 // Throws SpecError at the first right-hand side that is no stencil spec
 // (an SBP operator's math is not an expression to fuse into): the GPU runs

@@ -133,6 +133,8 @@ struct GpuBackend::State {
   std::vector<DeviceBuffer> k, d, f0;  // rk4's right-hand sides; registers (2N) or sums (rk4); rk4's start
   std::vector<BoundKernel> rhs;        // rk4: the specs as written
   std::vector<std::vector<BoundKernel>> stage_rhs;  // 2N: per stage, the specs fused with its update
+  std::vector<unsigned> stored;                    // 2N: per field, the axes whose ghosts the stages' stores fill
+  std::vector<std::string> ghost_choices;          // periodic_ghost_choices()
   std::optional<BoundKernel> cfl;
   std::vector<BoundKernel> diagnostics;
   DeviceMemory index;  // find_non_finite's answer
@@ -176,16 +178,15 @@ struct GpuBackend::State {
       }
     }
     const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
-    if (sc.two_n)
-      for (std::size_t st = 0; st < sc.stages.size(); ++st) {
-        const StagePart part{st > 0, st + 1 < sc.stages.size()};
-        stage_rhs.emplace_back();
-        for (const RhsKernel& r : p.rhs)
-          if (std::count_if(r.output_field.begin(), r.output_field.end(), [](int f) { return f >= 0; }) > 0)  // else nothing to update
-            stage_rhs.back().push_back(fused(r, part, size));
-      }
-    else
+    stored.assign(p.fields.size(), 0);
+    if (sc.two_n) {
+      stage_rhs.resize(sc.stages.size());
+      for (const RhsKernel& r : p.rhs)
+        if (std::count_if(r.output_field.begin(), r.output_field.end(), [](int f) { return f >= 0; }) > 0)  // else nothing to update
+          add_stages(r, size);
+    } else {
       for (const RhsKernel& r : p.rhs) rhs.push_back(as_written(r, size));
+    }
     if (p.time_step.speed) cfl = reduction(p.time_step.speed->use, size);
     for (const ReduceUse& r : p.diagnostics.reductions) diagnostics.push_back(reduction(r.use, size));
     allocations_after_setup = DeviceMemory::allocations();
@@ -247,8 +248,8 @@ struct GpuBackend::State {
   }
 
   // 2N: r's spec with `part` of a stage's update fused in (fused_update.hpp).
-  BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size) {
-    const FusedUpdate fu = fuse_update(r, p, part);
+  BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size, bool images) {
+    const FusedUpdate fu = fuse_update(r, p, part, images);
     BoundKernel b = bind(r.use, fu.spec, size, true);
     b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
     b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
@@ -264,6 +265,65 @@ struct GpuBackend::State {
       for (std::size_t o = 0; o < outs.size(); ++o) bind_to(b, q, outs[o]->name, outs[o]->ghost, buffer(fu.outputs[o]));
     }
     return b;
+  }
+
+  // r's kernel fused with each stage's update, its fields' periodic ghosts
+  // made by its stores or by fills after it: as the options say, or the
+  // faster of both, timed here (each stage's kernel and the fills it
+  // would need, a few launches each). Timing writes the other state of the
+  // pairs, the registers, and the ghosts of the other state alone.
+  void add_stages(const RhsKernel& r, const std::string& size) {
+    unsigned axes = 0;  // of r's fields, whose ghosts its stores could fill
+    std::vector<std::size_t> outs;
+    for (int f : r.output_field)
+      if (f >= 0) {
+        axes |= periodic_image_axes(p, f);
+        outs.push_back(static_cast<std::size_t>(f));
+      }
+    auto stages = [&](bool images) {
+      std::vector<BoundKernel> v;
+      for (std::size_t st = 0; st < sc.stages.size(); ++st) v.push_back(fused(r, StagePart{st > 0, st + 1 < sc.stages.size()}, size, images));
+      return v;
+    };
+    using Ghosts = GpuOptions::PeriodicGhosts;
+    std::vector<BoundKernel> chosen;
+    bool images = options.periodic_ghosts == Ghosts::Stores;
+    if (axes == 0 || options.periodic_ghosts != Ghosts::Measured) {
+      chosen = stages(images && axes != 0);
+      if (axes) ghost_choices.push_back(fmt::format("{}: periodic ghosts {} (as asked)", r.use.spec.name, images ? "in the stores" : "by fills"));
+    } else {
+      std::vector<BoundKernel> with = stages(true), without = stages(false);
+      Event start, stop;
+      auto time = [&](const std::function<void()>& launch) {
+        launch();  // warm
+        constexpr int kRepeat = 3;
+        start.record(stream.get());
+        for (int i = 0; i < kRepeat; ++i) launch();
+        stop.record(stream.get());
+        return stop.since(start) / kRepeat;
+      };
+      double t_with = 0, t_without = 0;
+      for (std::size_t st = 0; st < sc.stages.size(); ++st) {
+        t_with += time([&] { launch(with[st]); });
+        t_without += time([&] { launch(without[st]); });
+      }
+      now = 1;  // gpen's arrays, never the caller's
+      for (int axis = 0; axis < p.dims; ++axis) {
+        std::vector<std::size_t> fs;
+        for (std::size_t f : outs)
+          if (periodic_image_axes(p, static_cast<int>(f)) >> axis & 1u) fs.push_back(f);
+        if (!fs.empty()) t_without += static_cast<double>(sc.stages.size()) * time([&] { fill_axis(axis, fs); });
+      }
+      now = 0;
+      stream.synchronize();
+      images = t_with <= t_without;
+      chosen = std::move(images ? with : without);
+      ghost_choices.push_back(fmt::format("{}: periodic ghosts {}: {:.3f} ms a step in the stores, {:.3f} by fills", r.use.spec.name,
+                                          images ? "in the stores" : "by fills", t_with, t_without));
+    }
+    for (std::size_t st = 0; st < sc.stages.size(); ++st) stage_rhs[st].push_back(std::move(chosen[st]));
+    if (images)
+      for (std::size_t f : outs) stored[f] = periodic_image_axes(p, static_cast<int>(f));
   }
 
   BoundKernel reduction(const KernelUse& u, const std::string& size) {
@@ -285,24 +345,37 @@ struct GpuBackend::State {
   }
 
   // The ghost zones of the state now: an axis at a time (the later axes'
-  // fill the corners), every field's faces of an axis in one launch.
-  void fill_boundaries() {
-    for (int axis = 0; axis < p.dims; ++axis) fill_axis(axis);
+  // fill the corners), every field's faces of an axis in one launch. After
+  // a 2N stage (`after_stage`), the faces its kernels filled in their
+  // stores are left out: fills along different axes commute, each covering the
+  // others' ghosts, so the stores' periodic images may come first.
+  void fill_boundaries(bool after_stage = false) {
+    for (int axis = 0; axis < p.dims; ++axis) fill_axis(axis, filled(axis, after_stage));
   }
 
-  void fill_axis(int axis) {
-    const std::vector<DeviceBuffer>& fs = f[static_cast<std::size_t>(now)];
+  // The fields whose faces of `axis` a fill makes: all, or after a stage those its stores did not.
+  std::vector<std::size_t> filled(int axis, bool after_stage) const {
+    std::vector<std::size_t> fs;
+    for (std::size_t i = 0; i < p.fields.size(); ++i)
+      if (!after_stage || !(stored[i] >> axis & 1u)) fs.push_back(i);
+    return fs;
+  }
+
+  // The faces of `axis` of the fields `fs` (indices) in the state now.
+  void fill_axis(int axis, const std::vector<std::size_t>& fs) {
+    const std::vector<DeviceBuffer>& all = f[static_cast<std::size_t>(now)];
     for (std::size_t first = 0; first < fs.size(); first += kMaxFaceFields) {
       const std::size_t count = std::min<std::size_t>(kMaxFaceFields, fs.size() - first);
       AxisFaces faces{};
       long long points = 1;
       bool apart = true;  // the two sides share no point: one launch fills both
       for (std::size_t i = 0; i < count; ++i) {
-        const DeviceBuffer& b = fs[first + i];
+        const std::size_t field = fs[first + i];
+        const DeviceBuffer& b = all[field];
         faces.a[i] = b.get();
         faces.p[i] = padded_of(b);
         for (int side = 0; side < 2; ++side) {
-          const Boundary& bc = p.fields[first + i].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
+          const Boundary& bc = p.fields[field].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
           faces.kind[i][side] = static_cast<int>(bc.kind);
           faces.value[i][side] = bc.value;
         }
@@ -366,6 +439,8 @@ GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& o
 GpuBackend::~GpuBackend() {
   if (s_) driver().cuStreamSynchronize(s_->stream.get());
 }
+
+const std::vector<std::string>& GpuBackend::periodic_ghost_choices() const { return s_->ghost_choices; }
 
 std::string GpuBackend::name() const { return fmt::format("{} (GPU)", s_->ctx.info().name); }
 
@@ -434,7 +509,7 @@ void GpuBackend::step(double dt) {
         s.launch(r);
       }
       s.now = 1 - s.now;
-      s.fill_boundaries();
+      s.fill_boundaries(true);
       continue;
     }
     int first = st == 0, last = st + 1 == sc.stages.size();
@@ -485,7 +560,11 @@ std::vector<GpuBackend::PartTime> GpuBackend::time_parts(double dt, int repeat) 
   } else {
     for (const BoundKernel& r : s.rhs) time(r.kernel->source().name, stages, true, r.arrays, [&] { s.launch(r); });
   }
-  for (int axis = 0; axis < p.dims; ++axis) time(fmt::format("boundaries {}", "xyz"[axis]), stages, false, 0, [&] { s.fill_axis(axis); });
+  // The fills a step launches (a 2N stage's kernels store some faces).
+  for (int axis = 0; axis < p.dims; ++axis) {
+    const std::vector<std::size_t> fs = s.filled(axis, sc.two_n);
+    time(fmt::format("boundaries {}", "xyz"[axis]), stages, false, 0, [&] { s.fill_axis(axis, fs); });
+  }
   if (s.cfl) time("CFL speed", 1, false, s.cfl->arrays, [&] { s.launch(*s.cfl); });
   s.stream.synchronize();
   return parts;

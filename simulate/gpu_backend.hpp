@@ -30,6 +30,11 @@ struct GpuOptions {
   // stages and, where a step left the state in it, copies it back when
   // Simulation::run returns (settle). Empty: gpen allocates every array.
   std::vector<const DeviceBuffer*> fields;
+  // Where a 2N stage's periodic ghosts come from (fused_update.hpp): the
+  // stores of the kernels that make the state, or fill launches after
+  // them. Measured: per right-hand side, both timed at setup on the
+  // loop's arrays, the faster kept (the ghosts are the same bits either way).
+  enum class PeriodicGhosts { Measured, Stores, Fills } periodic_ghosts = PeriodicGhosts::Measured;
 };
 
 class GpuBackend : public Backend {
@@ -48,6 +53,9 @@ class GpuBackend : public Backend {
   std::vector<double> diagnostics() override;
   std::optional<NonFinite> first_non_finite() const override;
   std::string name() const override;
+  // Per right-hand side of a 2N loop with periodic faces: where its fields'
+  // periodic ghosts come from, and what both ways cost where they were measured.
+  const std::vector<std::string>& periodic_ghost_choices() const;
 
   // A step's launches a kind at a time, each repeated `repeat` times back to
   // back and timed with events: what a step's parts cost without the loop

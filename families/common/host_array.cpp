@@ -44,19 +44,22 @@ void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype) {
 
 void fill_nan(HostArray& a) { std::fill(a.data.begin(), a.data.end(), std::numeric_limits<double>::quiet_NaN()); }
 
-void fill_periodic(HostArray& a) {
+void fill_periodic(HostArray& a, unsigned axes) {
   const auto p = a.padded();
   const long long g = a.ghost;
+  // Padded coordinate c along ax wrapped into the interior; -1 where it is
+  // a ghost along an axis not filled.
   auto wrap = [&](long long c, int ax) {
     if (ax >= a.dims) return c;
     const long long n = a.shape[ax];
+    if (!(axes >> ax & 1u) && (c < g || c >= n + g)) return -1LL;
     return ((c - g) % n + n) % n + g;
   };
   for (long long k = 0; k < p[2]; ++k)
     for (long long j = 0; j < p[1]; ++j)
       for (long long i = 0; i < p[0]; ++i) {
         const long long si = wrap(i, 0), sj = wrap(j, 1), sk = wrap(k, 2);
-        a.data[i + p[0] * (j + p[1] * k)] = a.data[si + p[0] * (sj + p[1] * sk)];
+        if (si >= 0 && sj >= 0 && sk >= 0) a.data[i + p[0] * (j + p[1] * k)] = a.data[si + p[0] * (sj + p[1] * sk)];
       }
 }
 

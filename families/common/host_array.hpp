@@ -39,8 +39,10 @@ void parallel_for(long long n, const std::function<void(long long)>& f);
 // dtype so that the GPU and the reference read the same numbers.
 void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype);
 void fill_nan(HostArray& a);
-// Periodic ghost zones from the interior (the CPU twin of the GPU fill).
-void fill_periodic(HostArray& a);
+// Periodic ghost zones from the interior (the CPU twin of the GPU fill):
+// along the axes whose bit `axes` has (axis a: bit a), the ghost points
+// outside the interior along those axes alone; the others stay.
+void fill_periodic(HostArray& a, unsigned axes = 7);
 
 struct Comparison {
   double rel_l2 = 0;    // ||got - want|| / ||want|| over the interior

@@ -50,7 +50,12 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
       "//   dtype:     {}, {}-D arrays, x contiguous; axes {}\n",
       to_string(spec.dtype), spec.dims, axes[spec.dims - 1]);
   for (const auto* f : spec.inputs()) s += fmt::format("//   input:     {} (ghost {})\n", f->name, f->ghost);
-  for (const auto* f : spec.output_fields()) s += fmt::format("//   output:    {} (ghost {})\n", f->name, f->ghost);
+  for (const auto* f : spec.output_fields()) {
+    std::string images;
+    for (int ax = 0; ax < spec.dims; ++ax)
+      if (f->periodic_images >> ax & 1u) images += images.empty() ? std::string(1, "xyz"[ax]) : std::string(", ") + "xyz"[ax];
+    s += fmt::format("//   output:    {} (ghost {}{})\n", f->name, f->ghost, images.empty() ? "" : "; stores its periodic ghost images along " + images);
+  }
   const IrWork w = ir_work(spec.output_exprs());
   s += fmt::format("//   work:      {:.0f} reads ({:.0f} distinct), {:.0f} operations ({:.0f} with common subexpressions once) a point\n", w.reads,
                    w.distinct_reads, w.ops, w.distinct_ops);
@@ -116,6 +121,8 @@ std::string bindings(const Spec& spec, const StencilPlan& plan, const MixedSplit
   s += fmt::format("  static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.in_ghost, inputs));
   s += fmt::format("  static constexpr int kRadius[kNumIn > 0 ? kNumIn : 1][3] = {}\n", table(plan.radius, inputs));
   s += fmt::format("  static constexpr int kOutGhost[kNumOut][3] = {}\n", table(plan.out_ghost, outputs));
+  s += fmt::format("  static constexpr int kOutWrap[kNumOut] = {{{}}};  // periodic ghost images each output stores, a bit per kernel axis\n",
+                   fmt::join(plan.out_wrap, ", "));
   s += fmt::format("  static constexpr int kMaxRadiusZ = {};\n", plan.max_radius_z);
   s += "\n  // Input slots by name.\n";
   for (const auto* f : inputs) s += fmt::format("  static constexpr int f_{} = {};\n", f->name, f->slot);

@@ -154,8 +154,13 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   }
   for (const auto* f : spec.output_fields()) {
     std::array<int, 3> g{0, 0, 0};
-    for (int ax = 0; ax < spec.dims; ++ax) g[p.kernel_axis[ax]] = f->ghost;
+    int wrap = 0;
+    for (int ax = 0; ax < spec.dims; ++ax) {
+      g[p.kernel_axis[ax]] = f->ghost;
+      if (f->periodic_images >> ax & 1u) wrap |= 1 << p.kernel_axis[ax];
+    }
     p.out_ghost.push_back(g);
+    p.out_wrap.push_back(wrap);
   }
 
   if (p.threads() > 1024) {

@@ -38,6 +38,7 @@ struct StencilPlan {
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
   std::vector<std::array<int, 3>> radius;     // per input slot, kernel axes
   std::vector<std::array<int, 3>> out_ghost;  // per output slot, kernel axes
+  std::vector<int> out_wrap;                  // per output slot: its periodic images, a bit per kernel axis
   int max_radius_z = 0;
   // stage, mixed_passes 2: each intermediate's outer kernel axis (0: x, 2:
   // z) and reach (split_mixed_derivatives' intermediates, in its order).

@@ -16,6 +16,10 @@ void reference_stencil(const Spec& spec, const std::vector<const HostArray*>& in
     for (long long i = 0; i < shape[0]; ++i)
       for (std::size_t o = 0; o < n; ++o) outputs[spec.fields[spec.outputs[o].field].slot]->at(i, j, k) = values[i * n + o];
   });
+  for (const OutputDecl& o : spec.outputs) {
+    const FieldDecl& f = spec.fields[static_cast<std::size_t>(o.field)];
+    if (f.periodic_images) fill_periodic(*outputs[static_cast<std::size_t>(f.slot)], f.periodic_images);
+  }
 }
 
 }  // namespace gpen

@@ -1,6 +1,7 @@
 // The CPU reference of a stencil spec, in double precision: every output at
 // every interior point, evaluated from the lowered expressions (not from the
-// CUDA templates), on all cores.
+// CUDA templates), on all cores; and an output's periodic ghost images
+// where its FieldDecl asks for them.
 #pragma once
 
 #include <vector>

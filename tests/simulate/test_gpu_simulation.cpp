@@ -6,7 +6,9 @@
 #include <filesystem>
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
+#include "gpen/simulate/fused_update.hpp"
 #include "gpen/simulate/gpu_backend.hpp"
 #include "gpen/simulate/simulation.hpp"
 #include "program_support.hpp"
@@ -112,6 +114,56 @@ TEST_CASE("a few GPU steps of each shipped program equal the CPU reference's, ea
     for (std::size_t i = 0; i < rg.last_diagnostics.size(); ++i) CHECK(rg.last_diagnostics[i] == doctest::Approx(rh.last_diagnostics[i]).epsilon(1e-11));
     CHECK(gpu.allocations_since_setup() == 0);
   }
+}
+
+TEST_CASE("the ghosts a 2N stage stores with its state (periodic images) equal the host model's fill of it, every strategy, mixed kinds, thin axes") {
+  struct Case {
+    std::string program;
+    std::array<long long, 3> size;  // 6 (2 g): a point's images; 5 or 2: none (a fill copies some points twice)
+    std::vector<std::string> set;    // the right-hand sides' variant
+    sim::GpuOptions::PeriodicGhosts ghosts = sim::GpuOptions::PeriodicGhosts::Stores;
+  };
+  using Ghosts = sim::GpuOptions::PeriodicGhosts;
+  int images = 0;
+  for (const Case& c : {Case{"sound_wave3d", {37, 21, 19}, {"strategy=direct"}}, Case{"sound_wave3d", {37, 21, 19}, {"strategy=rolling"}},
+                        Case{"sound_wave3d", {37, 21, 19}, {"strategy=stage"}}, Case{"sound_wave3d", {19, 6, 5}, {"strategy=direct"}},
+                        Case{"sound_wave3d", {13, 7, 2}, {"strategy=stage"}}, Case{"heat_walls3d", {33, 17, 21}, {"strategy=march"}},
+                        Case{"heat_walls3d", {32, 17, 21}, {"strategy=march", "vector_x=2", "rows_y=2"}},
+                        Case{"heat_walls3d", {32, 16, 21}, {"strategy=march", "ring_ahead=1"}}, Case{"heat_walls3d", {33, 17, 21}, {"strategy=tile"}},
+                        Case{"sound_wave3d", {37, 21, 19}, {"strategy=direct"}, Ghosts::Fills},
+                        Case{"sound_wave3d", {37, 21, 19}, {"strategy=direct"}, Ghosts::Measured}}) {
+      CAPTURE(c.program);
+      CAPTURE(c.size[1]);
+      CAPTURE(c.set[0]);
+      const sim::Program p = program_of(program_text(c.program), c.size);
+      for (std::size_t f = 0; f < p.fields.size(); ++f) images += sim::periodic_image_axes(p, static_cast<int>(f)) != 0;
+      sim::GpuOptions o;
+      o.rhs_set = c.set;
+      o.periodic_ghosts = c.ghosts;
+      auto backend = std::make_unique<sim::GpuBackend>(p, sim_ctx(), o);
+      sim::GpuBackend& gpu = *backend;
+      // A line per right-hand side with periodic faces; measured: both costs.
+      const auto& choices = gpu.periodic_ghost_choices();
+      CHECK(choices.size() == (c.program == "sound_wave3d" ? 2u : 1u));
+      for (const std::string& line : choices) {
+        CAPTURE(line);
+        CHECK((line.find("ms a step") != std::string::npos) == (c.ghosts == Ghosts::Measured));
+      }
+      sim::Simulation g(p, std::move(backend));
+      g.initialize();
+      sim::RunOptions r;
+      r.steps = 2;
+      g.run(r);
+      const auto interiors = gpu.fields();
+      for (std::size_t f = 0; f < p.fields.size(); ++f) {
+        CAPTURE(p.fields[f].name);
+        HostArray want(p.dims, p.size, p.fields[f].ghost);
+        set_interior(want, interiors[f]);
+        sim::apply_boundaries(p.fields[f], want);
+        CHECK(gpu.padded_field(static_cast<int>(f)) == want.data);
+      }
+    }
+  CHECK(images > 0);
 }
 
 TEST_CASE("on the GPU: the total mass over 1000 steps to 1e-12, and a bitwise restart") {

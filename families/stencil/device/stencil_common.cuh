@@ -12,6 +12,7 @@
 //   kStreamStores                      outputs stored evict-first (march, stage)
 //   kRingAhead, kRingSlots             planes copied ahead into shared memory (march, stage); the march's ring slots (0: none)
 //   kInGhost[kNumIn][3], kOutGhost[kNumOut][3]   ghost widths per kernel axis
+//   kOutWrap[kNumOut]                  periodic images each output stores (a bit per kernel axis; store_images)
 //   kRadius[kNumIn][3]                 how far the outputs reach into each input
 //   kMaxRadiusZ                        the largest kRadius[f][2]
 //   template <class In> compute(const In& in, const real* p, real* out)
@@ -130,12 +131,44 @@ struct InputCursor {
   }
 };
 
+// Output O's periodic images of its interior point (i, j, k), stored at
+// `at`: along each kernel axis whose bit B::kOutWrap[O] has, the ghost
+// point a periodic fill would copy the point to (i + n where i < g, i - n
+// where i >= n - g; 2 g <= n, which the host checks, so at most one), and
+// their combinations (edges, corners). A time loop's stage fills its
+// periodic ghosts so, in the stores of the state it makes
+// (simulate/fused_update.hpp), instead of a launch that reads every face
+// back. A warp at an edge pays for its lanes' images: a few adds and
+// predicated stores.
+template <class B, int O>
+__device__ __forceinline__ void store_images(const StencilArgs<B>& a, typename B::real* at, int i, int j, int k, typename B::real v) {
+  constexpr int kWrap = B::kOutWrap[O];
+  if constexpr (kWrap != 0) {
+    using G = OutGeometry<B, O>;
+    // The offset from the point to its image along one axis (0: none).
+    auto image = [](int c, int n, int g, long long stride) -> long long { return c < g ? n * stride : c >= n - g ? -n * stride : 0; };
+    const long long dx = kWrap & 1 ? image(i, a.n.nx, B::kOutGhost[O][0], 1) : 0;
+    const long long dy = kWrap & 2 ? image(j, a.n.ny, B::kOutGhost[O][1], G::sy(a)) : 0;
+    const long long dz = kWrap & 4 ? image(k, a.n.nz, B::kOutGhost[O][2], G::sz(a)) : 0;
+    if (dx == 0 && dy == 0 && dz == 0) return;
+    if (dx) at[dx] = v;
+    if (dy) at[dy] = v;
+    if (dz) at[dz] = v;
+    if (dx && dy) at[dx + dy] = v;
+    if (dx && dz) at[dx + dz] = v;
+    if (dy && dz) at[dy + dz] = v;
+    if (dx && dy && dz) at[dx + dy + dz] = v;
+  }
+}
+
 template <class B>
 __device__ __forceinline__ void store_outputs(const StencilArgs<B>& a, int i, int j, int k,
                                               const typename B::real* v) {
   for_each_index<B::kNumOut>([&](auto o) {
     constexpr int O = decltype(o)::value;
-    a.out[O][OutGeometry<B, O>::at(a, i, j, k)] = v[O];
+    typename B::real* const at = a.out[O] + OutGeometry<B, O>::at(a, i, j, k);
+    *at = v[O];
+    store_images<B, O>(a, at, i, j, k, v[O]);
   });
 }
 

@@ -185,8 +185,12 @@ __device__ __forceinline__ void stencil_march_registers(const StencilArgs<B>& a)
       real* base = a.out[O] + G::at(a, i0, j0, k);
 #pragma unroll
       for (int y = 0; y < Y; ++y) {
-        if (kFast ? j0 + y >= j_own : j0 + y < a.n.ny)
+        if (kFast ? j0 + y >= j_own : j0 + y < a.n.ny) {
           store_run<V, B::kStreamStores>(base + y * G::sy(a), v[O][y], kFast, kFast || i0 + V <= a.n.nx, a.n.nx - i0);
+#pragma unroll
+          for (int x = 0; x < V; ++x)
+            if (i0 + x < a.n.nx) store_images<B, O>(a, base + y * G::sy(a) + x, i0 + x, j0 + y, k, v[O][y][x]);
+        }
       }
     });
     tile.advance();

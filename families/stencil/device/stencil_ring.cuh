@@ -215,7 +215,10 @@ __device__ __forceinline__ void stencil_ring(const StencilArgs<B>& a) {
           for_each_index<B::kNumOut>([&](auto o) {
             constexpr int O = decltype(o)::value;
             using G = OutGeometry<B, O>;
-            store_run<V, B::kStreamStores>(a.out[O] + G::at(a, i0, j0 + PY, k), v[O], true, true, V);
+            real* const run = a.out[O] + G::at(a, i0, j0 + PY, k);
+            store_run<V, B::kStreamStores>(run, v[O], true, true, V);
+#pragma unroll
+            for (int x = 0; x < V; ++x) store_images<B, O>(a, run + x, i0 + x, j0 + PY, k, v[O][x]);
           });
         }
         // The row's centre joins the planes behind.

@@ -436,6 +436,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
             real* at = a.out[O] + OutGeometry<B, O>::at(a, i, j0 + PY, k);
             if constexpr (B::kStreamStores) __stcs(at, v[PY][O]);
             else *at = v[PY][O];
+            store_images<B, O>(a, at, i, j0 + PY, k, v[PY][O]);
           });
         }
       });

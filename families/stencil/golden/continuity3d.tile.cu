@@ -34,6 +34,7 @@ struct Bindings {
   static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {{3, 3, 3}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}};  // lnrho, ux, uy, uz
   static constexpr int kRadius[kNumIn > 0 ? kNumIn : 1][3] = {{3, 3, 3}, {3, 0, 0}, {0, 3, 0}, {0, 0, 3}};  // lnrho, ux, uy, uz
   static constexpr int kOutGhost[kNumOut][3] = {{0, 0, 0}, {0, 0, 0}};  // dlnrho_dt, div_u
+  static constexpr int kOutWrap[kNumOut] = {0, 0};  // periodic ghost images each output stores, a bit per kernel axis
   static constexpr int kMaxRadiusZ = 3;
 
   // Input slots by name.

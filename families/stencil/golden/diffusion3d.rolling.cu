@@ -30,6 +30,7 @@ struct Bindings {
   static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {{2, 2, 2}};  // u
   static constexpr int kRadius[kNumIn > 0 ? kNumIn : 1][3] = {{2, 2, 2}};  // u
   static constexpr int kOutGhost[kNumOut][3] = {{0, 0, 0}};  // u_next
+  static constexpr int kOutWrap[kNumOut] = {0};  // periodic ghost images each output stores, a bit per kernel axis
   static constexpr int kMaxRadiusZ = 2;
 
   // Input slots by name.

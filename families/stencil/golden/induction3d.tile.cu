@@ -37,6 +37,7 @@ struct Bindings {
   static constexpr int kInGhost[kNumIn > 0 ? kNumIn : 1][3] = {{3, 3, 3}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}};  // ux, uy, uz, ax, ay, az
   static constexpr int kRadius[kNumIn > 0 ? kNumIn : 1][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}};  // ux, uy, uz, ax, ay, az
   static constexpr int kOutGhost[kNumOut][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};  // dax_dt, day_dt, daz_dt
+  static constexpr int kOutWrap[kNumOut] = {0, 0, 0};  // periodic ghost images each output stores, a bit per kernel axis
   static constexpr int kMaxRadiusZ = 3;
 
   // Input slots by name.

@@ -41,6 +41,11 @@ struct FieldDecl {
   // spec's (accumulated in float64).
   unsigned reduced_axes = 0;
   std::optional<Dtype> dtype;
+  // A stencil output's periodic ghost images (bit a for user axis a): each
+  // interior point stored is stored again into the ghost points a periodic
+  // fill along those axes copies it to. Set by code (a time loop's fused
+  // stages), never by a spec's JSON.
+  unsigned periodic_images = 0;
 };
 
 
