@@ -208,15 +208,26 @@ void ProgramReader::reduces_every_axis(const std::string& ptr, const KernelUse& 
 KernelUse ProgramReader::kernel_use(const std::string& ptr, Use use, const std::string& expected) {
   KernelUse u;
   u.pointer = ptr;
-  const std::string written = r_.string(ptr + "/spec");
-  u.path = join_path(folder_, written);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(u.path, ec))
-    src_.fail(ptr + "/spec", fmt::format("no spec file '{}' (looked for {})", quoted_text(written, 200), quoted_text(u.path, 200)),
-              "the path of a spec file, relative to the program's folder");
-  if (is_program_file(u.path))
-    src_.fail(ptr + "/spec", fmt::format("'{}' is a program, not a kernel spec", quoted_text(written, 200)), "a stencil or reduce spec");
-  u.spec = load_spec(u.path, dtype_);
+  std::string written;  // the spec file as the program names it, or the inline spec's name
+  if (r_.has(ptr + "/spec") && r_.at(ptr + "/spec").is_object()) {
+    // Written inline: read as a file would be, its errors at their place in the program.
+    u.spec = parse_spec(std::make_shared<JsonSource>(src_.subtree(ptr + "/spec")), dtype_);
+    u.path = fmt::format("{}#{}", src_.name(), ptr + "/spec");
+    written = u.spec.name;
+  } else {
+    if (r_.has(ptr + "/spec") && !r_.at(ptr + "/spec").is_string())
+      src_.fail(ptr + "/spec", fmt::format("found {}", json_type_name(r_.at(ptr + "/spec"))),
+                "the path of a spec file relative to the program's folder, or a spec written here (an object)");
+    written = r_.string(ptr + "/spec");
+    u.path = join_path(folder_, written);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(u.path, ec))
+      src_.fail(ptr + "/spec", fmt::format("no spec file '{}' (looked for {})", quoted_text(written, 200), quoted_text(u.path, 200)),
+                "the path of a spec file relative to the program's folder, or a spec written here (an object)");
+    if (is_program_file(u.path))
+      src_.fail(ptr + "/spec", fmt::format("'{}' is a program, not a kernel spec", quoted_text(written, 200)), "a stencil or reduce spec");
+    u.spec = load_spec(u.path, dtype_);
+  }
   if (u.spec.dims != p_.dims)
     src_.fail(ptr + "/spec", fmt::format("'{}' is {}-D, the program {}-D", quoted_text(written), u.spec.dims, p_.dims), fmt::format("a {}-D spec", p_.dims));
   const bool right_kind = use == Use::Rhs ? std::holds_alternative<StencilDecl>(u.spec.decl) || std::holds_alternative<SbpDecl>(u.spec.decl)

@@ -1,4 +1,6 @@
 // Programs (kind "program"): what they read, and how they refuse what they cannot run.
+#include <algorithm>
+
 #include "program_support.hpp"
 
 namespace gpen::test {
@@ -30,6 +32,31 @@ TEST_CASE("the shipped sound wave reads: fields, kernels bound by name, params a
   CHECK(small.size == std::array<long long, 3>{16, 1, 1});
   CHECK(small.spacing()[0] == doctest::Approx(2 * M_PI / 16));
   CHECK(small.hash != p.hash);
+}
+
+TEST_CASE("a kernel spec written inline in a program reads as its file does; its mistakes are errors at their place in the program") {
+  const std::string base = sound_wave_text();
+  const std::string spec = read_file(source_dir() + "/specs/stencil/continuity_rho3d.json");
+  const std::string j = with(base, R"~("../stencil/continuity_rho3d.json")~", spec);
+  const sim::Program file = program_of(base), inline_ = program_of(j);
+  REQUIRE(inline_.rhs.size() == 2);
+  CHECK(inline_.rhs[0].use.spec.name == "continuity_rho3d");
+  CHECK(inline_.rhs[0].use.spec.hash == file.rhs[0].use.spec.hash);  // the same kernel: the same cache entry and tuning record
+  CHECK(inline_.rhs[0].use.input_field == file.rhs[0].use.input_field);
+  CHECK(inline_.rhs[0].use.path == "p.json#/rhs/0/spec");
+  CHECK(inline_.hash != file.hash);
+
+  // A mistake inside it: the whole pointer, the program's line and column.
+  const SpecError e = program_error_at(with(j, "D1(rho * uy, y)", "D1(rho * uy, w)"), "/rhs/0/spec/outputs/0/expr");
+  CHECK(e.detail().message == "the second argument of 'D1' must be an axis");
+  const std::size_t at = j.find("D1(rho * uy, y)");
+  CHECK(e.line() == 1 + std::count(j.begin(), j.begin() + static_cast<long>(at), '\n'));
+  CHECK(program_error_at(with(j, R"~("ghost": 3},
+    {"name": "drho_dt")~", R"~("ghost": "3"},
+    {"name": "drho_dt")~"), "/rhs/0/spec/fields/3/ghost").detail().expected.find("integer") != std::string::npos);
+  // Neither a file nor an object.
+  CHECK(program_error_at(with(base, R"~("../stencil/continuity_rho3d.json")~", "7"), "/rhs/0/spec").detail().expected.find("written here") !=
+        std::string::npos);
 }
 
 TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once") {

@@ -304,6 +304,24 @@ JsonSource JsonSource::from_string(std::string text, std::string name) {
   return s;
 }
 
+JsonSource JsonSource::subtree(const std::string& pointer) const {
+  JsonSource s;
+  s.name_ = name_;
+  s.prefix_ = prefix_ + pointer;
+  s.text_ = text_;
+  s.root_ = root_.at(nlohmann::json::json_pointer(pointer));
+  // The spans below `pointer`, re-keyed from it.
+  auto below = [&](const std::map<std::string, Span>& from, std::map<std::string, Span>& to) {
+    for (auto it = from.lower_bound(pointer); it != from.end() && it->first.compare(0, pointer.size(), pointer) == 0; ++it) {
+      const std::string rest = it->first.substr(pointer.size());
+      if (rest.empty() || rest[0] == '/') to.emplace(rest, it->second);
+    }
+  };
+  below(values_, s.values_);
+  below(keys_, s.keys_);
+  return s;
+}
+
 Location JsonSource::position_of(std::size_t byte) const {
   if (CountingOnly::active()) return {};  // an error only counted needs none, and this scan is linear
   Location loc{1, 1};
@@ -396,7 +414,7 @@ void JsonSource::fail(const std::string& pointer, const std::string& message, co
 
 void JsonSource::fail_at(const std::string& pointer, Location where, const std::string& message,
                          const std::string& expected) const {
-  throw SpecError({name_, pointer, where, message, expected, excerpt(where)});
+  throw SpecError({name_, prefix_ + pointer, where, message, expected, excerpt(where)});
 }
 
 }  // namespace gpen

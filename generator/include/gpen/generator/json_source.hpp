@@ -22,6 +22,10 @@ class JsonSource {
   // only, without blocking on a FIFO.
   static JsonSource from_file(const std::string& path);
   static JsonSource from_string(std::string text, std::string name = "<string>");
+  // The value at `pointer` as a document of its own (a spec written inline
+  // in a program): its pointers start there, and its errors name the whole
+  // pointer and the line and column in this document's text.
+  JsonSource subtree(const std::string& pointer) const;
 
   const nlohmann::json& root() const { return root_; }
   const std::string& name() const { return name_; }
@@ -56,6 +60,7 @@ class JsonSource {
   std::string excerpt(Location where) const;
 
   std::string name_;
+  std::string prefix_;  // a subtree's pointer in the document it came from
   std::string text_;
   nlohmann::json root_;
   std::map<std::string, Span> values_;
