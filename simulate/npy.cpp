@@ -54,7 +54,7 @@ void write_npy(const std::string& path, Dtype dtype, const std::vector<long long
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(fmt::format("cannot rename {} to {}", tmp, path));
 }
 
-NpyArray read_npy(const std::string& path) {
+NpyArray read_npy(const std::string& path, bool header_only) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot open {}", path));
   char magic[6];
@@ -92,6 +92,7 @@ NpyArray read_npy(const std::string& path) {
   in.seekg(0, std::ios::end);
   const std::streamoff left = in.tellg() - static_cast<std::streamoff>(10 + len);
   if (left != static_cast<std::streamoff>(bytes)) bad(path, fmt::format("{} bytes of data for a shape of {} values", left, count));
+  if (header_only) return a;
   in.seekg(static_cast<std::streamoff>(10 + len));
   a.values.resize(static_cast<std::size_t>(count));
   if (a.dtype == Dtype::Float32) {

@@ -21,6 +21,7 @@ struct NpyArray {
 void write_npy(const std::string& path, Dtype dtype, const std::vector<long long>& shape, const std::vector<double>& values);
 // Reads a file write_npy wrote (or NumPy, in the same dtypes and order);
 // std::runtime_error naming the file and what is wrong otherwise.
-NpyArray read_npy(const std::string& path);
+// `header_only`: its dtype and shape, the data's length checked, no values.
+NpyArray read_npy(const std::string& path, bool header_only = false);
 
 }  // namespace gpen::sim

@@ -9,6 +9,7 @@
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/json_reader.hpp"
 #include "gpen/generator/sha256.hpp"
+#include "npy.hpp"
 
 namespace gpen::sim {
 
@@ -68,6 +69,7 @@ class ProgramReader {
   // would do, before its bindings are read.
   KernelUse kernel_use(const std::string& ptr, Use use, const std::string& expected);
   int field_at(const std::string& ptr) const;  // a field's name at ptr
+  void init_file(const std::string& ptr, ProgramField& f);  // {"npy": path} at ptr
   // Refuses a reduction that keeps an axis (its results would be arrays, not numbers).
   void reduces_every_axis(const std::string& ptr, const KernelUse& k) const;
   void face_list(const std::string& ptr, std::vector<std::pair<int, int>>& faces) const;
@@ -176,7 +178,8 @@ void ProgramReader::fields() {
       f.name = r_.identifier(ptr + "/name");
       if (p_.find_field(f.name) >= 0) src_.fail(ptr + "/name", fmt::format("the field '{}' is declared twice", f.name), "a name of its own");
       f.ghost = static_cast<int>(r_.integer(ptr + "/ghost", 0, 64));
-      if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, "a coordinate (x, y, z), a param of the program or pi");
+      if (r_.has(ptr + "/init") && r_.at(ptr + "/init").is_object()) init_file(ptr + "/init", f);
+      else if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, "a coordinate (x, y, z), a param of the program or pi");
       if (r_.has(ptr + "/noise")) {
         r_.entry(ptr + "/noise", {"amplitude", "seed"}, {});
         f.noise = r_.number(ptr + "/noise/amplitude");
@@ -186,6 +189,25 @@ void ProgramReader::fields() {
     });
   }
   if (!ok) throw UnitFailed{};
+}
+
+void ProgramReader::init_file(const std::string& ptr, ProgramField& f) {
+  r_.entry(ptr, {"npy"}, {});
+  const std::string written = r_.string(ptr + "/npy");
+  f.init_npy = join_path(folder_, written);
+  const std::string expected = fmt::format("a .npy file of float64 or float32 values, shape ({}) (z, y, x: a snapshot's field), relative to the program's folder",
+                                           fmt::join(p_.c_order_shape(), ", "));
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(f.init_npy, ec))
+    src_.fail(ptr + "/npy", fmt::format("no file '{}' (looked for {})", quoted_text(written, 200), quoted_text(f.init_npy, 200)), expected);
+  NpyArray header;
+  try {
+    header = read_npy(f.init_npy, true);
+  } catch (const std::runtime_error& e) {
+    src_.fail(ptr + "/npy", quoted_text(e.what(), 300), expected);
+  }
+  if (header.shape != p_.c_order_shape())
+    src_.fail(ptr + "/npy", fmt::format("'{}' has shape ({})", quoted_text(written, 200), fmt::join(header.shape, ", ")), expected);
 }
 
 int ProgramReader::field_at(const std::string& ptr) const {
@@ -510,6 +532,12 @@ void ProgramReader::snapshots() {
 }
 
 }  // namespace
+
+std::vector<long long> Program::c_order_shape() const {
+  std::vector<long long> s;
+  for (int a = dims - 1; a >= 0; --a) s.push_back(size[static_cast<std::size_t>(a)]);
+  return s;
+}
 
 std::array<double, 3> Program::spacing() const {
   std::array<double, 3> h{1, 1, 1};

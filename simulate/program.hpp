@@ -51,6 +51,7 @@ struct ProgramField {
   std::string name;
   int ghost = 0;
   ScalarExpr init = ScalarExpr::constant(0);  // of x, y, z and the program's params
+  std::string init_npy;                       // else: a .npy file of the interior (a snapshot's field), as resolved
   double noise = 0;                          // + noise * uniform[-1, 1), seeded
   std::uint64_t seed = 0;
   std::array<std::array<Boundary, 2>, 3> boundary;  // [axis][lower, upper face]
@@ -132,6 +133,8 @@ struct Program {
   std::shared_ptr<const JsonSource> source;
 
   std::array<double, 3> spacing() const;
+  // The interior's shape as NumPy writes it (slowest axis first: z, y, x).
+  std::vector<long long> c_order_shape() const;
   int find_field(const std::string& name) const;  // -1 when none
   // The names a kernel's param expression may read, in slot order: the
   // params, then hx, hy, hz, Lx, Ly, Lz and pi. param_values() their values.

@@ -28,12 +28,6 @@ double noise_at(std::uint64_t seed, std::uint64_t index) {
   return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
-std::vector<long long> c_order_shape(const Program& p) {
-  std::vector<long long> s;
-  for (int a = p.dims - 1; a >= 0; --a) s.push_back(p.size[a]);
-  return s;
-}
-
 double rounded(double v, Dtype d) { return d == Dtype::Float32 ? static_cast<double>(static_cast<float>(v)) : v; }
 
 std::vector<std::string> diagnostic_names(const Program& p) {
@@ -54,6 +48,17 @@ std::vector<std::vector<double>> initial_values(const Program& p) {
   const long long n = p.size[0] * p.size[1] * p.size[2];
   for (const ProgramField& f : p.fields) {
     std::vector<double> v(static_cast<std::size_t>(n));
+    if (!f.init_npy.empty()) {
+      // A file's values (checked when the program was read; read again here, it may have changed since).
+      NpyArray a = read_npy(f.init_npy);
+      if (a.shape != p.c_order_shape())
+        throw std::runtime_error(fmt::format("{}: shape ({}), the program's field '{}' ({})", f.init_npy, fmt::join(a.shape, ", "), f.name,
+                                             fmt::join(p.c_order_shape(), ", ")));
+      for (std::size_t t = 0; t < v.size(); ++t)
+        v[t] = rounded(a.values[t] + (f.noise != 0 ? f.noise * noise_at(f.seed, t) : 0.0), p.dtype);
+      out.push_back(std::move(v));
+      continue;
+    }
     std::vector<double> e = env;
     for (long long k = 0; k < p.size[2]; ++k)
       for (long long j = 0; j < p.size[1]; ++j)
@@ -92,7 +97,7 @@ void Simulation::write_snapshot(const std::string& dir) const {
   nlohmann::json files = nlohmann::json::array();
   for (std::size_t f = 0; f < p_.fields.size(); ++f) {
     const std::string file = p_.fields[f].name + ".npy";
-    write_npy(dir + "/" + file, p_.dtype, c_order_shape(p_), v[f]);
+    write_npy(dir + "/" + file, p_.dtype, p_.c_order_shape(), v[f]);
     files.push_back(file);
   }
   nlohmann::json j;
@@ -151,7 +156,7 @@ void Simulation::restart(const std::string& dir) {
   if (!j.contains("step") || !j["step"].is_number_integer() || j["step"].get<long long>() < 0 || j["step"].get<long long>() > (1LL << 53))
     fail("snapshot.json's \"step\" is not a whole number of steps from 0 to 2^53");
   std::vector<std::vector<double>> v;
-  const std::vector<long long> shape = c_order_shape(p_);
+  const std::vector<long long> shape = p_.c_order_shape();
   for (const ProgramField& f : p_.fields) {
     NpyArray a = read_npy(dir + "/" + f.name + ".npy");
     if (a.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(a.shape, ", "), fmt::join(shape, ", ")));

@@ -1,6 +1,9 @@
 // Programs (kind "program"): what they read, and how they refuse what they cannot run.
 #include <algorithm>
+#include <filesystem>
 
+#include "gpen/simulate/npy.hpp"
+#include "gpen/simulate/simulation.hpp"
 #include "program_support.hpp"
 
 namespace gpen::test {
@@ -57,6 +60,44 @@ TEST_CASE("a kernel spec written inline in a program reads as its file does; its
   // Neither a file nor an object.
   CHECK(program_error_at(with(base, R"~("../stencil/continuity_rho3d.json")~", "7"), "/rhs/0/spec").detail().expected.find("written here") !=
         std::string::npos);
+}
+
+TEST_CASE("a field's initial values from a .npy file (a snapshot's field), noise on top; a missing file or another shape refused at its pointer") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "gpen_init_npy";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::array<long long, 3> n{7, 5, 3};
+  std::vector<double> values(static_cast<std::size_t>(n[0] * n[1] * n[2]));
+  for (std::size_t t = 0; t < values.size(); ++t) values[t] = 1 + 0.01 * static_cast<double>(t);
+  sim::write_npy((dir / "rho.npy").string(), Dtype::Float32, {n[2], n[1], n[0]}, values);
+  sim::write_npy((dir / "flat.npy").string(), Dtype::Float64, {n[2] * n[1] * n[0]}, values);
+  const std::string base = sound_wave_text();
+  const std::string from_file = R"~("init": {"npy": ")~" + (dir / "rho.npy").string() + R"~("})~";
+  const std::string j = with(base, R"~("init": "1 + amplitude * sin(x)")~", from_file);
+  const sim::Program p = program_of(j, n);
+  CHECK(p.fields[0].init_npy == (dir / "rho.npy").string());
+  const auto init = sim::initial_values(p);
+  for (std::size_t t = 0; t < values.size(); ++t) CHECK(init[0][t] == static_cast<double>(static_cast<float>(values[t])));  // x fastest, as written
+  // Noise on top, the same as on an expression's values.
+  const std::string noisy = with(j, from_file, from_file + R"~(, "noise": {"amplitude": 0.5, "seed": 3})~");
+  const auto with_noise = sim::initial_values(program_of(noisy, n));
+  int differ = 0;
+  for (std::size_t t = 0; t < values.size(); ++t) differ += with_noise[0][t] != init[0][t];
+  CHECK(differ == static_cast<int>(values.size()));
+
+  // Refused, at the pointer: no such file, another shape (--size changes the program's), not an object of "npy".
+  CHECK(program_error_at(with(j, "rho.npy", "rh0.npy"), "/fields/0/init/npy").detail().message.find("no file") != std::string::npos);
+  CHECK(program_error_at(with(j, "rho.npy", "flat.npy"), "/fields/0/init/npy").detail().message.find("has shape (105)") != std::string::npos);
+  try {
+    program_of(j, std::array<long long, 3>{8, 5, 3});
+    FAIL("another size accepted");
+  } catch (const SpecErrors& e) {
+    CHECK(e.errors().at(0).pointer() == "/fields/0/init/npy");
+    CHECK(e.errors().at(0).detail().expected.find("shape (3, 5, 8)") != std::string::npos);
+  }
+  CHECK(program_error_at(with(j, R"~({"npy": ")~", R"~({"file": ")~"), "/fields/0/init").detail().message.find("npy") != std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once") {
