@@ -186,6 +186,10 @@ if [ "${1:-tests}" = simulate ]; then
   sizes=${SIM_SIZES:-256,512}
   step "a step against its parts alone: sound_wave3d (hydro, RK3, CFL) at $sizes, float64 and float32"
   build-gpu/bench/gpen_bench_simulate specs/programs/sound_wave3d.json --size "$sizes" --dtype float64,float32 --steps 50 2>"$out/bench_simulate_parts.txt" | tee "$out/bench_simulate.md"
+  step "sound_wave3d at 64 and 256: the time step on the device (steps launched ahead) against the host's (each step waits for the speed)"
+  for ts in device host; do
+    build-gpu/bench/gpen_bench_simulate specs/programs/sound_wave3d.json --size 64,256 --dtype float64,float32 --steps 200 --time-step $ts 2>/dev/null | grep -E "^variant|^\| sound"
+  done
   step "the same for orszag_tang3d (isothermal MHD) and heat_walls3d (diffusion, walls) at 256"
   for prog in orszag_tang3d heat_walls3d; do
     build-gpu/bench/gpen_bench_simulate specs/programs/$prog.json --size 256 --dtype float64,float32 --steps 30 2>>"$out/bench_simulate_parts.txt" | tail -2

@@ -7,9 +7,10 @@
 // Prints a Markdown table on stdout, each part on stderr.
 //
 //   gpen_bench_simulate PROGRAM [--size N[,N...]] [--dtype float64[,float32]] [--steps S] [--repeat R] [--set name=value ...]
-//                       [--periodic-ghosts measured|stores|fills]
+//                       [--periodic-ghosts measured|stores|fills] [--time-step device|host]
 // --set: a tunable of every right-hand side (else each runs its tuned or default variant).
 // --periodic-ghosts: where a stage's periodic ghosts come from (GpuOptions; measured: the faster).
+// --time-step: a CFL step computed on the device, steps launched ahead (the default), or on the host from the read-back speed.
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -40,7 +41,7 @@ std::vector<std::string> split(const std::string& s) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: gpen_bench_simulate PROGRAM [--size N[,N...]] [--dtype float64[,float32]] [--steps S] [--repeat R] [--set name=value ...] "
-                 "[--periodic-ghosts measured|stores|fills]\n";
+                 "[--periodic-ghosts measured|stores|fills] [--time-step device|host]\n";
     return 2;
   }
   const std::string path = argv[1];
@@ -63,8 +64,10 @@ int main(int argc, char** argv) {
       options.periodic_ghosts = v == "measured" ? sim::GpuOptions::PeriodicGhosts::Measured
                                 : v == "stores" ? sim::GpuOptions::PeriodicGhosts::Stores
                                                 : sim::GpuOptions::PeriodicGhosts::Fills;
-    else if (a == "--periodic-ghosts") {
-      std::cerr << "gpen_bench_simulate: --periodic-ghosts " << v << ": measured, stores or fills\n";
+    else if (a == "--time-step" && (v == "device" || v == "host"))
+      options.device_time_step = v == "device";
+    else if (a == "--periodic-ghosts" || a == "--time-step") {
+      std::cerr << "gpen_bench_simulate: " << a << " " << v << ": " << (a == "--time-step" ? "device or host" : "measured, stores or fills") << "\n";
       return 2;
     } else {
       std::cerr << "gpen_bench_simulate: unknown option " << a << "\n";
@@ -86,7 +89,8 @@ int main(int argc, char** argv) {
     return 3;
   }
   Context ctx(0);
-  fmt::print("variant of the right-hand sides: {}\n\n", options.rhs_set.empty() ? "tuned or default" : fmt::format("{}", fmt::join(options.rhs_set, " ")));
+  fmt::print("variant of the right-hand sides: {}; time step computed on the {}\n\n",
+             options.rhs_set.empty() ? "tuned or default" : fmt::format("{}", fmt::join(options.rhs_set, " ")), options.device_time_step ? "device" : "host");
   fmt::print("| program | size | dtype | copy GB/s | step ms | Mcell/s | rhs kernels alone ms | rhs % of copy | boundaries ms | CFL ms | step / rhs kernels |\n");
   fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const std::string& size : sizes)

@@ -33,6 +33,26 @@ class Backend {
   virtual void settle() {}
   // The first result of the program's CFL reduction (the largest signal speed).
   virtual double max_speed() = 0;
+
+  // Steps whose time step the device computes (the CFL conditions, as
+  // Simulation::next_dt does on the host) and reads there, so that the
+  // host launches a step without waiting for the last: a back end that
+  // can returns true, and the Simulation then runs launch_step and
+  // wait_step in place of next_dt and step.
+  virtual bool steps_on_device() const { return false; }
+  // The time the next launched step starts from.
+  virtual void set_clock(double t) { (void)t; }
+  // Launches a step landing on `stop` where it would pass it (< 0: none);
+  // returns at once.
+  virtual void launch_step(double stop) { (void)stop; }
+  // The oldest launched step's clock, waiting for it: t where it ended, its
+  // dt and largest speed; not `valid` where it was no step (t would not
+  // advance: at `stop` already, or a NaN) and changed no state.
+  struct Clock {
+    double t = 0, dt = 0, speed = 0;
+    bool valid = false;
+  };
+  virtual Clock wait_step() { return {}; }
   // Every diagnostic reduction's results, in the program's order.
   virtual std::vector<double> diagnostics() = 0;
   virtual std::optional<NonFinite> first_non_finite() const = 0;

@@ -53,7 +53,7 @@ unsigned periodic_image_axes(const Program& p, int f) {
   return axes;
 }
 
-FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bool images) {
+FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, FuseOptions options) {
   const Spec& rhs = r.use.spec;
   FusedUpdate u;
   Spec& s = u.spec;
@@ -100,6 +100,7 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bo
   };
   u.alpha_param = add_param("alpha");
   u.dt_beta_param = add_param("dt_beta");
+  s.params.back().device = options.device_dt;
 
   // Per output that is a field's time derivative: the slots of F now and of d.
   struct Updated {
@@ -121,7 +122,7 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bo
 
   auto add_output = [&](const std::string& name, FusedSlot slot, IrPtr ir, const std::string& text) {
     add_field(name, FieldDecl::Role::Output, slot);
-    if (images && slot.what == FusedSlot::What::Next) s.fields.back().periodic_images = periodic_image_axes(p, slot.field);
+    if (options.images && slot.what == FusedSlot::What::Next) s.fields.back().periodic_images = periodic_image_axes(p, slot.field);
     OutputDecl o;
     o.field = static_cast<int>(s.fields.size()) - 1;
     o.text = text;
@@ -143,9 +144,10 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bo
   // The kernel cache's key: everything the transform read besides the rhs
   // spec (its hash), so that another binding, ghost width, part or set of
   // periodic images is another kernel. kVersion changes with what fuse_update makes of them.
-  constexpr const char* kVersion = "fused_update/2";
+  constexpr const char* kVersion = "fused_update/3";
   std::string what = fmt::format("{} {} {} inputs {} outputs {}", kVersion, rhs.hash, s.name, fmt::join(r.use.input_field, ","), fmt::join(r.output_field, ","));
   for (const FieldDecl& f : s.fields) what += fmt::format("; {} {} ghost {} slot {} images {}", f.name, f.role == FieldDecl::Role::Input ? "in" : "out", f.ghost, f.slot, f.periodic_images);
+  for (const ParamDecl& q : s.params) what += fmt::format("; param {}{}", q.name, q.device ? " on the device" : "");
   for (const auto* slots : {&u.inputs, &u.outputs})
     for (const FusedSlot& b : *slots) what += fmt::format("; {}:{}", static_cast<int>(b.what), b.field);
   s.hash = sha256_hex(what);

@@ -58,9 +58,13 @@ struct FusedUpdate {
 // partial sector a line.
 unsigned periodic_image_axes(const Program& p, int f);
 
+struct FuseOptions {
+  bool images = true;      // F_next stores its periodic images (else fills make them)
+  bool device_dt = false;  // dt_beta is a device param (ParamDecl::device): the time step computed on the device
+};
+
 // `r`'s spec fused with the update of `part`; its name says the part.
-// `images`: F_next stores its periodic images (else fills make them).
-FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, bool images = true);
+FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, FuseOptions options = {});
 
 // Throws SpecError at the first right-hand side that is no stencil spec
 // (an SBP operator's math is not an expression to fuse into): the GPU runs

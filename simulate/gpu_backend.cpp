@@ -36,6 +36,13 @@ struct AxisFaces {
 };
 static_assert(sizeof(AxisFaces) == 1280, "AxisFaces as time_loop.cuh lays it out");
 
+// time_loop.cuh's TimeStepArgs.
+struct TimeStepArgs {
+  double cdt_h, diffusion, dt_max, stop, fixed;
+  int count;
+};
+static_assert(sizeof(TimeStepArgs) == 48, "TimeStepArgs as time_loop.cuh lays it out");
+
 // Page-locked host memory, so that a read-back in a stream is asynchronous to the host.
 class PinnedBytes {
  public:
@@ -108,6 +115,7 @@ struct BoundKernel {
   std::array<FieldBindings, 2> bindings;
   ParamValues params;
   std::string alpha, dt_beta;  // a fused update's params
+  CUdeviceptr dt_beta_global = 0;  // where dt_beta is a device param: its global, which time_step writes
   int arrays = 0;              // the arrays the spec reads or writes whole
 };
 
@@ -118,12 +126,13 @@ struct GpuBackend::State {
   const Context& ctx;
   const GpuOptions options;
   const bool callers;  // the fields are the caller's arrays
+  const bool device_dt;  // the time step computed on the device (steps_on_device)
   const Scheme& sc;
   Stream stream;
   Variant unit;
   KernelCache::Result compiled;
   Module module;
-  CUfunction boundary_axis, update_rk4, save, copy_padded, non_finite;
+  CUfunction boundary_axis, update_rk4, save, copy_padded, non_finite, time_step = nullptr;
   // The fields: 2N-storage schemes keep a pair per field (a stage reads one
   // and writes the other), rk4 one; `now` picks the state of the pair. On
   // the caller's arrays f[0] are views of them and f[1] gpen's (for rk4 a
@@ -139,6 +148,16 @@ struct GpuBackend::State {
   std::vector<BoundKernel> diagnostics;
   DeviceMemory index;  // find_non_finite's answer
   PinnedBytes readback;
+  // The time step on the device: its clock {t, dt, speed, valid}, the
+  // stage kernels' dt_beta globals and their stages' betas, and a ring of
+  // page-locked clocks read back after each launched step.
+  DeviceMemory clock, dt_beta_globals, dt_beta_betas;
+  int dt_beta_count = 0;
+  static constexpr int kClockSlots = 4;
+  PinnedBytes clocks;
+  std::array<Event, kClockSlots> clock_read;
+  std::deque<int> launched;  // the slots of the steps launched and not yet waited for
+  int next_slot = 0;
   std::size_t allocations_after_setup = 0;
   int blocks;
 
@@ -147,12 +166,15 @@ struct GpuBackend::State {
         ctx(c),
         options(o),
         callers(!o.fields.empty()),
+        device_dt(o.device_time_step && scheme(prog.integrator).two_n && !prog.time_step.fixed && prog.time_step.speed.has_value()),
         sc(scheme(prog.integrator)),
         unit(generate_time_loop(prog.dtype)),
         compiled(process_cache().get(source_program(unit, "time_loop"), c.info().arch())),
         module(compiled.kernel.cubin, unit.kernel_name, unit.name),
         index(sizeof(unsigned long long)),
         readback(64 * sizeof(double)),
+        clock(4 * sizeof(double)),
+        clocks(kClockSlots * 4 * sizeof(double)),
         blocks(c.info().sm_count * 8) {
     const std::string stem = unit.kernel_name.substr(0, unit.kernel_name.size() - std::string("_boundary_axis").size());
     boundary_axis = module.function();
@@ -188,6 +210,27 @@ struct GpuBackend::State {
       for (const RhsKernel& r : p.rhs) rhs.push_back(as_written(r, size));
     }
     if (p.time_step.speed) cfl = reduction(p.time_step.speed->use, size);
+    if (device_dt) {
+      const double zero[4] = {0, 0, 0, 0};
+      clock.upload(zero, sizeof zero);
+      // The speed as the reduction gives it: the program's dtype, or float64.
+      const bool f64_speed = cfl->scratch.at(0).dtype() == Dtype::Float64 && p.dtype != Dtype::Float64;
+      time_step = module.function(stem + (f64_speed ? "_time_step_f64" : "_time_step"));
+      std::vector<CUdeviceptr> globals;
+      std::vector<double> betas;
+      for (std::size_t st = 0; st < stage_rhs.size(); ++st)
+        for (const BoundKernel& b : stage_rhs[st]) {
+          globals.push_back(b.dt_beta_global);
+          betas.push_back(sc.stages[st].beta);
+        }
+      dt_beta_count = static_cast<int>(globals.size());
+      dt_beta_globals = DeviceMemory(std::max<std::size_t>(1, globals.size()) * sizeof(CUdeviceptr));
+      dt_beta_betas = DeviceMemory(std::max<std::size_t>(1, betas.size()) * sizeof(double));
+      if (!globals.empty()) {
+        dt_beta_globals.upload(globals.data(), globals.size() * sizeof(CUdeviceptr));
+        dt_beta_betas.upload(betas.data(), betas.size() * sizeof(double));
+      }
+    }
     for (const ReduceUse& r : p.diagnostics.reductions) diagnostics.push_back(reduction(r.use, size));
     allocations_after_setup = DeviceMemory::allocations();
   }
@@ -249,10 +292,11 @@ struct GpuBackend::State {
 
   // 2N: r's spec with `part` of a stage's update fused in (fused_update.hpp).
   BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size, bool images) {
-    const FusedUpdate fu = fuse_update(r, p, part, images);
+    const FusedUpdate fu = fuse_update(r, p, part, {images, device_dt});
     BoundKernel b = bind(r.use, fu.spec, size, true);
     b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
     b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
+    if (device_dt) b.dt_beta_global = b.kernel->global("gpen_param_" + b.dt_beta);
     const auto ins = fu.spec.inputs();
     const auto outs = fu.spec.output_fields();
     for (int q = 0; q < 2; ++q) {
@@ -394,6 +438,29 @@ struct GpuBackend::State {
     }
   }
 
+  // time_step (time_loop.cuh): dt from the CFL reduction's speed landing
+  // on `stop`, or `fixed`, into the clock and the dt_beta globals.
+  void launch_time_step(double stop, double fixed) {
+    const Program::CflConstants c = p.cfl_constants();
+    TimeStepArgs a{c.cdt_h, c.diffusion, c.dt_max, stop, fixed, dt_beta_count};
+    CUdeviceptr speed = cfl->scratch.at(0).get(), at = clock.get(), globals = dt_beta_globals.get(), betas = dt_beta_betas.get();
+    void* args[] = {&speed, &a, &at, &globals, &betas};
+    GPEN_CU(cuLaunchKernel(time_step, 1, 1, 1, 32, 1, 1, 0, stream.get(), args, nullptr), "launching the time step");
+  }
+
+  // A 2N step's stages: each stage's kernels, then the fills they left.
+  void stages(double dt) {
+    for (std::size_t st = 0; st < sc.stages.size(); ++st) {
+      for (BoundKernel& r : stage_rhs[st]) {
+        r.params[r.alpha] = sc.stages[st].alpha;
+        r.params[r.dt_beta] = dt * sc.stages[st].beta;  // where it is no device param
+        launch(r);
+      }
+      now = 1 - now;
+      fill_boundaries(true);
+    }
+  }
+
   // Each result of `b` as a double, read back (the stream waits).
   std::vector<double> results(const BoundKernel& b) {
     launch(b);
@@ -500,18 +567,13 @@ std::vector<std::vector<double>> GpuBackend::fields() const {
 void GpuBackend::step(double dt) {
   State& s = *s_;
   const Scheme& sc = s.sc;
+  if (sc.two_n) {
+    if (s.device_dt) s.launch_time_step(-1, dt);  // the kernels read dt beta from their globals
+    s.stages(dt);
+    return;
+  }
   for (std::size_t st = 0; st < sc.stages.size(); ++st) {
     const Stage& g = sc.stages[st];
-    if (sc.two_n) {
-      for (BoundKernel& r : s.stage_rhs[st]) {
-        r.params[r.alpha] = g.alpha;
-        r.params[r.dt_beta] = dt * g.beta;
-        s.launch(r);
-      }
-      s.now = 1 - s.now;
-      s.fill_boundaries(true);
-      continue;
-    }
     int first = st == 0, last = st + 1 == sc.stages.size();
     const std::vector<DeviceBuffer>& f = s.fields_now();
     if (first)
@@ -571,6 +633,40 @@ std::vector<GpuBackend::PartTime> GpuBackend::time_parts(double dt, int repeat) 
 }
 
 double GpuBackend::max_speed() { return s_->results(*s_->cfl).at(0); }
+
+bool GpuBackend::steps_on_device() const { return s_->device_dt; }
+
+void GpuBackend::set_clock(double t) {
+  State& s = *s_;
+  s.stream.synchronize();
+  const double c[4] = {t, 0, 0, 0};
+  s.clock.upload(c, sizeof c);
+}
+
+void GpuBackend::launch_step(double stop) {
+  State& s = *s_;
+  if (!s.device_dt) throw std::logic_error("GpuBackend::launch_step: this loop computes its time step on the host");
+  if (s.launched.size() == State::kClockSlots) throw std::logic_error("GpuBackend::launch_step: every clock slot holds a step not yet waited for");
+  s.launch(*s.cfl);
+  s.launch_time_step(stop, 0);
+  s.stages(0);
+  const int slot = s.next_slot;
+  s.next_slot = (slot + 1) % State::kClockSlots;
+  double* at = static_cast<double*>(s.clocks.get()) + 4 * slot;
+  GPEN_CU(cuMemcpyDtoHAsync(at, s.clock.get(), 4 * sizeof(double), s.stream.get()), "reading the time step back");
+  s.clock_read[static_cast<std::size_t>(slot)].record(s.stream.get());
+  s.launched.push_back(slot);
+}
+
+Backend::Clock GpuBackend::wait_step() {
+  State& s = *s_;
+  if (s.launched.empty()) throw std::logic_error("GpuBackend::wait_step: no step launched");
+  const int slot = s.launched.front();
+  s.launched.pop_front();
+  s.clock_read[static_cast<std::size_t>(slot)].synchronize();
+  const double* c = static_cast<const double*>(s.clocks.get()) + 4 * slot;
+  return Clock{c[0], c[1], c[2], c[3] != 0};
+}
 
 std::vector<double> GpuBackend::diagnostics() {
   std::vector<double> v;

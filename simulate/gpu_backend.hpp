@@ -35,6 +35,11 @@ struct GpuOptions {
   // them. Measured: per right-hand side, both timed at setup on the
   // loop's arrays, the faster kept (the ghosts are the same bits either way).
   enum class PeriodicGhosts { Measured, Stores, Fills } periodic_ghosts = PeriodicGhosts::Measured;
+  // A 2N loop with a CFL step: the time step computed on the device and
+  // read there by the stages' kernels (Backend::steps_on_device), so that
+  // no step waits for the host. false: the host computes it from the
+  // largest speed it reads back, and each step waits for that.
+  bool device_time_step = true;
 };
 
 class GpuBackend : public Backend {
@@ -50,6 +55,10 @@ class GpuBackend : public Backend {
   std::vector<std::vector<double>> fields() const override;
   void step(double dt) override;
   double max_speed() override;
+  bool steps_on_device() const override;
+  void set_clock(double t) override;
+  void launch_step(double stop) override;
+  Clock wait_step() override;
   std::vector<double> diagnostics() override;
   std::optional<NonFinite> first_non_finite() const override;
   std::string name() const override;

@@ -533,6 +533,17 @@ void ProgramReader::snapshots() {
 
 }  // namespace
 
+Program::CflConstants Program::cfl_constants() const {
+  const auto h3 = spacing();
+  double h = h3[0], inv_h2 = 0;
+  for (int a = 0; a < dims; ++a) {
+    h = std::min(h, h3[static_cast<std::size_t>(a)]);
+    inv_h2 += 1 / (h3[static_cast<std::size_t>(a)] * h3[static_cast<std::size_t>(a)]);
+  }
+  const std::vector<double> env = param_values();
+  return {time_step.cdt * h, time_step.diffusivity(env.data()) * inv_h2 / time_step.cdtv, time_step.dt_max};
+}
+
 std::vector<long long> Program::c_order_shape() const {
   std::vector<long long> s;
   for (int a = dims - 1; a >= 0; --a) s.push_back(size[static_cast<std::size_t>(a)]);

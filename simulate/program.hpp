@@ -133,6 +133,12 @@ struct Program {
   std::shared_ptr<const JsonSource> source;
 
   std::array<double, 3> spacing() const;
+  // The CFL conditions' constants (time_step not fixed): 1/dt =
+  // sqrt((speed / cdt_h)^2 + diffusion^2), then at most dt_max (0: none).
+  struct CflConstants {
+    double cdt_h = 0, diffusion = 0, dt_max = 0;
+  };
+  CflConstants cfl_constants() const;
   // The interior's shape as NumPy writes it (slowest axis first: z, y, x).
   std::vector<long long> c_order_shape() const;
   int find_field(const std::string& name) const;  // -1 when none

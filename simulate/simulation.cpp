@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <deque>
+#include <optional>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
@@ -172,18 +174,12 @@ double Simulation::next_dt(double until) {
   const TimeStep& ts = p_.time_step;
   double dt = ts.dt;
   if (!ts.fixed) {
-    const auto h3 = p_.spacing();
-    double h = h3[0], inv_h2 = 0;
-    for (int a = 0; a < p_.dims; ++a) {
-      h = std::min(h, h3[a]);
-      inv_h2 += 1 / (h3[a] * h3[a]);
-    }
-    const std::vector<double> env = p_.param_values();
+    // families/common/device/time_loop.cuh's time_step, operation for operation.
+    const Program::CflConstants c = p_.cfl_constants();
     const double speed = ts.speed ? backend_->max_speed() : 0.0;
-    const double diffusivity = ts.diffusivity(env.data());
-    const double adv = speed / (ts.cdt * h), diff = diffusivity * inv_h2 / ts.cdtv;
-    dt = 1.0 / std::sqrt(adv * adv + diff * diff);
-    if (ts.dt_max > 0 && dt > ts.dt_max) dt = ts.dt_max;  // a NaN stays: run() says why
+    const double adv = speed / c.cdt_h;
+    dt = 1.0 / std::sqrt(adv * adv + c.diffusion * c.diffusion);
+    if (c.dt_max > 0 && dt > c.dt_max) dt = c.dt_max;  // a NaN stays: run() says why
     last_speed_ = speed;
   }
   if (until >= 0 && t_ + dt > until) dt = until - t_;
@@ -289,48 +285,21 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   if (step_ == 0 && !diagnose()) return res;
   const double cells = static_cast<double>(p_.size[0] * p_.size[1] * p_.size[2]);
   auto t0 = clock::now();
-  for (;;) {
-    if (opt.steps >= 0 && step_ - first >= opt.steps) {
-      res.stop = RunResult::Stop::Steps;
-      break;
-    }
-    if (opt.until >= 0 && t_ >= opt.until) {
-      res.stop = RunResult::Stop::Time;
-      break;
-    }
-    if (opt.stop_requested && opt.stop_requested()) {
-      res.stop = RunResult::Stop::Requested;
-      break;
-    }
-    double until = opt.until;
-    if (next_snap_t > 0 && (until < 0 || next_snap_t < until)) until = next_snap_t;  // land on snapshot times
-    const double dt = next_dt(until);
-    if (!(dt > 0) || !(t_ + dt > t_)) {
-      // A NaN from the CFL condition is a field gone non-finite; a step that
-      // cannot move t (too small for t's precision, or none at all) would
-      // run for ever.
-      if (went_non_finite()) {
-        res.steps = step_ - first;
-        res.t = t_;
-        return res;
-      }
-      throw std::runtime_error(fmt::format("step {}: the time step {:.3g} does not advance t = {:.17g}{}", step_, dt, t_,
-                                           p_.time_step.fixed ? "" : fmt::format(" (CFL: largest speed {:.3g})", last_speed_)));
-    }
-    backend_->step(dt);
+  // After a step of `dt` that ended at `t`: the diagnostics, snapshots and
+  // progress it is due; false where the run stopped (res says why).
+  auto account = [&](double dt, double t) {
     last_dt = dt;
     ++step_;
-    // Land exactly on a target time rather than a rounding short of it.
-    t_ = (until >= 0 && t_ + dt >= until) ? until : t_ + dt;
+    t_ = t;
     res.steps = step_ - first;
     res.t = t_;
-    if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every == 0 && !diagnose()) return res;
+    if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every == 0 && !diagnose()) return false;
     bool snap = p_.snapshots.every > 0 && step_ % p_.snapshots.every == 0;
     if (next_snap_t > 0 && t_ >= next_snap_t) {
       snap = true;
       next_snap_t = snap_time_after(t_);
     }
-    if (snap && !snapshot()) return res;
+    if (snap && !snapshot()) return false;
     if (progress) {
       const double s = std::chrono::duration<double>(clock::now() - t0).count();
       StepReport r;
@@ -344,6 +313,91 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
       r.fraction_done = opt.steps >= 0 ? taken / static_cast<double>(std::max(1LL, opt.steps))
                         : opt.until > t_first ? (t_ - t_first) / (opt.until - t_first) : -1;
       progress(r);
+    }
+    return true;
+  };
+  // The time the next step lands on where it would pass it: --until or the next snapshot time.
+  auto stop_time = [&] {
+    double until = opt.until;
+    if (next_snap_t > 0 && (until < 0 || next_snap_t < until)) until = next_snap_t;
+    return until;
+  };
+  // A time step that is no step: a NaN from the CFL condition is a field
+  // gone non-finite (said, and false); one that cannot move t (too small
+  // for t's precision, or none at all) would run for ever (thrown).
+  auto no_step = [&](double dt) {
+    if (went_non_finite()) {
+      res.steps = step_ - first;
+      res.t = t_;
+      return false;
+    }
+    throw std::runtime_error(fmt::format("step {}: the time step {:.3g} does not advance t = {:.17g}{}", step_, dt, t_,
+                                         p_.time_step.fixed ? "" : fmt::format(" (CFL: largest speed {:.3g})", last_speed_)));
+  };
+  // Why the run stops before another step, if it does.
+  auto stop_now = [&]() -> std::optional<RunResult::Stop> {
+    if (opt.steps >= 0 && step_ - first >= opt.steps) return RunResult::Stop::Steps;
+    if (opt.until >= 0 && t_ >= opt.until) return RunResult::Stop::Time;
+    if (opt.stop_requested && opt.stop_requested()) return RunResult::Stop::Requested;
+    return std::nullopt;
+  };
+
+  if (backend_->steps_on_device() && !p_.time_step.fixed) {
+    // The device computes each step's dt and the host accounts for a step
+    // while the next runs: a step is launched before the last is waited
+    // for, except past a step whose state a diagnostic or a snapshot by
+    // count reads. A step launched after one that landed on its stop (a
+    // snapshot time, --until) is no step: dt 0, no state changed.
+    backend_->set_clock(t_);
+    std::deque<double> in_flight;  // the stop each launched step was given, oldest first
+    auto needs_state = [&](long long s) {
+      return (p_.diagnostics.every > 0 && s % p_.diagnostics.every == 0) || (p_.snapshots.every > 0 && s % p_.snapshots.every == 0);
+    };
+    auto drain = [&] {
+      for (; !in_flight.empty(); in_flight.pop_front()) backend_->wait_step();
+    };
+    std::optional<RunResult::Stop> stop;
+    for (;;) {
+      if (!stop) stop = stop_now();  // once said, a stop stands: the steps in flight are still accounted
+      const long long ahead = static_cast<long long>(in_flight.size());
+      if (!stop && (opt.steps < 0 || step_ - first + ahead < opt.steps) && ahead < 2 && (ahead == 0 || !needs_state(step_ + ahead))) {
+        in_flight.push_back(stop_time());
+        backend_->launch_step(in_flight.back());
+        if (in_flight.size() < 2) continue;
+      }
+      if (in_flight.empty()) {
+        res.stop = stop ? *stop : RunResult::Stop::Steps;
+        break;
+      }
+      const double landing = in_flight.front();
+      in_flight.pop_front();
+      const Backend::Clock c = backend_->wait_step();
+      last_speed_ = c.speed;
+      if (!c.valid) {
+        if (landing >= 0 && t_ >= landing) continue;  // launched after the step that landed there
+        drain();
+        if (!no_step(c.dt)) return res;
+      }
+      if (!account(c.dt, c.t)) {
+        drain();  // steps launched after a time stop: no steps
+        return res;
+      }
+      if (stop && *stop != RunResult::Stop::Requested) stop.reset();  // steps and time are looked at again after each step
+    }
+  } else {
+    for (;;) {
+      if (const auto stop = stop_now()) {
+        res.stop = *stop;
+        break;
+      }
+      const double until = stop_time();  // land on snapshot times
+      const double dt = next_dt(until);
+      if (!(dt > 0) || !(t_ + dt > t_)) {
+        if (!no_step(dt)) return res;
+      }
+      backend_->step(dt);
+      // Land exactly on a target time rather than a rounding short of it.
+      if (!account(dt, (until >= 0 && t_ + dt >= until) ? until : t_ + dt)) return res;
     }
   }
   // The state at the stop: its diagnostics and a snapshot, unless the

@@ -48,6 +48,9 @@ class Kernel {
   // printed only when the cache missed, and then not kept.
   const Variant& source() const { return source_; }
   const KernelCache::Result& compiled() const { return compiled_; }
+  // The device address of the unit's global `name` (a stencil's device
+  // params: gpen_param_<name>), for other kernels to write.
+  CUdeviceptr global(const std::string& name) const { return module_.global(name); }
   double module_load_ms() const { return load_ms_; }
 
   // Params not given take the spec's values. Launched in `stream`; the host

@@ -137,7 +137,8 @@ std::string bindings(const Spec& spec, const StencilPlan& plan, const MixedSplit
   s += "\n  template <class In>\n";
   s += "  static __device__ __forceinline__ void compute(const In& in, const real* p, real* out) {\n";
   for (std::size_t i = 0; i < spec.params.size(); ++i)
-    s += fmt::format("    const real p_{} = p[{}];\n", spec.params[i].name, i);
+    s += spec.params[i].device ? fmt::format("    const real p_{0} = gpen_param_{0};  // written on the device\n", spec.params[i].name)
+                               : fmt::format("    const real p_{} = p[{}];\n", spec.params[i].name, i);
   s += printer.body("    ");
   for (std::size_t i = 0; i < spec.outputs.size(); ++i) {
     const auto& o = spec.outputs[i];
@@ -208,11 +209,23 @@ double stencil_ops_per_point(const Spec& spec, const Variant& g) {
   return ops;
 }
 
+// The params read from the unit's globals (ParamDecl::device): the host
+// finds them by name (Kernel::global) and other kernels write them.
+std::string device_params(const Spec& spec) {
+  std::string s;
+  for (const ParamDecl& q : spec.params)
+    if (q.device)
+      s += fmt::format("__device__ {} gpen_param_{};  // {}: written on the device before each launch\n", spec.dtype == Dtype::Float32 ? "float" : "double",
+                       q.name, q.name);
+  return s.empty() ? s : "// Params the launch does not pass: other kernels write them.\n" + s + "\n";
+}
+
 std::string print_stencil_unit(const Spec& spec, const Variant& g) {
   const StencilPlan& p = g.plan_as<StencilPlan>();
   const MixedSplit exprs = unit_expressions(spec, p);
   return instantiate("stencil_unit.cu.in",
                      {{"banner", banner(spec, g.choice, p, exprs)},
+                      {"globals", device_params(spec)},
                       {"strategy", to_string(p.strategy)},
                       {"bindings", bindings(spec, p, exprs)},
                       {"asserts", asserts(spec, p)},

@@ -84,6 +84,7 @@ Event::~Event() {
 }
 void Event::record(CUstream s) const { GPEN_CU(cuEventRecord(e_, s), "recording an event"); }
 void Event::make_wait(CUstream s) const { GPEN_CU(cuStreamWaitEvent(s, e_, 0), "making a stream wait for an event"); }
+void Event::synchronize() const { GPEN_CU(cuEventSynchronize(e_), "waiting for an event"); }
 float Event::since(const Event& start) const {
   GPEN_CU(cuEventSynchronize(e_), "waiting for an event");
   float ms = 0;
@@ -100,6 +101,13 @@ CUfunction Module::function(const std::string& kernel_name) const {
   GPEN_CU(cuModuleGetFunction(&f, m_, kernel_name.c_str()), "finding kernel " + kernel_name);
   return f;
 }
+CUdeviceptr Module::global(const std::string& name) const {
+  CUdeviceptr p = 0;
+  size_t bytes = 0;
+  GPEN_CU(cuModuleGetGlobal(&p, &bytes, m_, name.c_str()), "finding the module's global " + name);
+  return p;
+}
+
 Module::~Module() {
   if (m_) driver().cuModuleUnload(m_);
 }

@@ -37,7 +37,7 @@ TEST_CASE("the runtime's own kernels compile: periodic fill, device comparison a
     }
   // Every entry the GPU back end asks the module for (simulate/gpu_backend.cpp).
   const CompiledKernel k = compile_with_nvrtc(source_program(generate_time_loop(Dtype::Float64), "runtime"), "sm_90");
-  for (const char* entry : {"_boundary_axis", "_update_rk4", "_save", "_copy_padded", "_non_finite"})
+  for (const char* entry : {"_boundary_axis", "_update_rk4", "_save", "_copy_padded", "_non_finite", "_time_step", "_time_step_f64"})
     CHECK(k.ptx.find(std::string(".entry gpen_time_loop_float64") + entry) != std::string::npos);
 }
 

@@ -143,6 +143,21 @@ TEST_CASE("the fused right-hand sides of the shipped programs compile for sm_90,
   }
 }
 
+TEST_CASE("with the time step on the device a fused kernel reads dt beta from its global, which the host finds by name") {
+  const sim::Program p = program_of(program_text("sound_wave3d"));
+  const sim::FusedUpdate host = sim::fuse_update(p.rhs[1], p, {true, true});
+  const sim::FusedUpdate device = sim::fuse_update(p.rhs[1], p, {true, true}, {true, true});
+  CHECK(device.spec.params[static_cast<std::size_t>(device.dt_beta_param)].device);
+  CHECK(!host.spec.params[static_cast<std::size_t>(host.dt_beta_param)].device);
+  CHECK(device.spec.hash != host.spec.hash);
+  const Variant g = generate(device.spec, device.spec.choose());
+  CHECK(g.source.find("__device__ double gpen_param_dt_beta;") != std::string::npos);
+  CHECK(g.source.find("const real p_dt_beta = gpen_param_dt_beta;") != std::string::npos);
+  const CompiledKernel k = compile_with_nvrtc(source_program(g, device.spec.name), "sm_90");
+  INFO("NVRTC log:\n" << k.log);
+  CHECK(k.ptx.find(".global .align 8 .f64 gpen_param_dt_beta") != std::string::npos);
+}
+
 TEST_CASE("a fused spec's hash (its kernels' cache key) changes with what the transform read: ghost widths, bindings, the part") {
   const std::array<long long, 3> n{11, 9, 7};
   const sim::Program p = program_of(kCrossed, n);

@@ -1,6 +1,7 @@
 // A program's time loop on the GPU against its CPU reference: the boundary
 // fills value for value, a few steps of every shipped program within the
 // kernels' tolerance, conservation, a bitwise restart, nothing allocated.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -164,6 +165,52 @@ TEST_CASE("the ghosts a 2N stage stores with its state (periodic images) equal t
       }
     }
   CHECK(images > 0);
+}
+
+TEST_CASE("the time step computed on the device, steps launched ahead: the same steps, times, snapshots and fields as the host's dt, bit for bit") {
+  namespace fs = std::filesystem;
+  const std::string root = (fs::temp_directory_path() / "gpen_gpu_device_dt").string();
+  // Snapshots every 0.05 of simulated time and every 7 steps, diagnostics
+  // every 5 steps, a stop at t = 0.37 between snapshot times: every way a
+  // step lands or stops.
+  std::string text = with(program_text("sound_wave3d"), R"~("every_time": 1.0)~", R"~("every_time": 0.05, "every": 7)~");
+  text = with(text, R"~("diagnostics": {"every": 10)~", R"~("diagnostics": {"every": 5)~");
+  const sim::Program p = program_of(text, std::array<long long, 3>{24, 16, 12});
+  struct Run {
+    sim::RunResult result;
+    std::vector<std::vector<double>> fields;
+    double t;
+    long long step;
+    std::vector<std::string> snapshots;
+    std::string csv;
+  };
+  auto run = [&](bool on_device, const std::string& dir) {
+    fs::remove_all(dir);
+    sim::GpuOptions o;
+    o.device_time_step = on_device;
+    auto backend = std::make_unique<sim::GpuBackend>(p, sim_ctx(), o);
+    CHECK(backend->steps_on_device() == on_device);
+    sim::Simulation s(p, std::move(backend));
+    s.initialize();
+    sim::RunOptions r;
+    r.until = 0.37;
+    r.out_dir = dir;
+    Run out{s.run(r), s.backend().fields(), s.time(), s.step(), {}, read_file(dir + "/diagnostics.csv")};
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_directory()) out.snapshots.push_back(e.path().filename().string());
+    std::sort(out.snapshots.begin(), out.snapshots.end());
+    return out;
+  };
+  const Run host = run(false, root + "/host"), device = run(true, root + "/device");
+  CHECK(device.result.stop == sim::RunResult::Stop::Time);
+  CHECK(device.t == 0.37);
+  CHECK(device.step == host.step);
+  CHECK(device.t == host.t);
+  CHECK(device.fields == host.fields);
+  CHECK(device.snapshots == host.snapshots);
+  CHECK(device.snapshots.size() > 8);
+  CHECK(device.csv == host.csv);
+  fs::remove_all(root);
 }
 
 TEST_CASE("on the GPU: the total mass over 1000 steps to 1e-12, and a bitwise restart") {

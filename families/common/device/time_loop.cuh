@@ -137,6 +137,42 @@ __device__ void update_rk4(real* f, const real* f0, real* acc, const real* k, co
   });
 }
 
+// The time step on the device (a 2N loop with a CFL step): as
+// Simulation::next_dt and its loop compute it on the host, operation for
+// operation, from the largest speed (the CFL reduction's first result),
+// clamped to dt_max and to land on `stop`; then beta dt into each stage
+// kernel's dt_beta global (ParamDecl::device), 0 where the step is no step
+// (t would not advance: at `stop` already, or a NaN), so that such a step
+// changes no state. clock: {t, dt, speed, valid}, t where the step ends.
+struct TimeStepArgs {
+  double cdt_h;      // cdt * the smallest spacing
+  double diffusion;  // diffusivity * sum 1 / h^2 / cdtv
+  double dt_max;     // 0: none
+  double stop;       // the time to land on (--until, a snapshot's); < 0: none
+  double fixed;      // > 0: this dt, no CFL (a step the host times)
+  int count;         // dt_beta globals
+};
+
+template <class real, class S>
+__device__ void time_step(const S* speed, TimeStepArgs a, double* clock, real* const* dt_beta, const double* beta) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const double t = clock[0];
+  double s = 0, dt = a.fixed;
+  if (!(a.fixed > 0)) {
+    s = static_cast<double>(speed[0]);
+    const double adv = __ddiv_rn(s, a.cdt_h);
+    dt = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__dmul_rn(adv, adv), __dmul_rn(a.diffusion, a.diffusion))));
+    if (a.dt_max > 0 && dt > a.dt_max) dt = a.dt_max;
+  }
+  if (a.stop >= 0 && __dadd_rn(t, dt) > a.stop) dt = __dsub_rn(a.stop, t);
+  const bool valid = a.fixed > 0 || (dt > 0 && __dadd_rn(t, dt) > t);  // the host checked a fixed dt
+  for (int i = 0; i < a.count; ++i) *dt_beta[i] = valid ? static_cast<real>(__dmul_rn(dt, beta[i])) : real(0);
+  clock[0] = !valid ? t : (a.stop >= 0 && __dadd_rn(t, dt) >= a.stop) ? a.stop : __dadd_rn(t, dt);
+  clock[1] = dt;
+  clock[2] = s;
+  clock[3] = valid ? 1 : 0;
+}
+
 // f0 = f's interior, packed (rk4's start of a step).
 template <class real>
 __device__ void save_interior(const real* f, real* f0, const PaddedArray& p) {

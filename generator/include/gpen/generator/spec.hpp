@@ -53,6 +53,10 @@ struct ParamDecl {
   std::string name;
   double value = 1.0;  // default used by `gpen run` and the tests
   std::string pointer;
+  // A stencil unit reads it from its global `gpen_param_<name>`, which
+  // other kernels write (a time loop's dt, computed on the device), not
+  // from the launch's arguments. Set by code, never by a spec's JSON.
+  bool device = false;
 };
 
 // A named 1-D stencil: sum_k coeffs[k] * f(x + offsets[k]); or, with

@@ -81,6 +81,8 @@ class Event {
   void record(CUstream s) const;
   // Work queued on `s` after this call waits until the event has happened.
   void make_wait(CUstream s) const;
+  // Waits until the event has happened.
+  void synchronize() const;
   // Milliseconds from `start` to this event (both recorded; waits for this one).
   float since(const Event& start) const;
 
@@ -98,6 +100,8 @@ class Module {
   CUfunction function() const { return f_; }
   // Another kernel of the same module.
   CUfunction function(const std::string& kernel_name) const;
+  // The device address of the module's global variable `name`.
+  CUdeviceptr global(const std::string& name) const;
 
  private:
   CUmodule m_ = nullptr;
