@@ -208,7 +208,7 @@ TEST_CASE("the time step computed on the device, steps launched ahead: the same 
   CHECK(device.t == host.t);
   CHECK(device.fields == host.fields);
   CHECK(device.snapshots == host.snapshots);
-  CHECK(device.snapshots.size() > 8);
+  CHECK(device.snapshots.size() >= 8);  // 7 by time (0.05 .. 0.35, each a step; step 7 among them), the stop at 0.37
   CHECK(device.csv == host.csv);
   fs::remove_all(root);
 }
