@@ -153,6 +153,7 @@ struct GpuBackend::State {
   // page-locked clocks read back after each launched step.
   DeviceMemory clock, dt_beta_globals, dt_beta_betas;
   int dt_beta_count = 0;
+  Program::CflConstants cfl_constants;
   static constexpr int kClockSlots = 4;
   PinnedBytes clocks;
   std::array<Event, kClockSlots> clock_read;
@@ -211,6 +212,7 @@ struct GpuBackend::State {
     }
     if (p.time_step.speed) cfl = reduction(p.time_step.speed->use, size);
     if (device_dt) {
+      cfl_constants = p.cfl_constants();
       const double zero[4] = {0, 0, 0, 0};
       clock.upload(zero, sizeof zero);
       // The speed as the reduction gives it: the program's dtype, or float64.
@@ -458,8 +460,7 @@ struct GpuBackend::State {
   // time_step (time_loop.cuh): dt from the CFL reduction's speed landing
   // on `stop`, or `fixed`, into the clock and the dt_beta globals.
   void launch_time_step(double stop, double fixed) {
-    const Program::CflConstants c = p.cfl_constants();
-    TimeStepArgs a{c.cdt_h, c.diffusion, c.dt_max, stop, fixed, dt_beta_count};
+    TimeStepArgs a{cfl_constants.cdt_h, cfl_constants.diffusion, cfl_constants.dt_max, stop, fixed, dt_beta_count};
     CUdeviceptr speed = cfl->scratch.at(0).get(), at = clock.get(), globals = dt_beta_globals.get(), betas = dt_beta_betas.get();
     void* args[] = {&speed, &a, &at, &globals, &betas};
     GPEN_CU(cuLaunchKernel(time_step, 1, 1, 1, 32, 1, 1, 0, stream.get(), args, nullptr), "launching the time step");
@@ -585,7 +586,10 @@ void GpuBackend::step(double dt) {
   State& s = *s_;
   const Scheme& sc = s.sc;
   if (sc.two_n) {
-    if (s.device_dt) s.launch_time_step(-1, dt);  // the kernels read dt beta from their globals
+    if (s.device_dt) {
+      if (!(dt > 0)) throw std::invalid_argument(fmt::format("GpuBackend::step: dt = {}, not a time step > 0", dt));
+      s.launch_time_step(-1, dt);  // the kernels read dt beta from their globals
+    }
     s.stages(dt);
     return;
   }
@@ -656,6 +660,7 @@ bool GpuBackend::steps_on_device() const { return s_->device_dt; }
 void GpuBackend::set_clock(double t) {
   State& s = *s_;
   s.stream.synchronize();
+  s.launched.clear();  // a run that threw may have left steps it did not wait for: done now
   const double c[4] = {t, 0, 0, 0};
   s.clock.upload(c, sizeof c);
 }

@@ -351,12 +351,30 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
     backend_->set_clock(t_);
     std::deque<double> in_flight;  // the stop each launched step was given, oldest first
     auto needs_state = [&](long long s) {
-      return (p_.diagnostics.every > 0 && s % p_.diagnostics.every == 0) || (p_.snapshots.every > 0 && s % p_.snapshots.every == 0);
+      return (p_.diagnostics.every > 0 && s % p_.diagnostics.every == 0) || (out && p_.snapshots.every > 0 && s % p_.snapshots.every == 0);
     };
     auto drain = [&] {
       for (; !in_flight.empty(); in_flight.pop_front()) backend_->wait_step();
     };
     std::optional<RunResult::Stop> stop;
+    // Thrown out of (a snapshot that cannot be written, a progress
+    // callback's exception): the steps in flight are waited for and
+    // counted, so that step and time say what the state is.
+    struct InFlightGuard {
+      std::deque<double>& in_flight;
+      Backend& b;
+      long long& step;
+      double& t;
+      ~InFlightGuard() {
+        try {
+          for (; !in_flight.empty(); in_flight.pop_front()) {
+            const Backend::Clock c = b.wait_step();
+            if (c.valid) ++step, t = c.t;
+          }
+        } catch (...) {  // the device no longer answers: the caller sees the first error
+        }
+      }
+    } guard{in_flight, *backend_, step_, t_};
     for (;;) {
       if (!stop) stop = stop_now();  // once said, a stop stands: the steps in flight are still accounted
       const long long ahead = static_cast<long long>(in_flight.size());

@@ -136,6 +136,10 @@ DeviceMemory& DeviceMemory::operator=(DeviceMemory&& o) noexcept {
 }
 void DeviceMemory::upload(const void* host, std::size_t bytes) {
   GPEN_CU(cuMemcpyHtoD(p_, host, bytes), fmt::format("copying {} bytes to the GPU", bytes));
+  // As DeviceBuffer::upload: from pageable memory the copy may still be on
+  // its way when cuMemcpyHtoD returns, and a non-blocking stream does not
+  // wait for the legacy stream.
+  GPEN_CU(cuStreamSynchronize(nullptr), fmt::format("copying {} bytes to the GPU", bytes));
 }
 void DeviceMemory::download(void* host, std::size_t bytes) const {
   GPEN_CU(cuMemcpyDtoH(host, p_, bytes), fmt::format("copying {} bytes from the GPU", bytes));

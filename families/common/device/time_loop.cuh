@@ -152,6 +152,7 @@ struct TimeStepArgs {
   double fixed;      // > 0: this dt, no CFL (a step the host times)
   int count;         // dt_beta globals
 };
+static_assert(sizeof(TimeStepArgs) == 48, "TimeStepArgs as simulate/gpu_backend.cpp writes it");
 
 template <class real, class S>
 __device__ void time_step(const S* speed, TimeStepArgs a, double* clock, real* const* dt_beta, const double* beta) {
