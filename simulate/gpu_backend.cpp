@@ -353,27 +353,17 @@ struct GpuBackend::State {
         ways[0].push_back([&, st] { launch(with[st]); });
         ways[1].push_back([&, st] { launch(without[st]); });
       }
-      // The fill launches a stage would make each way: the loop fills an
-      // axis of every field in one launch, so both ways fill the faces the
-      // other right-hand sides leave (as chosen so far; those not yet
-      // chosen by fills) and the fills' way r's too: what stores save is
-      // the margin, a launch only where no other field needs one.
       for (int axis = 0; axis < p.dims; ++axis) {
-        std::vector<std::size_t> fs[2];  // [0]: with r's stores, [1]: with r's fills
-        for (std::size_t f : filled(axis, true)) {
-          const bool mine = std::find(outs.begin(), outs.end(), f) != outs.end();
-          if (!mine || !(periodic_image_axes(p, static_cast<int>(f)) >> axis & 1u)) fs[0].push_back(f);
-          fs[1].push_back(f);
-        }
-        if (fs[0].size() == fs[1].size()) continue;  // r's stores fill no face of this axis
-        for (int w = 0; w < 2; ++w)
-          if (!fs[w].empty())
-            // A stage's fills, once per stage; on gpen's arrays (state 1), never the caller's.
-            ways[w].push_back([&, axis, w, fs] {
-              now = 1;
-              for (std::size_t st = 0; st < sc.stages.size(); ++st) fill_axis(axis, fs[w]);
-              now = 0;
-            });
+        std::vector<std::size_t> fs;
+        for (std::size_t f : outs)
+          if (periodic_image_axes(p, static_cast<int>(f)) >> axis & 1u) fs.push_back(f);
+        if (fs.empty()) continue;
+        // A stage's fills, once per stage; on gpen's arrays (state 1), never the caller's.
+        ways[1].push_back([&, axis, fs] {
+          now = 1;
+          for (std::size_t st = 0; st < sc.stages.size(); ++st) fill_axis(axis, fs);
+          now = 0;
+        });
       }
       constexpr int kRounds = 5;
       std::vector<double> least[2];
@@ -391,7 +381,7 @@ struct GpuBackend::State {
       stream.synchronize();
       images = t_with <= t_without;
       chosen = std::move(images ? with : without);
-      ghost_choices.push_back(fmt::format("{}: periodic ghosts {}: {:.3f} ms a step in the stores, {:.3f} by fills (kernels and the fill launches either way)", r.use.spec.name,
+      ghost_choices.push_back(fmt::format("{}: periodic ghosts {}: {:.3f} ms a step in the stores, {:.3f} by fills", r.use.spec.name,
                                           images ? "in the stores" : "by fills", t_with, t_without));
     }
     for (std::size_t st = 0; st < sc.stages.size(); ++st) stage_rhs[st].push_back(std::move(chosen[st]));
