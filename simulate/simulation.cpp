@@ -353,13 +353,11 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
     auto needs_state = [&](long long s) {
       return (p_.diagnostics.every > 0 && s % p_.diagnostics.every == 0) || (out && p_.snapshots.every > 0 && s % p_.snapshots.every == 0);
     };
-    auto drain = [&] {
-      for (; !in_flight.empty(); in_flight.pop_front()) backend_->wait_step();
-    };
     std::optional<RunResult::Stop> stop;
-    // Thrown out of (a snapshot that cannot be written, a progress
-    // callback's exception): the steps in flight are waited for and
-    // counted, so that step and time say what the state is.
+    // Left with steps in flight (a stop at a non-finite value or a time
+    // step that does not advance: those are no steps; an exception from a
+    // snapshot or a progress callback): they are waited for and the valid
+    // ones counted, so that step and time say what the state is.
     struct InFlightGuard {
       std::deque<double>& in_flight;
       Backend& b;
@@ -393,13 +391,9 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
       last_speed_ = c.speed;
       if (!c.valid) {
         if (landing >= 0 && t_ >= landing) continue;  // launched after the step that landed there
-        drain();
         if (!no_step(c.dt)) return res;
       }
-      if (!account(c.dt, c.t)) {
-        drain();  // steps launched after a time stop: no steps
-        return res;
-      }
+      if (!account(c.dt, c.t)) return res;
       if (stop && *stop != RunResult::Stop::Requested) stop.reset();  // steps and time are looked at again after each step
     }
   } else {
