@@ -54,8 +54,8 @@ std::vector<std::vector<double>> initial_values(const Program& p) {
       // A file's values (checked when the program was read; read again here, it may have changed since).
       NpyArray a = read_npy(f.init_npy);
       if (a.shape != p.c_order_shape())
-        throw std::runtime_error(fmt::format("{}: shape ({}), the program's field '{}' ({})", f.init_npy, fmt::join(a.shape, ", "), f.name,
-                                             fmt::join(p.c_order_shape(), ", ")));
+        throw std::runtime_error(fmt::format("{} (the initial values at {}/init/npy) has shape ({}) now; the field '{}' needs ({})", f.init_npy, f.pointer,
+                                             fmt::join(a.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
       for (std::size_t t = 0; t < v.size(); ++t)
         v[t] = rounded(a.values[t] + (f.noise != 0 ? f.noise * noise_at(f.seed, t) : 0.0), p.dtype);
       out.push_back(std::move(v));
