@@ -353,7 +353,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
     auto needs_state = [&](long long s) {
       return (p_.diagnostics.every > 0 && s % p_.diagnostics.every == 0) || (out && p_.snapshots.every > 0 && s % p_.snapshots.every == 0);
     };
-    std::optional<RunResult::Stop> stop;
+    bool requested = false;  // a stop asked for stands while the steps in flight are accounted
     // Left with steps in flight (a stop at a non-finite value or a time
     // step that does not advance: those are no steps; an exception from a
     // snapshot or a progress callback): they are waited for and the valid
@@ -374,7 +374,8 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
       }
     } guard{in_flight, *backend_, step_, t_};
     for (;;) {
-      if (!stop) stop = stop_now();  // once said, a stop stands: the steps in flight are still accounted
+      const std::optional<RunResult::Stop> stop = requested ? std::optional<RunResult::Stop>(RunResult::Stop::Requested) : stop_now();
+      requested = stop == RunResult::Stop::Requested;
       const long long ahead = static_cast<long long>(in_flight.size());
       if (!stop && (opt.steps < 0 || step_ - first + ahead < opt.steps) && ahead < 2 && (ahead == 0 || !needs_state(step_ + ahead))) {
         in_flight.push_back(stop_time());
@@ -382,7 +383,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
         if (in_flight.size() < 2) continue;
       }
       if (in_flight.empty()) {
-        res.stop = stop ? *stop : RunResult::Stop::Steps;
+        res.stop = stop.value_or(RunResult::Stop::Steps);
         break;
       }
       const double landing = in_flight.front();
@@ -394,7 +395,6 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
         if (!no_step(c.dt)) return res;
       }
       if (!account(c.dt, c.t)) return res;
-      if (stop && *stop != RunResult::Stop::Requested) stop.reset();  // steps and time are looked at again after each step
     }
   } else {
     for (;;) {
