@@ -16,6 +16,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh python    # build, the Python module's tests on CuPy and PyTorch (issue 28), memcheck, launch overhead, the CuPy example
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -23,8 +24,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile or simulate)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate | python) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile, simulate or python)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -197,6 +198,25 @@ if [ "${1:-tests}" = simulate ]; then
   cat "$out/bench_simulate_parts.txt"
   step "gpen simulate sound_wave3d 256^3, 100 steps, no output (the runner's own figure)"
   $gpen simulate specs/programs/sound_wave3d.json --size 256 --steps 100 --no-output 2>&1 | grep -E "stopped"
+  exit 0
+fi
+
+if [ "${1:-tests}" = python ]; then
+  grep -E "Python module|pybind11|Found Python" "$out/configure.log"
+  [ -f build-gpu/python/gpen/__init__.py ] || { echo "the Python module was not built"; exit 1; }
+  export PYTHONPATH=$PWD/build-gpu/python GPEN_SOURCE_DIR=$PWD GPEN_CLI=$PWD/$gpen
+  step "the Python module's CPU and GPU tests (CuPy and PyTorch)"
+  python3 tests/python/run_pytest.py cpu >"$out/python_cpu.log" 2>&1; echo "python cpu tests rc=$?"; tail -3 "$out/python_cpu.log"
+  timeout 400 python3 tests/python/run_pytest.py gpu ${PY_TEST_ARGS:-} >"$out/python_gpu.log" 2>&1; echo "python gpu tests rc=$?"
+  grep -E "passed|failed|^FAILED|^ERROR|Error" "$out/python_gpu.log" | head -30
+  step "compute-sanitizer memcheck of Python launches (CuPy and PyTorch, views and streams)"
+  r=$(timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -p no:cacheprovider tests/python/test_gpu.py \
+      -k "laplacian_against or pitched or dlpack or stream or reduction" 2>&1)
+  echo "memcheck rc=$? $(echo "$r" | grep -E 'ERROR SUMMARY|passed|failed' | tr '\n' ' ')"
+  step "the Python overhead of one launch, beside CuPy RawKernel"
+  python3 bench/python_overhead.py --n 10000 2>"$out/python_overhead.err" | tee "$out/python_overhead.md"
+  step "examples/diffusion_cupy.py"
+  (cd "$out" && timeout 120 python3 "$OLDPWD/examples/diffusion_cupy.py" --n 512 --steps 2000 --out diffusion.png 2>&1 | tail -5)
   exit 0
 fi
 

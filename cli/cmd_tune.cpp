@@ -17,6 +17,7 @@
 #include "json_output.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
+#include "tune_progress.hpp"
 #include "search_svg.hpp"
 #include "spec_options.hpp"
 #include "gpen/families/common/grid_run.hpp"
@@ -31,30 +32,6 @@ namespace {
 // What `gpen tune` may take when --time is not given: long enough for a
 // local search to find most of what there is, short enough to wait for.
 constexpr double kDefaultTuneSeconds = 120;
-
-// "  37/2000  2.1/s  ETA 3m05s  best 88.1% of copy  2 failed"
-class TuneProgressText {
- public:
-  explicit TuneProgressText(double time_limit_s) : limit_(time_limit_s) {}
-  std::string operator()(const TunedVariant& v, const TuneProgress& p) {
-    if (v.resumed) ++resumed_;
-    if (!first_) first_ = p.elapsed_s;
-    const double measured = static_cast<double>(p.done - resumed_), spent = p.elapsed_s - *first_;
-    const double rate = spent > 0.5 ? measured / spent : 0;
-    double eta = rate > 0 ? (p.budget - p.done) / rate : -1;
-    if (limit_ > 0) eta = eta < 0 ? limit_ - p.elapsed_s : std::min(eta, limit_ - p.elapsed_s);
-    std::string s = fmt::format("  {}/{}  {:.1f}/s  ETA {}", p.done, p.budget, rate, format_duration(std::max(0.0, eta)));
-    if (p.best && p.scale) s += "  best " + p.scale->progress(p.best->rate);
-    if (p.failed) s += fmt::format("  {} failed", p.failed);
-    if (p.refused) s += fmt::format("  {} refused (spills)", p.refused);
-    return s;
-  }
-
- private:
-  double limit_;
-  std::size_t resumed_ = 0;
-  std::optional<double> first_;
-};
 
 std::string stop_text(const TuneResult& r, double time_s, std::size_t budget_flag) {
   const std::size_t n = r.evaluated.size();

@@ -2,7 +2,9 @@
 # Installs what gpen builds with, from Debian's packages. The CUDA toolkit
 # (NVRTC and headers; no driver needed) is expected at /usr/local/cuda.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ nlohmann-json3-dev libfmt-dev doctest-dev libcli11-dev libpng-dev python3)
+pkgs=(cmake ninja-build g++ nlohmann-json3-dev libfmt-dev doctest-dev libcli11-dev libpng-dev python3
+      # the Python module (python/) and its tests
+      pybind11-dev python3-dev python3-numpy python3-pytest)
 # The spec fuzzer (scripts/fuzz.sh): clang with libFuzzer and the sanitizers.
 if [ "${GPEN_FUZZ_DEPS:-0}" = 1 ]; then pkgs+=(clang libclang-rt-dev); fi
 missing=()

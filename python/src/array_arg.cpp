@@ -1,0 +1,250 @@
+#include "array_arg.hpp"
+
+#include <cstdint>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpen/families/common/kernel.hpp"
+#include "gpen/runtime/driver.hpp"
+
+namespace gpen::py_api {
+
+namespace {
+
+// DLPack's C ABI (dlpack.h, version 0.x/1.x unversioned capsule "dltensor"):
+// the layout is the protocol's, declared here for the few fields read.
+struct DLDevice {
+  std::int32_t device_type;  // 1 CPU, 2 CUDA, 3 CUDA host, 13 CUDA managed
+  std::int32_t device_id;
+};
+struct DLDataType {
+  std::uint8_t code;  // 2: IEEE float
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  std::int32_t ndim;
+  DLDataType dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;  // elements; null: compact row-major
+  std::uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+constexpr std::int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
+
+[[noreturn]] void refuse(const std::string& field, const std::string& why) { throw BindingError(fmt::format("field '{}': {}", field, why)); }
+
+// "cupy", "torch", "jax", ...: the top package of the object's type, cached per type.
+std::string library_of(py::handle obj) {
+  static std::map<PyTypeObject*, std::string> known;
+  PyTypeObject* t = Py_TYPE(obj.ptr());
+  auto it = known.find(t);
+  if (it != known.end()) return it->second;
+  std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(t)).attr("__module__"));
+  module = module.substr(0, module.find('.'));
+  Py_INCREF(t);  // the cache keeps the type alive
+  return known.emplace(t, module).first->second;
+}
+
+std::string host_advice(const std::string& library) {
+  return fmt::format("a host array ({}); gpen launches on GPU arrays: copy it first, e.g. cupy.asarray(a) or torch.as_tensor(a, device=\"cuda\")",
+                     library);
+}
+
+Dtype dtype_from_bits(const std::string& field, int bits, const std::string& name) {
+  if (bits == 64) return Dtype::Float64;
+  if (bits == 32) return Dtype::Float32;
+  refuse(field, fmt::format("dtype '{}'; gpen's arrays are float32 or float64", name));
+}
+
+// NumPy-order shape and element strides into `a` (x first), checked.
+void set_geometry(ArrayArg& a, const std::string& field, const std::vector<long long>& shape, const std::vector<long long>& strides) {
+  a.ndim = static_cast<int>(shape.size());
+  if (a.ndim < 1 || a.ndim > 3) refuse(field, fmt::format("a {}-D array; gpen's arrays have 1 to 3 dimensions", a.ndim));
+  for (int i = 0; i < a.ndim; ++i) {
+    const int ax = a.ndim - 1 - i;  // NumPy's last axis is x
+    a.extent[ax] = shape[i];
+    a.stride[ax] = strides[i];
+    if (shape[i] < 1) refuse(field, "an empty array");
+    if (strides[i] < 1 && shape[i] > 1) refuse(field, fmt::format("a stride of {} elements along axis {}; gpen takes positive strides", strides[i], i));
+  }
+  if (a.extent[0] > 1 && a.stride[0] != 1)
+    refuse(field, fmt::format("its last axis has a stride of {} elements; gpen takes rows whose elements are contiguous (a row or plane pitch is fine)",
+                              a.stride[0]));
+}
+
+std::vector<long long> compact_strides(const std::vector<long long>& shape) {
+  std::vector<long long> s(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+ArrayArg from_torch(py::handle obj, const std::string& field, int device) {
+  ArrayArg a;
+  a.library = "torch";
+  a.device_checked = true;
+  if (!obj.attr("is_cuda").cast<bool>()) refuse(field, host_advice("a torch tensor on " + std::string(py::str(obj.attr("device")))));
+  static const py::object f64 = py::module_::import("torch").attr("float64"), f32 = py::module_::import("torch").attr("float32");
+  const py::object dt = obj.attr("dtype");
+  if (dt.is(f64)) a.dtype = Dtype::Float64;
+  else if (dt.is(f32)) a.dtype = Dtype::Float32;
+  else refuse(field, fmt::format("dtype {}; gpen's arrays are float32 or float64", std::string(py::str(dt))));
+  const int on = obj.attr("get_device")().cast<int>();
+  if (on != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
+  a.ptr = obj.attr("data_ptr")().cast<std::uintptr_t>();
+  set_geometry(a, field, obj.attr("shape").cast<std::vector<long long>>(), obj.attr("stride")().cast<std::vector<long long>>());
+  return a;
+}
+
+ArrayArg from_interface(py::handle obj, const py::dict& cai, const std::string& field, int device, const std::string& library) {
+  ArrayArg a;
+  a.library = library;
+  const std::string typestr = py::str(cai["typestr"]);
+  if (typestr.size() != 3 || (typestr[0] != '<' && typestr[0] != '=' && typestr[0] != '|') || typestr[1] != 'f')
+    refuse(field, fmt::format("dtype '{}' (its __cuda_array_interface__); gpen's arrays are float32 or float64", typestr));
+  a.dtype = dtype_from_bits(field, 8 * (typestr[2] - '0'), typestr);
+  const py::tuple data = cai["data"];
+  a.ptr = data[0].cast<std::uintptr_t>();
+  a.readonly = data[1].cast<bool>();
+  const auto shape = cai["shape"].cast<std::vector<long long>>();
+  std::vector<long long> strides = compact_strides(shape);
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    const auto bytes = cai["strides"].cast<std::vector<long long>>();
+    const long long elem = static_cast<long long>(size_of(a.dtype));
+    for (std::size_t i = 0; i < bytes.size() && i < strides.size(); ++i) {
+      if (bytes[i] % elem) refuse(field, fmt::format("a stride of {} bytes, not a multiple of its {}-byte elements", bytes[i], elem));
+      strides[i] = bytes[i] / elem;
+    }
+  }
+  set_geometry(a, field, shape, strides);
+  if (cai.contains("stream") && !cai["stream"].is_none()) a.producer_stream = cai["stream"].cast<std::uintptr_t>();
+  (void)obj;
+  (void)device;  // checked by check_device, once the shapes are
+  return a;
+}
+
+ArrayArg from_dlpack(py::handle obj, const std::string& field, int device, std::uintptr_t stream, const std::string& library) {
+  if (py::hasattr(obj, "__dlpack_device__")) {
+    const auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+    if (dev.first == kDLCPU || dev.first == kDLCUDAHost) refuse(field, host_advice(library));
+  }
+  // The consumer's stream: 1 is the legacy default stream (0 is not allowed).
+  py::object capsule = obj.attr("__dlpack__")(py::arg("stream") = stream ? stream : 1);
+  auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (!m) {
+    PyErr_Clear();
+    refuse(field, "its __dlpack__ gave no \"dltensor\" capsule");
+  }
+  // Borrowed for this launch only: the array the caller passed keeps the memory.
+  struct Release {
+    DLManagedTensor* m;
+    py::handle capsule;
+    ~Release() {
+      PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+      if (m->deleter) m->deleter(m);
+    }
+  } release{m, capsule};
+  const DLTensor& t = m->dl_tensor;
+  ArrayArg a;
+  a.library = library;
+  a.device_checked = true;
+  if (t.device.device_type == kDLCPU || t.device.device_type == kDLCUDAHost) refuse(field, host_advice(library));
+  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged)
+    refuse(field, fmt::format("DLPack device type {}; gpen launches on CUDA arrays", t.device.device_type));
+  if (t.device.device_id != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", t.device.device_id, device));
+  if (t.dtype.code != 2 || t.dtype.lanes != 1) refuse(field, fmt::format("DLPack dtype code {} of {} bits; gpen's arrays are float32 or float64", t.dtype.code, t.dtype.bits));
+  a.dtype = dtype_from_bits(field, t.dtype.bits, fmt::format("float{}", t.dtype.bits));
+  a.ptr = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+  std::vector<long long> shape(t.shape, t.shape + std::max(0, t.ndim));
+  std::vector<long long> strides = t.strides ? std::vector<long long>(t.strides, t.strides + t.ndim) : compact_strides(shape);
+  set_geometry(a, field, shape, strides);
+  return a;
+}
+
+}  // namespace
+
+ArrayArg read_array(py::handle obj, const std::string& field, int device, std::uintptr_t stream) {
+  if (obj.is_none()) refuse(field, "None; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)");
+  const std::string library = library_of(obj);
+  if (library == "torch" && py::hasattr(obj, "data_ptr")) return from_torch(obj, field, device);
+  if (py::hasattr(obj, "__cuda_array_interface__")) return from_interface(obj, obj.attr("__cuda_array_interface__"), field, device, library);
+  if (py::hasattr(obj, "__dlpack__")) return from_dlpack(obj, field, device, stream, library);
+  if (py::hasattr(obj, "__array_interface__") || py::hasattr(obj, "__array__")) refuse(field, host_advice(library + "." + std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
+  refuse(field, fmt::format("a {} object, not an array; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)",
+                            std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
+}
+
+void check_device(const ArrayArg& a, const std::string& field, int device) {
+  if (a.device_checked) return;
+  int ordinal = -1;
+  const CUresult r = driver().cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a.ptr);
+  if (r != CUDA_SUCCESS) refuse(field, fmt::format("its address {:#x} is not GPU memory that CUDA knows ({})", static_cast<unsigned long long>(a.ptr), a.library));
+  if (ordinal != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", ordinal, device));
+}
+
+std::array<long long, 3> interior_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, int ghost) {
+  std::array<long long, 3> n{1, 1, 1};
+  for (int ax = 0; ax < spec.dims; ++ax) {
+    n[ax] = a.extent[ax] - 2LL * ghost;
+    if (n[ax] < 1)
+      throw BindingError(fmt::format("field '{}': {} points along {} leave no interior inside ghost zones of {}", f.name, a.extent[ax], axis_name(ax), ghost));
+  }
+  return n;
+}
+
+int ghost_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std::array<long long, 3>& interior) {
+  int g = -1;
+  for (int ax = 0; ax < spec.dims; ++ax) {
+    const long long pad = a.extent[ax] - interior[ax];
+    if (pad < 0 || pad % 2 || (g >= 0 && pad / 2 != g))
+      throw BindingError(fmt::format("field '{}': the array's shape ({}) is not the interior ({}) plus the same ghost zones on each side of each axis", f.name,
+                                     fmt::join(std::vector<long long>(a.extent.rbegin() + (3 - spec.dims), a.extent.rend()), ", "),
+                                     fmt::join(std::vector<long long>(interior.rbegin() + (3 - spec.dims), interior.rend()), ", ")));
+    g = static_cast<int>(pad / 2);
+  }
+  return g;
+}
+
+DeviceBuffer view_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std::array<long long, 3>& interior, int ghost) {
+  const auto numpy_order = [&](std::array<long long, 3> v) {
+    return fmt::format("({})", fmt::join(std::vector<long long>(v.rbegin() + (3 - spec.dims), v.rend()), ", "));
+  };
+  if (a.ndim != spec.dims)
+    throw BindingError(fmt::format("field '{}': a {}-D array; the spec '{}' is {}-D", f.name, a.ndim, spec.name, spec.dims));
+  if (a.dtype != field_dtype(spec, f))
+    throw BindingError(fmt::format("field '{}': a {} array; the spec '{}' says {}", f.name, to_string(a.dtype), spec.name, to_string(field_dtype(spec, f))));
+  if (ghost < f.ghost)
+    throw BindingError(fmt::format("field '{}': ghost zones of {} points; the spec needs at least {} ({}/ghost)", f.name, ghost, f.ghost, f.pointer));
+  std::array<long long, 3> want{1, 1, 1};
+  for (int ax = 0; ax < spec.dims; ++ax) want[ax] = interior[ax] + 2LL * ghost;
+  if (want != a.extent)
+    throw BindingError(fmt::format("field '{}': shape {}; expected {} (interior {} and ghost zones of {})", f.name, numpy_order(a.extent), numpy_order(want),
+                                   numpy_order(interior), ghost));
+  if (f.role == FieldDecl::Role::Output && a.readonly) throw BindingError(fmt::format("field '{}': a read-only array bound to an output", f.name));
+  // Wider ghost zones than the spec's: the view starts inside them.
+  const long long in = ghost - f.ghost;
+  long long offset = in;
+  Pitch pitch;
+  if (spec.dims >= 2) {
+    pitch.row = a.stride[1];
+    offset += in * a.stride[1];
+  }
+  if (spec.dims == 3) {
+    pitch.plane = a.stride[2];
+    offset += in * a.stride[2];
+  }
+  try {
+    return DeviceBuffer::view(a.ptr + static_cast<CUdeviceptr>(offset) * size_of(a.dtype), a.dtype, spec.dims, interior, f.ghost, pitch);
+  } catch (const std::invalid_argument& e) {
+    throw BindingError(fmt::format("field '{}': {}", f.name, e.what()));
+  }
+}
+
+}  // namespace gpen::py_api
