@@ -207,8 +207,8 @@ if [ "${1:-tests}" = python ]; then
   export PYTHONPATH=$PWD/build-gpu/python GPEN_SOURCE_DIR=$PWD GPEN_CLI=$PWD/$gpen
   step "the Python module's CPU and GPU tests (CuPy and PyTorch)"
   python3 tests/python/run_pytest.py cpu >"$out/python_cpu.log" 2>&1; echo "python cpu tests rc=$?"; tail -3 "$out/python_cpu.log"
-  timeout 400 python3 tests/python/run_pytest.py gpu ${PY_TEST_ARGS:-} >"$out/python_gpu.log" 2>&1; echo "python gpu tests rc=$?"
-  grep -E "passed|failed|^FAILED|^ERROR|Error" "$out/python_gpu.log" | head -30
+  timeout 400 python3 -X faulthandler -u tests/python/run_pytest.py gpu ${PY_TEST_ARGS:-} >"$out/python_gpu.log" 2>&1; echo "python gpu tests rc=$?"
+  grep -E "passed|failed|^FAILED|^ERROR|Error|Fatal|File " "$out/python_gpu.log" | head -30
   step "compute-sanitizer memcheck of Python launches (CuPy and PyTorch, views and streams)"
   r=$(timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest -q -p no:cacheprovider tests/python/test_gpu.py \
       -k "laplacian_against or pitched or dlpack or stream or reduction" 2>&1)

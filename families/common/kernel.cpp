@@ -16,30 +16,30 @@ namespace {
 
 // A caller's view: a pointer, aligned to its elements, over a packed array
 // unless the kind takes pitched ones.
-void check_memory_of(const std::string& where, const Spec& spec, const FieldDecl& f, const DeviceBuffer& b, Pitches pitches) {
+void check_memory_of(const Spec& spec, const FieldDecl& f, const DeviceBuffer& b, Pitches pitches) {
   const std::size_t elem = size_of(b.dtype());
-  if (b.get() == 0) throw BindingError(fmt::format("{}: field '{}' is bound to a null device pointer", where, f.name));
+  if (b.get() == 0) throw BindingError(fmt::format("spec '{}': field '{}' is bound to a null device pointer", spec.name, f.name));
   if (b.get() % elem)
-    throw BindingError(fmt::format("{}: field '{}' starts at {:#x}, which is not a multiple of its {}-byte elements", where, f.name,
+    throw BindingError(fmt::format("spec '{}': field '{}' starts at {:#x}, which is not a multiple of its {}-byte elements", spec.name, f.name,
                                    static_cast<unsigned long long>(b.get()), elem));
   if (pitches == Pitches::Any || b.packed()) return;
   const Pitch got = b.pitch(), packed = b.packed_pitch();
-  throw BindingError(fmt::format("{}: field '{}' has a row pitch of {} and a plane pitch of {} elements; kind \"{}\" takes arrays packed with "
+  throw BindingError(fmt::format("spec '{}': field '{}' has a row pitch of {} and a plane pitch of {} elements; kind \"{}\" takes arrays packed with "
                                  "their ghost zones (row pitch {}, plane pitch {} here); kinds \"stencil\", \"sbp\" and \"reduce\" take pitched ones",
-                                 where, f.name, got.row, got.plane, spec.kind, packed.row, packed.plane));
+                                 spec.name, f.name, got.row, got.plane, spec.kind, packed.row, packed.plane));
 }
 
 }  // namespace
 
 std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params, Pitches pitches) {
-  const std::string where = fmt::format("spec '{}'", spec.name);
+  // Messages start "spec 'NAME': ", formatted only when thrown.
   for (const auto& [name, buf] : fields) {
     if (!spec.find_field(name)) {
       std::vector<std::string> names;
       for (const auto& f : spec.fields) names.push_back(f.name);
-      throw BindingError(fmt::format("{}: no field named '{}' (fields: {})", where, name, fmt::join(names, ", ")));
+      throw BindingError(fmt::format("spec '{}': no field named '{}' (fields: {})", spec.name, name, fmt::join(names, ", ")));
     }
-    if (!buf) throw BindingError(fmt::format("{}: field '{}' is bound to no buffer", where, name));
+    if (!buf) throw BindingError(fmt::format("spec '{}': field '{}' is bound to no buffer", spec.name, name));
   }
   // Pairwise specs with separate sets: the sources' length is their own.
   std::array<long long, 3> shape{0, 0, 0}, source_shape{0, 0, 0};
@@ -54,46 +54,46 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
   for (const FieldDecl* fp : order) {
     const FieldDecl& f = *fp;
     auto it = fields.find(f.name);
-    if (it == fields.end()) throw BindingError(fmt::format("{}: field '{}' ({}) is not bound", where, f.name, f.pointer));
+    if (it == fields.end()) throw BindingError(fmt::format("spec '{}': field '{}' ({}) is not bound", spec.name, f.name, f.pointer));
     const DeviceBuffer& b = *it->second;
     if (b.dtype() != field_dtype(spec, f))
-      throw BindingError(fmt::format("{}: field '{}' is {}, the spec says {}", where, f.name, to_string(b.dtype()), to_string(field_dtype(spec, f))));
+      throw BindingError(fmt::format("spec '{}': field '{}' is {}, the spec says {}", spec.name, f.name, to_string(b.dtype()), to_string(field_dtype(spec, f))));
     if (b.dims() != spec.dims)
-      throw BindingError(fmt::format("{}: field '{}' is {}-D, the spec says {}-D", where, f.name, b.dims(), spec.dims));
+      throw BindingError(fmt::format("spec '{}': field '{}' is {}-D, the spec says {}-D", spec.name, f.name, b.dims(), spec.dims));
     if (b.ghost() != f.ghost)
-      throw BindingError(fmt::format("{}: field '{}' has ghost width {}, the spec says {} ({}/ghost)", where, f.name, b.ghost(), f.ghost, f.pointer));
-    check_memory_of(where, spec, f, b, pitches);
+      throw BindingError(fmt::format("spec '{}': field '{}' has ghost width {}, the spec says {} ({}/ghost)", spec.name, f.name, b.ghost(), f.ghost, f.pointer));
+    check_memory_of(spec, f, b, pitches);
     if (f.set == FieldDecl::Set::Sources) {
       if (!first_source) {
         first_source = &f;
         source_shape = b.shape();
       } else if (b.shape() != source_shape) {
-        throw BindingError(fmt::format("{}: source field '{}' has {} values, but '{}' has {}", where, f.name, b.shape()[0], first_source->name,
+        throw BindingError(fmt::format("spec '{}': source field '{}' has {} values, but '{}' has {}", spec.name, f.name, b.shape()[0], first_source->name,
                                        source_shape[0]));
       }
     } else if (f.reduced_axes) {
       const auto want = field_shape(f, shape);
       if (b.shape() != want)
-        throw BindingError(fmt::format("{}: result '{}' is {}x{}x{}, but reduced along its axes the inputs' {}x{}x{} is {}x{}x{}", where, f.name,
+        throw BindingError(fmt::format("spec '{}': result '{}' is {}x{}x{}, but reduced along its axes the inputs' {}x{}x{} is {}x{}x{}", spec.name, f.name,
                                        b.shape()[0], b.shape()[1], b.shape()[2], shape[0], shape[1], shape[2], want[0], want[1], want[2]));
     } else if (!first) {
       first = &b;
       first_field = &f;
       shape = b.shape();
     } else if (b.shape() != shape) {
-      throw BindingError(fmt::format("{}: field '{}' is {}x{}x{}, but '{}' is {}x{}x{}", where, f.name, b.shape()[0], b.shape()[1],
+      throw BindingError(fmt::format("spec '{}': field '{}' is {}x{}x{}, but '{}' is {}x{}x{}", spec.name, f.name, b.shape()[0], b.shape()[1],
                                      b.shape()[2], first_field->name, shape[0], shape[1], shape[2]));
     }
   }
   for (int ax = 0; ax < 3; ++ax) {
-    if (shape[ax] < 1) throw BindingError(fmt::format("{}: empty arrays ({}x{}x{})", where, shape[0], shape[1], shape[2]));
+    if (shape[ax] < 1) throw BindingError(fmt::format("spec '{}': empty arrays ({}x{}x{})", spec.name, shape[0], shape[1], shape[2]));
     if (first_source && source_shape[ax] < 1)
-      throw BindingError(fmt::format("{}: empty source arrays ('{}' has no values)", where, first_source->name));
+      throw BindingError(fmt::format("spec '{}': empty source arrays ('{}' has no values)", spec.name, first_source->name));
   }
   for (const auto& [name, value] : params) {
     (void)value;
     const bool known = std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamDecl& p) { return p.name == name; });
-    if (!known) throw BindingError(fmt::format("{}: no param named '{}'", where, name));
+    if (!known) throw BindingError(fmt::format("spec '{}': no param named '{}'", spec.name, name));
   }
   return shape;
 }

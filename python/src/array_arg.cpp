@@ -41,16 +41,28 @@ constexpr std::int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged 
 
 [[noreturn]] void refuse(const std::string& field, const std::string& why) { throw BindingError(fmt::format("field '{}': {}", field, why)); }
 
-// "cupy", "torch", "jax", ...: the top package of the object's type, cached per type.
-std::string library_of(py::handle obj) {
-  static std::map<PyTypeObject*, std::string> known;
+// How a type's objects are read, decided at its first sight and cached:
+// "cupy", "torch", "jax", ...: the top package of the type; the path its
+// arrays take.
+enum class Path { Torch, Cupy, Interface, DLPack, Other };
+struct TypeInfo {
+  std::string library;
+  Path path;
+};
+const TypeInfo& type_info(py::handle obj) {
+  static std::map<PyTypeObject*, TypeInfo> known;
   PyTypeObject* t = Py_TYPE(obj.ptr());
   auto it = known.find(t);
   if (it != known.end()) return it->second;
   std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(t)).attr("__module__"));
   module = module.substr(0, module.find('.'));
+  Path path = Path::Other;
+  if (module == "torch" && py::hasattr(obj, "data_ptr") && py::hasattr(obj, "get_device")) path = Path::Torch;
+  else if (module == "cupy" && py::hasattr(obj, "data") && py::hasattr(obj, "strides") && py::hasattr(obj, "dtype")) path = Path::Cupy;
+  else if (py::hasattr(obj, "__cuda_array_interface__")) path = Path::Interface;
+  else if (py::hasattr(obj, "__dlpack__")) path = Path::DLPack;
   Py_INCREF(t);  // the cache keeps the type alive
-  return known.emplace(t, module).first->second;
+  return known.emplace(t, TypeInfo{module, path}).first->second;
 }
 
 std::string host_advice(const std::string& library) {
@@ -80,6 +92,16 @@ void set_geometry(ArrayArg& a, const std::string& field, const std::vector<long 
                               a.stride[0]));
 }
 
+// A tuple of ints (a shape, strides) without pybind11's generic caster.
+std::vector<long long> tuple_values(const py::object& t) {
+  if (!PyTuple_Check(t.ptr())) return t.cast<std::vector<long long>>();  // torch.Size is a tuple; anything else the slow way
+  const Py_ssize_t n = PyTuple_GET_SIZE(t.ptr());
+  std::vector<long long> v(static_cast<std::size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) v[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(t.ptr(), i));
+  if (PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
 std::vector<long long> compact_strides(const std::vector<long long>& shape) {
   std::vector<long long> s(shape.size(), 1);
   for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
@@ -90,16 +112,43 @@ ArrayArg from_torch(py::handle obj, const std::string& field, int device) {
   ArrayArg a;
   a.library = "torch";
   a.device_checked = true;
-  if (!obj.attr("is_cuda").cast<bool>()) refuse(field, host_advice("a torch tensor on " + std::string(py::str(obj.attr("device")))));
-  static const py::object f64 = py::module_::import("torch").attr("float64"), f32 = py::module_::import("torch").attr("float32");
+  static const py::handle f64 = kept("torch", "float64"), f32 = kept("torch", "float32");
+  const int on = obj.attr("get_device")().cast<int>();  // -1: the host
+  if (on < 0) refuse(field, host_advice("a torch tensor on " + std::string(py::str(obj.attr("device")))));
+  if (on != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
   const py::object dt = obj.attr("dtype");
   if (dt.is(f64)) a.dtype = Dtype::Float64;
   else if (dt.is(f32)) a.dtype = Dtype::Float32;
   else refuse(field, fmt::format("dtype {}; gpen's arrays are float32 or float64", std::string(py::str(dt))));
-  const int on = obj.attr("get_device")().cast<int>();
-  if (on != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
   a.ptr = obj.attr("data_ptr")().cast<std::uintptr_t>();
-  set_geometry(a, field, obj.attr("shape").cast<std::vector<long long>>(), obj.attr("stride")().cast<std::vector<long long>>());
+  set_geometry(a, field, tuple_values(obj.attr("shape")), tuple_values(obj.attr("stride")()));
+  return a;
+}
+
+// CuPy's ndarray read through its attributes: its __cuda_array_interface__
+// builds a dict a call, the larger part of a small launch's cost.
+ArrayArg from_cupy(py::handle obj, const std::string& field, int device) {
+  ArrayArg a;
+  a.library = "cupy";
+  static const py::handle f64 = kept("numpy", "float64"), f32 = kept("numpy", "float32");
+  static const py::handle dtype_of = kept("numpy", "dtype");
+  static const py::handle f64_dtype = dtype_of(f64).release(), f32_dtype = dtype_of(f32).release();
+  const py::object dtype = obj.attr("dtype");
+  if (dtype.is(f64_dtype)) a.dtype = Dtype::Float64;
+  else if (dtype.is(f32_dtype)) a.dtype = Dtype::Float32;
+  else refuse(field, fmt::format("dtype '{}'; gpen's arrays are float32 or float64", std::string(py::str(dtype))));
+  const py::object data = obj.attr("data");
+  a.ptr = data.attr("ptr").cast<std::uintptr_t>();
+  const int on = data.attr("device_id").cast<int>();
+  if (on != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
+  a.device_checked = true;
+  std::vector<long long> st = tuple_values(obj.attr("strides"));
+  const long long elem = static_cast<long long>(size_of(a.dtype));
+  for (long long& bytes : st) {
+    if (bytes % elem) refuse(field, fmt::format("a stride of {} bytes, not a multiple of its {}-byte elements", bytes, elem));
+    bytes /= elem;
+  }
+  set_geometry(a, field, tuple_values(obj.attr("shape")), st);
   return a;
 }
 
@@ -170,15 +219,24 @@ ArrayArg from_dlpack(py::handle obj, const std::string& field, int device, std::
 
 }  // namespace
 
+py::handle kept(const char* module, const char* name) {
+  py::object o = py::module_::import(module).attr(name);
+  return o.release();
+}
+
 ArrayArg read_array(py::handle obj, const std::string& field, int device, std::uintptr_t stream) {
   if (obj.is_none()) refuse(field, "None; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)");
-  const std::string library = library_of(obj);
-  if (library == "torch" && py::hasattr(obj, "data_ptr")) return from_torch(obj, field, device);
-  if (py::hasattr(obj, "__cuda_array_interface__")) return from_interface(obj, obj.attr("__cuda_array_interface__"), field, device, library);
-  if (py::hasattr(obj, "__dlpack__")) return from_dlpack(obj, field, device, stream, library);
-  if (py::hasattr(obj, "__array_interface__") || py::hasattr(obj, "__array__")) refuse(field, host_advice(library + "." + std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
-  refuse(field, fmt::format("a {} object, not an array; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)",
-                            std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
+  const TypeInfo& type = type_info(obj);
+  switch (type.path) {
+    case Path::Torch: return from_torch(obj, field, device);
+    case Path::Cupy: return from_cupy(obj, field, device);
+    case Path::Interface: return from_interface(obj, obj.attr("__cuda_array_interface__"), field, device, type.library);
+    case Path::DLPack: return from_dlpack(obj, field, device, stream, type.library);
+    case Path::Other: break;
+  }
+  const std::string name = py::str(py::type::handle_of(obj).attr("__name__"));
+  if (py::hasattr(obj, "__array_interface__") || py::hasattr(obj, "__array__")) refuse(field, host_advice(type.library + "." + name));
+  refuse(field, fmt::format("a {} object, not an array; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)", name));
 }
 
 void check_device(const ArrayArg& a, const std::string& field, int device) {

@@ -31,6 +31,10 @@ struct ArrayArg {
   bool device_checked = false;               // read from the library (torch, DLPack), else check_device asks the driver
 };
 
+// `module.name`, looked up once and kept for the process's life: a static
+// py::object would be released after the interpreter is gone.
+py::handle kept(const char* module, const char* name);
+
 // Reads `obj`, bound to field `field`. `stream`: the stream the launch will
 // use, which a __dlpack__ producer is asked to order its work before.
 // Throws BindingError (host arrays, dtypes, strides, a device other than

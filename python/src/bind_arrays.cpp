@@ -13,11 +13,18 @@ namespace {
 // the one its __cuda_array_interface__ names; else the legacy default.
 std::uintptr_t current_stream_of(const ArrayArg& a, int device) {
   if (a.library == "cupy") {
-    static const py::object get = py::module_::import("cupy.cuda").attr("get_current_stream");
+    static const py::handle get = kept("cupy.cuda", "get_current_stream");
     return get().attr("ptr").cast<std::uintptr_t>();
   }
   if (a.library == "torch") {
-    static const py::object get = py::module_::import("torch.cuda").attr("current_stream");
+    // The raw handle (what torch.cuda.current_stream(device).cuda_stream
+    // gives, without making a Stream object), where this torch has it.
+    static const py::handle raw = [] {
+      const py::object c = py::module_::import("torch._C");
+      return py::hasattr(c, "_cuda_getCurrentRawStream") ? kept("torch._C", "_cuda_getCurrentRawStream") : py::handle();
+    }();
+    if (raw) return raw(device).cast<std::uintptr_t>();
+    static const py::handle get = kept("torch.cuda", "current_stream");
     return get(device).attr("cuda_stream").cast<std::uintptr_t>();
   }
   return a.producer_stream;
@@ -64,7 +71,7 @@ std::uintptr_t stream_handle(const py::handle& s) {
 
 BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& given) {
   BoundArrays out;
-  py::dict arrays = given.attr("copy")();  // made outputs do not land in the caller's dict
+  py::dict arrays = given;  // copied before an output made here is added: not into the caller's dict
   for (const auto& [k, v] : arrays) {
     (void)v;
     const std::string name = py::str(k);
@@ -119,6 +126,7 @@ BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& gi
       py::object made = allocate_like(s, first, first_library, f, field_shape(f, *shape));
       // Zeroed in the library's current stream: the launch's own waits for it.
       if (!rq.stream.is_none() && current_stream_of(first_arg, rq.device) != out.stream) synchronize_current(first_library, rq.device);
+      if (arrays.is(given)) arrays = given.attr("copy")();
       arrays[f.name.c_str()] = made;
       read[i] = read_array(made, f.name, rq.device, out.stream);
     }

@@ -32,10 +32,12 @@ py::dict detail_dict(const gpen::SpecError& e) {
 
 PYBIND11_MODULE(_gpen, m) {
   m.doc() = "gpen: kernel specs in JSON turned into specialised CUDA kernels, launched on CuPy and PyTorch arrays";
-  static py::exception<gpen::SpecError> spec_error(m, "SpecError", PyExc_ValueError);
-  static py::exception<gpen::UsageError> usage_error(m, "UsageError", PyExc_ValueError);
-  static py::exception<gpen::BindingError> binding_error(m, "BindingError", PyExc_ValueError);
-  static py::exception<gpen::NoDeviceError> no_device_error(m, "NoDeviceError", PyExc_RuntimeError);
+  static auto& spec_error = *new py::exception<gpen::SpecError>(m, "SpecError", PyExc_ValueError);
+  static auto& usage_error = *new py::exception<gpen::UsageError>(m, "UsageError", PyExc_ValueError);
+  static auto& binding_error = *new py::exception<gpen::BindingError>(m, "BindingError", PyExc_ValueError);
+  static auto& no_device_error = *new py::exception<gpen::NoDeviceError>(m, "NoDeviceError", PyExc_RuntimeError);
+  // (Made once and never destroyed: a static py::object would be released
+  // after the interpreter is gone.)
   for (PyObject* e : {spec_error.ptr(), usage_error.ptr(), binding_error.ptr(), no_device_error.ptr()}) py::handle(e).attr("__module__") = "gpen";
   py::register_exception_translator([](std::exception_ptr p) {
     try {

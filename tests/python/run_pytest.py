@@ -18,14 +18,9 @@ if which == "gpu":
     if not ok:
         print(f"[SKIP] the Python GPU tests: {why}")
         sys.exit(77)
-    libraries = []
-    for name in ("cupy", "torch"):
-        try:
-            __import__(name)
-            libraries.append(name)
-        except ImportError:
-            pass
-    if not libraries:
+    import importlib.util
+
+    if not any(importlib.util.find_spec(name) for name in ("cupy", "torch")):
         print("[SKIP] the Python GPU tests: neither CuPy nor PyTorch can be imported")
         sys.exit(77)
 sys.exit(pytest.main(["-q", "-rs", "-p", "no:cacheprovider", str(here / f"test_{which}.py")] + sys.argv[2:]))

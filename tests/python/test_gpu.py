@@ -7,6 +7,8 @@ import gc
 import os
 import pathlib
 import resource
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -296,3 +298,12 @@ def test_simulate_on_the_gpu_matches_the_cpu():
     assert gpu["step"] == cpu["step"] == 4 and gpu["time"] == pytest.approx(cpu["time"], rel=1e-12)
     for name, a in cpu["fields"].items():
         np.testing.assert_allclose(gpu["fields"][name], a, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", ["gpen first", "gpen last"])
+def test_gpen_imports_beside_cupy_and_torch_in_any_order(order):
+    libraries = available()
+    modules = ["gpen"] + libraries if order == "gpen first" else libraries + ["gpen"]
+    code = "; ".join(f"import {m}" for m in modules) + "; print('imported')"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "imported" in r.stdout, f"{code}: {r.returncode} {r.stderr[-500:]}"

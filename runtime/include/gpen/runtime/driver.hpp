@@ -44,6 +44,12 @@ bool driver_available(std::string* why = nullptr);
 // Throws CudaError unless r == CUDA_SUCCESS.
 void cu_check(CUresult r, const char* call, const std::string& doing);
 
-#define GPEN_CU(call, doing) ::gpen::cu_check(::gpen::driver().call, #call, doing)
+// `doing` is evaluated only when the call fails: a launch formats no
+// message on its way (a Python launch's budget is a few microseconds).
+#define GPEN_CU(call, doing)                                            \
+  do {                                                                  \
+    const CUresult gpen_cu_result_ = ::gpen::driver().call;             \
+    if (gpen_cu_result_ != CUDA_SUCCESS) ::gpen::cu_check(gpen_cu_result_, #call, doing); \
+  } while (0)
 
 }  // namespace gpen
