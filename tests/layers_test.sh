@@ -63,7 +63,7 @@ mapfile -t measure_sources < <(find "$root/measure" -name "*.cpp" | sort)
 check "measure/: any family, through families/common/ alone" '(^|/)gpen/families/[a-z]+/|(^|/)gpen/simulate/' 'gpen/families/common/' "${measure_sources[@]}"
 # Family names as strings: comparisons with a kind outside families/.
 strays=$(grep -rnE '(kind|is_[a-z]+\(\)) *(==|!=) *"(stencil|scan|sbp|pairwise)"|is_(scan|sbp|pairwise)\(\)' \
-  "$root/generator" "$root/runtime" "$root/measure" "$root/cli" --include=*.cpp --include=*.hpp |
+  "$root/generator" "$root/runtime" "$root/measure" "$root/cli" "$root/python" --include=*.cpp --include=*.hpp |
   grep -v "^$root/generator/src/spec/spec_parse.cpp:" | sed "s|^$root/||")
 if [ -n "$strays" ]; then echo "FAIL: a family told apart by a string outside families/:"; echo "$strays"; fail=1; fi
 [ $fail = 0 ] && echo "ok: the layers hold"

@@ -20,6 +20,8 @@ class RuntimeFamily {
  public:
   virtual ~RuntimeFamily() = default;
   virtual const char* kind() const = 0;
+  // Whether its kernels take arrays whose rows or planes the caller padded.
+  virtual Pitches pitches() const { return Pitches::Packed; }
   virtual std::unique_ptr<Kernel> make_kernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache) const = 0;
   // `gpen run --size` for this kind; throws UsageError.
   virtual void check_size(const Spec& spec, const std::string& size) const = 0;

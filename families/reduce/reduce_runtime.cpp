@@ -10,6 +10,7 @@ namespace {
 class ReduceRuntime final : public GridFamily {
  public:
   const char* kind() const override { return "reduce"; }
+  Pitches pitches() const override { return Pitches::Any; }
   std::unique_ptr<Kernel> make_kernel(const Spec& s, Variant v, const Context& ctx, KernelCache& cache) const override {
     return std::make_unique<ReduceKernel>(s, std::move(v), ctx, cache);
   }

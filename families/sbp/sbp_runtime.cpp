@@ -9,6 +9,7 @@ namespace {
 class SbpRuntime final : public GridFamily {
  public:
   const char* kind() const override { return "sbp"; }
+  Pitches pitches() const override { return Pitches::Any; }
   std::unique_ptr<Kernel> make_kernel(const Spec& s, Variant v, const Context& ctx, KernelCache& cache) const override {
     return std::make_unique<SbpKernel>(s, std::move(v), ctx, cache);
   }

@@ -11,6 +11,7 @@ namespace {
 class StencilRuntime final : public GridFamily {
  public:
   const char* kind() const override { return "stencil"; }
+  Pitches pitches() const override { return Pitches::Any; }
   std::unique_ptr<Kernel> make_kernel(const Spec& s, Variant v, const Context& ctx, KernelCache& cache) const override {
     return std::make_unique<StencilKernel>(s, std::move(v), ctx, cache);
   }

@@ -65,6 +65,10 @@ const TypeInfo& type_info(py::handle obj) {
   return known.emplace(t, TypeInfo{module, path}).first->second;
 }
 
+[[noreturn]] void wrong_device(const std::string& field, int on, int device) {
+  refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
+}
+
 std::string host_advice(const std::string& library) {
   return fmt::format("a host array ({}); gpen launches on GPU arrays: copy it first, e.g. cupy.asarray(a) or torch.as_tensor(a, device=\"cuda\")",
                      library);
@@ -87,6 +91,10 @@ void set_geometry(ArrayArg& a, const std::string& field, const std::vector<long 
     if (shape[i] < 1) refuse(field, "an empty array");
     if (strides[i] < 1 && shape[i] > 1) refuse(field, fmt::format("a stride of {} elements along axis {}; gpen takes positive strides", strides[i], i));
   }
+  // A length-1 axis's stride is any number: take the packed one.
+  if (a.extent[0] == 1) a.stride[0] = 1;
+  if (a.extent[1] == 1) a.stride[1] = a.extent[0] * a.stride[0];
+  if (a.extent[2] == 1) a.stride[2] = a.extent[1] * a.stride[1];
   if (a.extent[0] > 1 && a.stride[0] != 1)
     refuse(field, fmt::format("its last axis has a stride of {} elements; gpen takes rows whose elements are contiguous (a row or plane pitch is fine)",
                               a.stride[0]));
@@ -115,7 +123,7 @@ ArrayArg from_torch(py::handle obj, const std::string& field, int device) {
   static const py::handle f64 = kept("torch", "float64"), f32 = kept("torch", "float32");
   const int on = obj.attr("get_device")().cast<int>();  // -1: the host
   if (on < 0) refuse(field, host_advice("a torch tensor on " + std::string(py::str(obj.attr("device")))));
-  if (on != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
+  if (on != device) wrong_device(field, on, device);
   const py::object dt = obj.attr("dtype");
   if (dt.is(f64)) a.dtype = Dtype::Float64;
   else if (dt.is(f32)) a.dtype = Dtype::Float32;
@@ -136,11 +144,13 @@ ArrayArg from_cupy(py::handle obj, const std::string& field, int device) {
   const py::object dtype = obj.attr("dtype");
   if (dtype.is(f64_dtype)) a.dtype = Dtype::Float64;
   else if (dtype.is(f32_dtype)) a.dtype = Dtype::Float32;
+  else if (dtype.equal(f64_dtype)) a.dtype = Dtype::Float64;  // an equal dtype that is another object
+  else if (dtype.equal(f32_dtype)) a.dtype = Dtype::Float32;
   else refuse(field, fmt::format("dtype '{}'; gpen's arrays are float32 or float64", std::string(py::str(dtype))));
   const py::object data = obj.attr("data");
   a.ptr = data.attr("ptr").cast<std::uintptr_t>();
   const int on = data.attr("device_id").cast<int>();
-  if (on != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", on, device));
+  if (on != device) wrong_device(field, on, device);
   a.device_checked = true;
   std::vector<long long> st = tuple_values(obj.attr("strides"));
   const long long elem = static_cast<long long>(size_of(a.dtype));
@@ -173,7 +183,11 @@ ArrayArg from_interface(py::handle obj, const py::dict& cai, const std::string& 
     }
   }
   set_geometry(a, field, shape, strides);
-  if (cai.contains("stream") && !cai["stream"].is_none()) a.producer_stream = cai["stream"].cast<std::uintptr_t>();
+  if (cai.contains("mask") && !cai["mask"].is_none()) refuse(field, "a masked array (its __cuda_array_interface__ has a mask); gpen takes plain arrays");
+  if (cai.contains("stream") && !cai["stream"].is_none()) {
+    a.producer_stream = cai["stream"].cast<std::uintptr_t>();
+    if (a.producer_stream == 0) refuse(field, "its __cuda_array_interface__ names stream 0, which the protocol does not allow (1: the legacy default stream)");
+  }
   (void)obj;
   (void)device;  // checked by check_device, once the shapes are
   return a;
@@ -185,29 +199,36 @@ ArrayArg from_dlpack(py::handle obj, const std::string& field, int device, std::
     if (dev.first == kDLCPU || dev.first == kDLCUDAHost) refuse(field, host_advice(library));
   }
   // The consumer's stream: 1 is the legacy default stream (0 is not allowed).
-  py::object capsule = obj.attr("__dlpack__")(py::arg("stream") = stream ? stream : 1);
+  // No copy, where the producer takes the keyword: an output must be its memory.
+  const std::uintptr_t consumer = stream ? stream : 1;
+  py::object capsule;
+  try {
+    capsule = obj.attr("__dlpack__")(py::arg("stream") = consumer, py::arg("copy") = false);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    capsule = obj.attr("__dlpack__")(py::arg("stream") = consumer);
+  }
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (!m) {
     PyErr_Clear();
     refuse(field, "its __dlpack__ gave no \"dltensor\" capsule");
   }
-  // Borrowed for this launch only: the array the caller passed keeps the memory.
-  struct Release {
-    DLManagedTensor* m;
-    py::handle capsule;
-    ~Release() {
-      PyCapsule_SetName(capsule.ptr(), "used_dltensor");
-      if (m->deleter) m->deleter(m);
-    }
-  } release{m, capsule};
+  // Borrowed until the launch is queued (the holder goes with the last copy
+  // of the ArrayArg): a producer may have exported a copy.
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+  std::shared_ptr<void> keep(m, [](void* p) {
+    auto* t = static_cast<DLManagedTensor*>(p);
+    if (t->deleter) t->deleter(t);
+  });
   const DLTensor& t = m->dl_tensor;
   ArrayArg a;
   a.library = library;
   a.device_checked = true;
+  a.keep = keep;
   if (t.device.device_type == kDLCPU || t.device.device_type == kDLCUDAHost) refuse(field, host_advice(library));
   if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged)
     refuse(field, fmt::format("DLPack device type {}; gpen launches on CUDA arrays", t.device.device_type));
-  if (t.device.device_id != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", t.device.device_id, device));
+  if (t.device.device_id != device) wrong_device(field, t.device.device_id, device);
   if (t.dtype.code != 2 || t.dtype.lanes != 1) refuse(field, fmt::format("DLPack dtype code {} of {} bits; gpen's arrays are float32 or float64", t.dtype.code, t.dtype.bits));
   a.dtype = dtype_from_bits(field, t.dtype.bits, fmt::format("float{}", t.dtype.bits));
   a.ptr = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
@@ -244,7 +265,7 @@ void check_device(const ArrayArg& a, const std::string& field, int device) {
   int ordinal = -1;
   const CUresult r = driver().cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a.ptr);
   if (r != CUDA_SUCCESS) refuse(field, fmt::format("its address {:#x} is not GPU memory that CUDA knows ({})", static_cast<unsigned long long>(a.ptr), a.library));
-  if (ordinal != device) refuse(field, fmt::format("it is on GPU {}, the kernel on GPU {}", ordinal, device));
+  if (ordinal != device) wrong_device(field, ordinal, device);
 }
 
 std::array<long long, 3> interior_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, int ghost) {

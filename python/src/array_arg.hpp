@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -29,6 +30,7 @@ struct ArrayArg {
   bool readonly = false;                     // __cuda_array_interface__'s flag
   std::uintptr_t producer_stream = 0;        // __cuda_array_interface__'s "stream" (0: none given)
   bool device_checked = false;               // read from the library (torch, DLPack), else check_device asks the driver
+  std::shared_ptr<void> keep;                // a DLPack tensor, released (its deleter called) when the last copy goes
 };
 
 // `module.name`, looked up once and kept for the process's life: a static

@@ -1,5 +1,8 @@
 #include "bind_arrays.hpp"
 
+#include <optional>
+#include <variant>
+
 #include <fmt/format.h>
 
 #include "array_arg.hpp"
@@ -9,12 +12,21 @@ namespace gpen::py_api {
 
 namespace {
 
-// The stream the array's library calls current: CuPy's or PyTorch's; else
-// the one its __cuda_array_interface__ names; else the legacy default.
+bool is_pairwise(const Spec& s) { return std::holds_alternative<PairwiseDecl>(s.decl); }
+
+std::string field_names(const Spec& s) {
+  std::vector<std::string> names;
+  for (const auto& f : s.fields) names.push_back(f.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// The stream the array's library calls current on `device`: CuPy's or
+// PyTorch's; else the one its __cuda_array_interface__ names; else the
+// legacy default.
 std::uintptr_t current_stream_of(const ArrayArg& a, int device) {
   if (a.library == "cupy") {
     static const py::handle get = kept("cupy.cuda", "get_current_stream");
-    return get().attr("ptr").cast<std::uintptr_t>();
+    return get(device).attr("ptr").cast<std::uintptr_t>();
   }
   if (a.library == "torch") {
     // The raw handle (what torch.cuda.current_stream(device).cuda_stream
@@ -30,40 +42,67 @@ std::uintptr_t current_stream_of(const ArrayArg& a, int device) {
   return a.producer_stream;
 }
 
-// Waits for the library's current stream (CuPy's or PyTorch's).
-void synchronize_current(const std::string& library, int device) {
-  if (library == "cupy") py::module_::import("cupy.cuda").attr("get_current_stream")().attr("synchronize")();
-  else if (library == "torch") py::module_::import("torch.cuda").attr("current_stream")(device).attr("synchronize")();
+// An int that is not a bool, or UsageError naming `what`.
+int int_arg(py::handle v, const std::string& what) {
+  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
+    throw UsageError(fmt::format("{}={}: expected an int", what, std::string(py::repr(v))));
+  return v.cast<int>();
 }
 
-int ghost_given(const py::object& ghost, const std::string& field, int otherwise) {
-  if (ghost.is_none()) return otherwise;
-  if (py::isinstance<py::int_>(ghost)) return ghost.cast<int>();
-  if (!py::isinstance<py::dict>(ghost)) throw UsageError(fmt::format("ghost={}: expected an int or a dict of ints by field", std::string(py::repr(ghost))));
-  const py::dict d = ghost;
-  return d.contains(field.c_str()) ? d[field.c_str()].cast<int>() : otherwise;
+// The ghost width `ghost=` gives field `f`: an int gives every input's, a
+// dict the named fields'; nothing otherwise (the spec's, or the array's
+// shape says).
+std::optional<int> ghost_given(const py::object& ghost, const FieldDecl& f) {
+  if (ghost.is_none()) return std::nullopt;
+  if (py::isinstance<py::dict>(ghost)) {
+    const py::dict d = ghost;
+    if (!d.contains(f.name.c_str())) return std::nullopt;
+    return int_arg(d[f.name.c_str()], "ghost['" + f.name + "']");
+  }
+  const int g = int_arg(ghost, "ghost");
+  return f.role == FieldDecl::Role::Input ? std::optional<int>(g) : std::nullopt;
 }
 
-// A zeroed array for output `f` beside `like`, in its library (CuPy or PyTorch).
-py::object allocate_like(const Spec& s, py::handle like, const std::string& library, const FieldDecl& f, const std::array<long long, 3>& interior) {
+// A Python context manager entered here and left at the end of the scope.
+class Entered {
+ public:
+  explicit Entered(py::object cm) : cm_(std::move(cm)) { cm_.attr("__enter__")(); }
+  ~Entered() { cm_.attr("__exit__")(py::none(), py::none(), py::none()); }
+
+ private:
+  py::object cm_;
+};
+
+// A zeroed array for output `f` beside `like`, in its library (CuPy or
+// PyTorch), on `device`, made and zeroed in `stream` where one was given.
+py::object allocate_like(const Spec& s, py::handle like, const std::string& library, const FieldDecl& f, const std::array<long long, 3>& interior,
+                         int device, const std::optional<std::uintptr_t>& stream) {
   py::list shape;  // NumPy's order, ghosts included (a result has none)
   for (int ax = s.dims - 1; ax >= 0; --ax) shape.append(interior[ax] + 2LL * f.ghost);
   const std::string dtype = to_string(field_dtype(s, f));
-  if (library == "cupy") return py::module_::import("cupy").attr("zeros")(py::tuple(shape), py::arg("dtype") = dtype);
+  if (library == "cupy") {
+    const py::object cuda = py::module_::import("cupy.cuda");
+    Entered on_device(cuda.attr("Device")(device));
+    std::optional<Entered> in_stream;
+    if (stream) in_stream.emplace(cuda.attr("ExternalStream")(*stream));
+    return py::module_::import("cupy").attr("zeros")(py::tuple(shape), py::arg("dtype") = dtype);
+  }
   if (library == "torch") {
     const py::object torch = py::module_::import("torch");
+    std::optional<Entered> in_stream;
+    if (stream) in_stream.emplace(torch.attr("cuda").attr("stream")(torch.attr("cuda").attr("ExternalStream")(*stream, py::arg("device") = like.attr("device"))));
     return torch.attr("zeros")(*py::tuple(shape), py::arg("dtype") = torch.attr(dtype.c_str()), py::arg("device") = like.attr("device"));
   }
   throw BindingError(fmt::format("spec '{}': output '{}' not given; gpen makes outputs only beside CuPy or PyTorch arrays ({} here)", s.name, f.name,
                                  library.empty() ? "another library" : library));
 }
 
-bool own_shape(const Spec& s, const FieldDecl& f) { return s.kind == "pairwise" || f.set == FieldDecl::Set::Sources; }
+bool own_shape(const Spec& s, const FieldDecl& f) { return is_pairwise(s) || f.set == FieldDecl::Set::Sources; }
 
 }  // namespace
 
 std::uintptr_t stream_handle(const py::handle& s) {
-  if (py::isinstance<py::int_>(s)) return s.cast<std::uintptr_t>();
+  if (py::isinstance<py::int_>(s) && !py::isinstance<py::bool_>(s)) return s.cast<std::uintptr_t>();
   if (py::hasattr(s, "cuda_stream")) return s.attr("cuda_stream").cast<std::uintptr_t>();  // torch.cuda.Stream
   if (py::hasattr(s, "ptr")) return s.attr("ptr").cast<std::uintptr_t>();                  // cupy.cuda.Stream
   throw UsageError(fmt::format("stream={}: expected a stream handle (int), a cupy.cuda.Stream or a torch.cuda.Stream", std::string(py::repr(s))));
@@ -75,20 +114,17 @@ BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& gi
   for (const auto& [k, v] : arrays) {
     (void)v;
     const std::string name = py::str(k);
-    if (!s.find_field(name)) {
-      std::vector<std::string> names;
-      for (const auto& f : s.fields) names.push_back(f.name);
-      throw BindingError(fmt::format("spec '{}': no field named '{}' (fields: {})", s.name, name, fmt::join(names, ", ")));
-    }
+    if (!s.find_field(name)) throw BindingError(fmt::format("spec '{}': no field named '{}' (fields: {})", s.name, name, field_names(s)));
   }
-  out.stream = rq.stream.is_none() ? 0 : stream_handle(rq.stream);
+  const bool explicit_stream = !rq.stream.is_none();
+  out.stream = explicit_stream ? stream_handle(rq.stream) : 0;
 
   // Each array read once; the interior from the request, else the first input's.
   std::vector<std::optional<ArrayArg>> read(s.fields.size());
+  std::vector<bool> made(s.fields.size(), false);
   out.interior = rq.interior;
   py::handle first;
   std::string first_library;
-  ArrayArg first_arg;
   for (std::size_t i = 0; i < s.fields.size(); ++i) {
     const FieldDecl& f = s.fields[i];
     if (!arrays.contains(f.name.c_str())) continue;
@@ -99,17 +135,12 @@ BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& gi
     if (!first) {
       first = obj;
       first_library = read[i]->library;
-      first_arg = *read[i];
-      if (rq.stream.is_none()) out.stream = current_stream_of(*read[i], rq.device);
+      if (!explicit_stream) out.stream = current_stream_of(*read[i], rq.device);
     }
     if (!out.interior && f.role == FieldDecl::Role::Input && !own_shape(s, f))
-      out.interior = interior_of(*read[i], s, f, ghost_given(rq.ghost, f.name, f.ghost));
+      out.interior = interior_of(*read[i], s, f, ghost_given(rq.ghost, f).value_or(f.ghost));
   }
-  if (!first) {
-    std::vector<std::string> names;
-    for (const auto& f : s.fields) names.push_back(f.name);
-    throw BindingError(fmt::format("spec '{}': no arrays given; its fields: {}", s.name, fmt::join(names, ", ")));
-  }
+  if (!first) throw BindingError(fmt::format("spec '{}': no arrays given; its fields: {}", s.name, field_names(s)));
 
   // Outputs not given are made beside the first array, in its library.
   for (std::size_t i = 0; i < s.fields.size(); ++i) {
@@ -117,18 +148,19 @@ BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& gi
     if (f.role != FieldDecl::Role::Output) continue;
     if (!read[i] && rq.allocate) {
       std::optional<std::array<long long, 3>> shape = out.interior;
-      if (!shape && s.kind == "pairwise") {  // outputs live on the targets: the first target input's points
+      if (!shape && is_pairwise(s)) {  // outputs live on the targets: the first target input's points
         for (std::size_t j = 0; j < s.fields.size() && !shape; ++j)
           if (read[j] && s.fields[j].role == FieldDecl::Role::Input && s.fields[j].set != FieldDecl::Set::Sources)
             shape = interior_of(*read[j], s, s.fields[j], s.fields[j].ghost);
       }
       if (!shape) throw BindingError(fmt::format("spec '{}': output '{}' not given, and no input says its size", s.name, f.name));
-      py::object made = allocate_like(s, first, first_library, f, field_shape(f, *shape));
-      // Zeroed in the library's current stream: the launch's own waits for it.
-      if (!rq.stream.is_none() && current_stream_of(first_arg, rq.device) != out.stream) synchronize_current(first_library, rq.device);
+      // Made and zeroed in the launch's stream where one was given: the launch follows it there.
+      py::object m = allocate_like(s, first, first_library, f, field_shape(f, *shape), rq.device,
+                                   explicit_stream ? std::optional<std::uintptr_t>(out.stream) : std::nullopt);
       if (arrays.is(given)) arrays = given.attr("copy")();
-      arrays[f.name.c_str()] = made;
-      read[i] = read_array(made, f.name, rq.device, out.stream);
+      arrays[f.name.c_str()] = m;
+      read[i] = read_array(m, f.name, rq.device, out.stream);
+      made[i] = true;
     }
     if (read[i]) out.output_objects.append(arrays[f.name.c_str()]);
   }
@@ -143,19 +175,32 @@ BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& gi
       if (!out.interior) throw BindingError(fmt::format("spec '{}': result '{}' bound, but no input says the interior it reduces", s.name, f.name));
       out.views.push_back(view_of(a, s, f, field_shape(f, *out.interior), f.ghost));
     } else if (own_shape(s, f) || !out.interior) {
-      const int g = ghost_given(rq.ghost, f.name, f.ghost);
+      const int g = ghost_given(rq.ghost, f).value_or(f.ghost);
       out.views.push_back(view_of(a, s, f, interior_of(a, s, f, g), g));
     } else {
-      const int g = rq.ghost.is_none() ? ghost_of(a, s, f, *out.interior) : ghost_given(rq.ghost, f.name, f.ghost);
-      out.views.push_back(view_of(a, s, f, *out.interior, g));
+      const std::optional<int> g = made[i] ? std::optional<int>(f.ghost) : ghost_given(rq.ghost, f);
+      out.views.push_back(view_of(a, s, f, *out.interior, g ? *g : ghost_of(a, s, f, *out.interior)));
     }
+    out.bases.push_back(a.ptr);
+    out.arrays.emplace_back(f.name, a);
     out.fields[f.name] = &out.views.back();
     if (f.role == FieldDecl::Role::Output) out.outputs.push_back(&out.views.back());
+    if (a.keep) out.keep.push_back(a.keep);
   }
-  if (rq.check_devices)
-    for (std::size_t i = 0; i < s.fields.size(); ++i)
-      if (read[i]) check_device(*read[i], s.fields[i].name, rq.device);
+  if (rq.check_devices) check_devices(out, rq.device);
+  // A __cuda_array_interface__ producer's stream: the launch's waits for it.
+  if (rq.order_producers)
+    for (const auto& a : read)
+      if (a && a->producer_stream && a->producer_stream != out.stream) {
+        out.waits.emplace_back();
+        out.waits.back().record(reinterpret_cast<CUstream>(a->producer_stream));
+        out.waits.back().make_wait(reinterpret_cast<CUstream>(out.stream));
+      }
   return out;
+}
+
+void check_devices(const BoundArrays& bound, int device) {
+  for (const auto& [field, a] : bound.arrays) check_device(a, field, device);
 }
 
 ParamValues param_values(const Spec& s, const py::dict& params) {

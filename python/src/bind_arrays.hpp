@@ -5,13 +5,16 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>  // every file of the module: one caster of std::vector for all
 
+#include "array_arg.hpp"
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/runtime/device.hpp"
 
 namespace gpen::py_api {
 
@@ -24,6 +27,7 @@ struct BindRequest {
   py::object ghost = py::none();   // None, an int, or a dict by field: the arrays' ghost width
   bool allocate = true;            // make outputs not given (CuPy or PyTorch, zeroed)
   bool check_devices = true;       // ask the driver where the library did not say
+  bool order_producers = true;     // make the stream wait for __cuda_array_interface__ producers' streams
 };
 
 struct BoundArrays {
@@ -31,12 +35,19 @@ struct BoundArrays {
   FieldBindings fields;
   std::vector<const DeviceBuffer*> outputs; // the outputs' views, in spec order
   py::list output_objects;                  // the outputs' arrays, given or made
+  std::vector<CUdeviceptr> bases;           // each view's array as given (its first element)
+  std::vector<std::pair<std::string, ArrayArg>> arrays;  // each bound field's array as read
   std::uintptr_t stream = 0;
   std::optional<std::array<long long, 3>> interior;
+  std::vector<std::shared_ptr<void>> keep;  // DLPack tensors, released when the launch is queued
+  std::vector<Event> waits;                 // the launch stream's waits for producers' streams
 };
 
 // Throws BindingError naming the field and what was expected.
 BoundArrays bind_arrays(const Spec& spec, const BindRequest& request, const py::dict& arrays);
+
+// check_device for each of the bound arrays (BindRequest::check_devices did not).
+void check_devices(const BoundArrays& bound, int device);
 
 // The launch's params by name, as numbers.
 ParamValues param_values(const Spec& spec, const py::dict& params);

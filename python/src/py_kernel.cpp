@@ -24,27 +24,31 @@ namespace gpen::py_api {
 PyKernel::PyKernel(const py::object& spec, const py::object& size, const py::object& tunables, int device, bool use_tuned)
     : spec_(to_spec(spec).spec), device_(device) {
   const Spec& s = *spec_;
-  const Context& ctx = context(device);
+  std::vector<std::string> overrides;
+  if (!tunables.is_none()) overrides = tunable_overrides(tunables);
+  // Arguments checked before any GPU work.
   if (!size.is_none()) {
-    size_ = size_text(size, s.kind != "pairwise" || s.pairwise().grid);
-    check_size(s, size_);
-    if (s.kind != "pairwise") interior_ = parse_size(size_, s.dims);
+    size_ = checked_size(s, size);
+    if (!std::holds_alternative<PairwiseDecl>(s.decl)) interior_ = interior_size(s, size);
   }
-  if (!tunables.is_none()) {
-    choice_ = choose(s, tunable_overrides(tunables));
-  } else if (!size_.empty() && use_tuned) {
+  if (!tunables.is_none()) choice_ = choose(s, overrides);
+  const Context& ctx = context(device);
+  const ContextScope on_device(ctx);
+  if (tunables.is_none() && !size_.empty() && use_tuned) {
     TunedChoice t = tuned_choice(s, size_, ctx.info());
     choice_ = t.choice;
     tuned_ = t.record;
-  } else {
+  } else if (tunables.is_none()) {
     choice_ = s.choose();
   }
-  {
+  try {
     py::gil_scoped_release unlocked;  // NVRTC on a cache miss
     kernel_ = make_kernel(s, choice_, ctx);
     if (interior_) kernel_->prepare(*interior_);
+  } catch (const SpecError& e) {
+    if (overrides.empty() || e.pointer().rfind("/tunables", 0) != 0) throw;
+    throw tunables_error(e, overrides);
   }
-  for (const FieldDecl& f : s.fields) field_names_.push_back(f.name);
 }
 
 py::object PyKernel::call(const py::kwargs& kw) {
@@ -66,7 +70,7 @@ py::object PyKernel::call(const py::kwargs& kw) {
 py::object PyKernel::launch(const py::dict& arrays, const py::dict& params, const py::object& stream, const py::object& ghost, bool host,
                             const py::object& groups) {
   const Spec& s = *spec_;
-  context(device_);
+  const ContextScope on_device(context(device_));
   BindRequest rq;
   rq.interior = interior_;
   rq.device = device_;
@@ -81,7 +85,7 @@ py::object PyKernel::launch(const py::dict& arrays, const py::dict& params, cons
     if (!py::isinstance<PairGroups>(groups)) throw BindingError(fmt::format("spec '{}': groups= takes a gpen.PairGroups", s.name));
     pk->launch(b.fields, &groups.cast<const PairGroups&>(), values, cu_stream);
   } else {
-    if (s.kind == "pairwise" && s.pairwise().grouped) throw BindingError(fmt::format("spec '{}': a grouped pairwise spec needs groups= (a gpen.PairGroups)", s.name));
+    if (std::holds_alternative<PairwiseDecl>(s.decl) && s.pairwise().grouped) throw BindingError(fmt::format("spec '{}': a grouped pairwise spec needs groups= (a gpen.PairGroups)", s.name));
     kernel_->launch(b.fields, values, cu_stream);
   }
   if (host) return to_host(b.outputs, cu_stream);
@@ -101,7 +105,10 @@ py::object PyKernel::to_host(const std::vector<const DeviceBuffer*>& outputs, CU
     copies.push_back(numpy.attr("empty")(py::tuple(shape), py::arg("dtype") = to_string(b->dtype())));
     b->copy_to_host_async(copies.back().mutable_data(), stream);
   }
-  GPEN_CU(cuStreamSynchronize(stream), "waiting for the results to reach the host");
+  {
+    py::gil_scoped_release unlocked;  // other Python threads run while the GPU works
+    GPEN_CU(cuStreamSynchronize(stream), "waiting for the results to reach the host");
+  }
   py::list out;
   for (std::size_t i = 0; i < copies.size(); ++i)
     out.append(outputs[i]->elements() == 1 ? py::object(copies[i].attr("item")()) : py::object(copies[i]));
@@ -111,7 +118,7 @@ py::object PyKernel::to_host(const std::vector<const DeviceBuffer*>& outputs, CU
 
 py::dict PyKernel::launch_copies(const py::dict& host_arrays, const py::dict& params, const py::object& groups) {
   const Spec& s = *spec_;
-  context(device_);
+  const ContextScope on_device(context(device_));
   const py::object numpy = py::module_::import("numpy");
   auto interior_of_host = [&](const py::array_t<double>& a, int ghost) {
     std::array<long long, 3> n{1, 1, 1};
@@ -164,7 +171,7 @@ void bind_kernel(py::module_& m) {
   py::class_<PairGroups>(m, "PairGroups", "A grouped pairwise spec's interaction lists, checked and uploaded once")
       .def(py::init([](std::vector<int> target_groups, std::vector<int> range_offsets, std::vector<int> source_ranges, long long targets, long long sources,
                        int device) {
-             context(device);
+             const ContextScope on_device(context(device));
              return std::make_unique<PairGroups>(PairGroupLists{std::move(target_groups), std::move(range_offsets), std::move(source_ranges)}, targets,
                                                  sources);
            }),
@@ -189,14 +196,7 @@ void bind_kernel(py::module_& m) {
            "launched, waited for; returns the outputs as float64 NumPy arrays")
       .def_property_readonly("spec", [](const PyKernel& k) { return PySpec{k.spec()}; })
       .def_property_readonly("variant", &PyKernel::variant)
-      .def_property_readonly("tunables", [](const PyKernel& k) {
-        py::dict d;
-        for (const auto& [name, v] : k.choice()) {
-          if (const auto* i = std::get_if<long long>(&v)) d[py::str(name)] = *i;
-          else d[py::str(name)] = std::get<std::string>(v);
-        }
-        return d;
-      })
+      .def_property_readonly("tunables", [](const PyKernel& k) { return choice_dict(k.choice()); })
       .def_property_readonly("tuned", [](const PyKernel& k) -> py::object {
         if (!k.tuned()) return py::none();
         const TuningRecord& r = *k.tuned();

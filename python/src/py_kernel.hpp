@@ -49,7 +49,6 @@ class PyKernel {
   TunableChoice choice_;
   std::optional<TuningRecord> tuned_;
   std::unique_ptr<Kernel> kernel_;
-  std::vector<std::string> field_names_;
 };
 
 void bind_kernel(py::module_& m);

@@ -31,12 +31,7 @@ namespace {
 py::dict variant_dict(const TunedVariant& v, const RateScale& scale) {
   py::dict d;
   d["variant"] = v.variant;
-  py::dict t;
-  for (const auto& [name, value] : v.choice) {
-    if (const auto* i = std::get_if<long long>(&value)) t[py::str(name)] = *i;
-    else t[py::str(name)] = std::get<std::string>(value);
-  }
-  d["tunables"] = t;
+  d["tunables"] = choice_dict(v.choice);
   d["ms"] = v.ms ? py::object(py::float_(*v.ms)) : py::object(py::none());
   d[py::str(scale.rate)] = v.rate;
   d["percent_of_bound"] = scale.percent_of_unit(v.rate);
@@ -69,8 +64,7 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
   const auto started = std::chrono::steady_clock::now();
   const PySpec ps = to_spec(spec_arg);
   const Spec& s = *ps.spec;
-  const std::string size = size_text(size_obj, s.kind != "pairwise" || s.pairwise().grid);
-  check_size(s, size);
+  const std::string size = checked_size(s, size_obj);
   TuneOptions to;
   to.started = started;
   to.strategy = parse_search_strategy(strategy);
@@ -81,6 +75,7 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
   if (!fixed.is_none()) to.fixed = tunable_overrides(fixed);
   choose(s, to.fixed);
   const Context& ctx = context(device);
+  const ContextScope on_device(ctx);
   TuneResult r;
   bool interrupted = false;
   {
@@ -123,21 +118,28 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
 py::dict simulate(const std::string& program, const py::object& steps, const py::object& until, const py::object& size, const py::object& dtype,
                   const py::object& out, const py::object& restart, const std::string& device, bool progress) {
   if (steps.is_none() && until.is_none()) throw UsageError("gpen.simulate: give steps=N or until=T (how long to run)");
-  std::optional<Dtype> dt;
-  if (!dtype.is_none()) {
-    dt = parse_dtype(py::str(dtype));
-    if (!dt) throw UsageError(fmt::format("dtype={}: expected \"float32\" or \"float64\"", std::string(py::str(dtype))));
-  }
+  const std::optional<Dtype> dt = dtype_arg(dtype);
   if (device != "gpu" && device != "cpu") throw UsageError(fmt::format("device={}: expected \"gpu\" or \"cpu\"", device));
   sim::SizeOverride size_override;
   if (!size.is_none()) {
     const std::string text = size_text(size, true);
     size_override = [text](int dims) { return parse_size(text, dims); };
   }
-  const sim::Program p = sim::load_program(program, size_override, dt);
+  const sim::Program p = [&] {
+    try {
+      return sim::load_program(program, size_override, dt);
+    } catch (const UsageError& e) {
+      throw size_error(e, size);
+    }
+  }();
+  std::optional<ContextScope> on_device;
   std::unique_ptr<sim::Backend> backend;
-  if (device == "cpu") backend = std::make_unique<sim::CpuBackend>(p);
-  else backend = std::make_unique<sim::GpuBackend>(p, context(0));
+  if (device == "cpu") {
+    backend = std::make_unique<sim::CpuBackend>(p);
+  } else {
+    on_device.emplace(context(0));
+    backend = std::make_unique<sim::GpuBackend>(p, context(0));
+  }
   sim::Simulation s(p, std::move(backend));
   if (restart.is_none()) s.initialize();
   else s.restart(py::str(restart));

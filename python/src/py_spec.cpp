@@ -9,6 +9,7 @@
 #include "bind_arrays.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
+#include "gpen/families/common/runtime_family.hpp"
 #include "gpen/families/common/spec_program.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/error.hpp"
@@ -20,8 +21,6 @@
 #include "gpen/runtime/kernel_cache.hpp"
 
 namespace gpen::py_api {
-
-namespace {
 
 std::optional<Dtype> dtype_arg(const py::object& dtype) {
   if (dtype.is_none()) return std::nullopt;
@@ -40,6 +39,8 @@ py::dict choice_dict(const TunableChoice& c) {
   for (const auto& [name, v] : c) d[py::str(name)] = tunable_value(v);
   return d;
 }
+
+namespace {
 
 py::list fields_list(const Spec& s) {
   py::list out;
@@ -86,8 +87,7 @@ Variant generate_with(const Spec& s, const std::vector<std::string>& overrides) 
     return generate(s, c);
   } catch (const SpecError& e) {
     if (overrides.empty() || e.pointer().rfind("/tunables", 0) != 0) throw;
-    const auto& d = e.detail();
-    throw UsageError(fmt::format("{}: {}{}", fmt::join(overrides, " "), d.message, d.expected.empty() ? "" : "; expected " + d.expected));
+    throw tunables_error(e, overrides);
   }
 }
 
@@ -130,13 +130,32 @@ std::string size_text(const py::object& size, bool numpy_order) {
   return fmt::format("{}", fmt::join(v, "x"));
 }
 
-void check_size(const Spec& spec, const std::string& size) {
+UsageError size_error(const UsageError& e, const py::object& size) {
+  std::string what = e.what();
+  if (what.rfind("--size ", 0) == 0) {
+    const std::size_t colon = what.find(": ");
+    what = "size=" + std::string(py::repr(size)) + (colon == std::string::npos ? "" : what.substr(colon));
+  }
+  return UsageError(what);
+}
+
+std::string checked_size(const Spec& spec, const py::object& size) {
+  const bool particles = std::holds_alternative<PairwiseDecl>(spec.decl) && !spec.pairwise().grid;
   try {
-    check_problem_size(spec, size);
+    const std::string text = size_text(size, !particles);
+    check_problem_size(spec, text);
+    return text;
   } catch (const UsageError& e) {
-    std::string what = e.what();
-    if (what.rfind("--size ", 0) == 0) what = "size=" + what.substr(7);
-    throw UsageError(what);
+    throw size_error(e, size);
+  }
+}
+
+std::array<long long, 3> interior_size(const Spec& spec, const py::object& size) {
+  const std::string text = checked_size(spec, size);
+  try {
+    return parse_size(text, spec.dims);
+  } catch (const UsageError& e) {
+    throw size_error(e, size);
   }
 }
 
@@ -158,16 +177,27 @@ const Context& context(int device) {
   if (it == made.end()) {
     std::string why;
     if (!driver_available(&why)) throw NoDeviceError("no GPU: " + why);
-    it = made.emplace(device, new Context(device)).first;
-  }
-  CUcontext current = nullptr;
-  driver().cuCtxGetCurrent(&current);
-  static thread_local std::map<int, CUcontext> mine;
-  if (!current || mine[device] != current) {
-    it->second->make_current();
-    driver().cuCtxGetCurrent(&mine[device]);
+    CUcontext before = nullptr;
+    driver().cuCtxGetCurrent(&before);
+    it = made.emplace(device, new Context(device)).first;  // makes it current
+    if (before) driver().cuCtxSetCurrent(before);
   }
   return *it->second;
+}
+
+ContextScope::ContextScope(const Context& ctx) {
+  driver().cuCtxGetCurrent(&before_);
+  ctx.make_current();
+  driver().cuCtxGetCurrent(&mine_);
+}
+
+ContextScope::~ContextScope() {
+  if (before_ && before_ != mine_) driver().cuCtxSetCurrent(before_);
+}
+
+UsageError tunables_error(const SpecError& e, const std::vector<std::string>& overrides) {
+  const auto& d = e.detail();
+  return UsageError(fmt::format("{}: {}{}", fmt::join(overrides, " "), d.message, d.expected.empty() ? "" : "; expected " + d.expected));
 }
 
 void bind_spec(py::module_& m) {
@@ -201,7 +231,7 @@ void bind_spec(py::module_& m) {
         std::string a;
         std::string why;
         if (!arch.is_none()) a = py::str(arch);
-        else a = driver_available(&why) ? context(0).info().arch() : "sm_90";
+        else a = driver_available(&why) ? context(0).info().arch() : "sm_90";  // the arch alone: no launch
         if (const std::string bad = arch_problem(a); !bad.empty()) throw UsageError(fmt::format("arch={}: {}", a, bad));
         KernelCache::Result r;
         {
@@ -230,12 +260,19 @@ void bind_spec(py::module_& m) {
       .def("bind", [](const PySpec& s, const py::object& size, const py::object& ghost, int device, const py::kwargs& arrays) {
         const Spec& spec = *s.spec;
         BindRequest rq;
-        if (!size.is_none() && spec.kind != "pairwise") rq.interior = parse_size(size_text(size, true), spec.dims);
+        if (!size.is_none()) {
+          if (std::holds_alternative<PairwiseDecl>(spec.decl)) checked_size(spec, size);  // each array's own length
+          else rq.interior = interior_size(spec, size);
+        }
         rq.ghost = ghost;
         rq.device = device;
         rq.stream = py::int_(0);
         rq.allocate = false;
+        rq.order_producers = false;
+        rq.check_devices = false;  // after the launch's own checks, which need no driver
         const BoundArrays b = bind_arrays(spec, rq, arrays);
+        check_bindings(spec, b.fields, {}, runtime_family_of(spec).pitches());
+        check_devices(b, device);
         py::list out;
         for (const FieldDecl& f : spec.fields) {
           const auto it = b.fields.find(f.name);
@@ -250,12 +287,13 @@ void bind_spec(py::module_& m) {
           d["ghost"] = v.ghost();
           d["pitch"] = py::make_tuple(v.pitch().row, v.pitch().plane);
           d["packed"] = v.packed();
+          d["offset"] = static_cast<long long>((v.get() - b.bases[static_cast<std::size_t>(&v - b.views.data())]) / size_of(v.dtype()));
           out.append(d);
         }
         return out;
       }, py::arg("size") = py::none(), py::arg("ghost") = py::none(), py::arg("device") = 0,
            "How a launch would see these arrays (by field name), checked as a launch checks them but not launched: each field's interior (NumPy's "
-           "order), ghost width, pitch and whether it is packed. Raises BindingError as the launch would.")
+           "order), ghost width, pitch, whether it is packed, and where the view starts in the array (elements). Raises BindingError as the launch would.")
       .def("__repr__", [](const PySpec& s) { return fmt::format("<gpen.Spec '{}' ({}, {}-D {})>", s.spec->name, s.spec->kind, s.spec->dims, to_string(s.spec->dtype)); });
 
   m.def("load_spec", [](const py::object& spec, const py::object& dtype) { return to_spec(spec, dtype); }, py::arg("spec"), py::arg("dtype") = py::none(),

@@ -2,13 +2,16 @@
 // things every binding file needs: the contexts, tunables from keywords.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>  // every file of the module: one caster of std::vector for all
 
+#include "gpen/generator/error.hpp"
 #include "gpen/generator/spec.hpp"
 #include "gpen/runtime/device.hpp"
 
@@ -34,12 +37,39 @@ TunableChoice choose(const Spec& spec, const std::vector<std::string>& overrides
 // order (z, y, x) where `numpy_order`, else as it is (pairwise "N", "NxM").
 std::string size_text(const py::object& size, bool numpy_order);
 
-// check_problem_size(spec, size), its UsageError worded for the keyword size=.
-void check_size(const Spec& spec, const std::string& size);
+// The size as the CLI's --size text for `spec` (NumPy's order reversed but
+// for pairwise particles: "N", "NxM"), checked for the spec's kind;
+// UsageError worded for the keyword ("size=(64, 32): ...").
+std::string checked_size(const Spec& spec, const py::object& size);
+// The interior (x, y, z) a grid spec's size gives, checked the same way.
+std::array<long long, 3> interior_size(const Spec& spec, const py::object& size);
+// A UsageError about "--size TEXT" reworded for the keyword size=.
+UsageError size_error(const UsageError& e, const py::object& size);
+
+// A tunable choice, a spec's dtype keyword: Python values from and to gpen's.
+py::dict choice_dict(const TunableChoice& c);
+std::optional<Dtype> dtype_arg(const py::object& dtype);
 
 // The device's primary context, made once a process and kept to its end
-// (CuPy and PyTorch use the same one), current on the calling thread.
+// (CuPy and PyTorch use the same one).
 const Context& context(int device);
+
+// `ctx` current on this thread for the scope; the context current before
+// (another device's, say) current again after it.
+class ContextScope {
+ public:
+  explicit ContextScope(const Context& ctx);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  CUcontext before_ = nullptr, mine_ = nullptr;
+};
+
+// A plan's refusal of tunables the caller set (a SpecError at "/tunables"),
+// as a UsageError naming them.
+UsageError tunables_error(const SpecError& e, const std::vector<std::string>& overrides);
 
 void bind_spec(py::module_& m);
 

@@ -47,7 +47,7 @@ def test_load_spec_from_a_path_a_pathlike_and_a_dict():
                              {"name": "lap", "role": "output", "ghost": 0, "dtype": "float64"}]
     assert by_str.params == {"inv_h2": 1.0}
     assert by_str.tunables["strategy"]["doc"]
-    assert "stencil 'laplacian3d_o2'" in repr(by_str) or "laplacian3d_o2" in repr(by_str)
+    assert repr(by_str) == "<gpen.Spec 'laplacian3d_o2' (stencil, 3-D float64)>"
 
 
 def test_dtype_override():
@@ -189,6 +189,23 @@ def test_launch_arguments_are_checked_before_any_gpu_work(arrays, message):
         s.bind(**arrays)
 
 
+def test_bind_runs_the_launchs_own_checks():
+    scan = gpen.load_spec(ROOT / "specs" / "scan" / "cumsum_z.json")
+    out = next(f for f in scan.fields if f["role"] == "output")
+    with pytest.raises(gpen.BindingError, match="is not bound"):
+        scan.bind(**{out["name"]: FakeDeviceArray((9, 8, 7))})
+
+
+def test_ghost_and_stream_keywords_are_checked():
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(gpen.UsageError, match=r"ghost\['u'\]='2': expected an int"):
+        s.bind(ghost={"u": "2"}, u=FakeDeviceArray((10, 10, 10)))
+    with pytest.raises(gpen.UsageError, match="ghost=True: expected an int"):
+        s.bind(ghost=True, u=FakeDeviceArray((10, 10, 10)))
+    with pytest.raises(gpen.UsageError, match=r"size=\(10, 10\): "):
+        s.bind(size=(10, 10), u=FakeDeviceArray((10, 10, 10)))
+
+
 def test_wider_ghost_zones_are_checked_against_the_spec():
     s = gpen.load_spec(LAPLACIAN)
     with pytest.raises(gpen.BindingError, match=r"ghost zones of 0 points; the spec needs at least 1"):
@@ -203,7 +220,7 @@ def test_without_a_gpu_kernels_say_why():
     with pytest.raises(gpen.NoDeviceError, match="no GPU"):
         gpen.Kernel(s, size=16)
     with pytest.raises(gpen.NoDeviceError):
-        s.bind(u=FakeDeviceArray((10, 10, 10)))  # shapes fine; the pointer's device needs the driver
+        s.bind(u=FakeDeviceArray((10, 10, 10)), lap=FakeDeviceArray((8, 8, 8)))  # all fine but the pointers' device, which needs the driver
     with pytest.raises(gpen.NoDeviceError):
         gpen.tune(s, size=16, time=5, progress=False)
 

@@ -167,10 +167,30 @@ def test_a_reduction_gives_a_device_array_or_a_float(lib):
 
 
 def test_outputs_not_given_are_made_in_the_inputs_library(lib):
-    u = lib.device(np.ones((6, 7, 8)))
-    lap = gpen.Kernel(LAPLACIAN)(u=u)
-    assert type(lap) is type(u) and tuple(lap.shape) == (4, 5, 6)
-    assert np.all(lib.host(lap) == 0)
+    u = np.random.default_rng(10).random((6, 7, 8))
+    lap = gpen.Kernel(LAPLACIAN)(u=lib.device(u))
+    assert type(lap) is type(lib.device(u)) and tuple(lap.shape) == (4, 5, 6)
+    np.testing.assert_allclose(lib.host(lap), numpy_laplacian(u), rtol=1e-13, atol=1e-13)
+
+
+def test_outputs_made_for_an_explicit_stream_follow_it(lib):
+    u = np.random.default_rng(11).random((66, 66, 66))
+    s = lib.stream()
+    lap = gpen.Kernel(LAPLACIAN)(u=lib.device(u), stream=s)  # made and zeroed in s, then written in s
+    s.synchronize()
+    np.testing.assert_allclose(lib.host(lap), numpy_laplacian(u), rtol=1e-13, atol=1e-13)
+
+
+def test_several_outputs_come_back_as_floats(lib):
+    spec = gpen.load_spec(ROOT / "specs" / "reduce" / "mass_energy.json")
+    arrays = {n: lib.device(a) for n, a in host_inputs(spec, np.random.default_rng(12)).items()
+              if n in [f["name"] for f in spec.fields if f["role"] == "input"]}
+    k = gpen.Kernel(spec)
+    on_device = k(**arrays)
+    on_host = k(**arrays, host=True)
+    assert isinstance(on_host, tuple) and len(on_host) == len(on_device) >= 2
+    for d, h in zip(on_device, on_host):
+        assert isinstance(h, float) and h == float(lib.host(d).ravel()[0])
 
 
 def test_float32_specs_take_float32_arrays_only(lib):
@@ -203,23 +223,32 @@ def test_bad_arrays_are_refused(lib):
 
 def test_pitched_and_wider_arrays_are_views(lib):
     rng = np.random.default_rng(5)
-    big = rng.random((12, 14, 40))
-    u = big[1:11, 2:12, 3:23]  # (10, 10, 20): rows and planes of the big array's pitch
+    big = rng.random((14, 16, 44))
     k = gpen.Kernel(LAPLACIAN)
-    want = numpy_laplacian(u)
-    dev_big = lib.device(big)
-    got = k(u=dev_big[1:11, 2:12, 3:23])
-    np.testing.assert_allclose(lib.host(got), want, rtol=1e-13, atol=1e-13)
-    # The same interior inside ghost zones of 3 (the spec needs 1): said by ghost= or by the size.
-    wide = lib.device(big[0:12, 1:13, 2:24][:, :, :])
-    inner = k(u=lib.device(np.ascontiguousarray(big[1:11, 2:12, 3:23])))
-    out = lib.device(np.full((8, 8, 18), np.nan))
-    k(u=lib.device(np.ascontiguousarray(big[0:12, 1:13, 2:24])), lap=out, ghost={"u": 2})
-    np.testing.assert_allclose(lib.host(out), lib.host(inner), rtol=0, atol=0)
-    sized = gpen.Kernel(LAPLACIAN, size=(8, 8, 18))
-    out2 = sized(u=lib.device(np.ascontiguousarray(big[0:12, 1:13, 2:24])))
-    np.testing.assert_array_equal(lib.host(out2), lib.host(inner))
-    del wide
+    # A slice of a larger array: rows and planes of the big array's pitch.
+    u = big[1:11, 2:12, 3:23]
+    got = k(u=lib.device(big)[1:11, 2:12, 3:23])
+    np.testing.assert_allclose(lib.host(got), numpy_laplacian(u), rtol=1e-13, atol=1e-13)
+    # The same interior inside ghost zones of 2 (the spec needs 1), the wide
+    # array itself a slice of the big one (an offset and pitches): said by
+    # ghost= (the output made), by a dict, or by the kernel's size.
+    wide_host = big[0:12, 1:13, 2:24]
+    want = numpy_laplacian(wide_host[1:-1, 1:-1, 1:-1])
+    wide = lib.device(big)[0:12, 1:13, 2:24]
+    np.testing.assert_allclose(lib.host(k(u=wide, ghost=2)), want, rtol=1e-13, atol=1e-13)
+    out = lib.device(np.full((8, 10, 20), np.nan))
+    k(u=wide, lap=out, ghost={"u": 2})
+    np.testing.assert_allclose(lib.host(out), want, rtol=1e-13, atol=1e-13)
+    sized = gpen.Kernel(LAPLACIAN, size=(8, 10, 20))
+    np.testing.assert_allclose(lib.host(sized(u=wide)), want, rtol=1e-13, atol=1e-13)
+    view = {v["field"]: v for v in LAPLACIAN_SPEC().bind(u=wide, lap=out, ghost={"u": 2})}
+    pz, py = 16 * 44, 44
+    assert view["u"]["pitch"] == (py, pz) and view["u"]["offset"] == 1 * pz + 1 * py + 1
+    assert view["lap"]["packed"] and view["lap"]["offset"] == 0
+
+
+def LAPLACIAN_SPEC():
+    return gpen.load_spec(LAPLACIAN)
 
 
 def test_a_launch_follows_its_stream(lib):
@@ -231,12 +260,46 @@ def test_a_launch_follows_its_stream(lib):
         s = lib.stream()
         lap = lib.device(np.full((n, n, n), np.nan))
         lib.synchronize()
-        with lib.use(s):
-            for _ in range(3):  # the launches and the copy after them, queued on s only
-                k(u=u, lap=lap, stream=s if explicit else None)
-            copy = lap.copy() if lib.name == "cupy" else lap.clone()
+        if explicit:  # s is not current: stream= alone puts the launch there
+            for _ in range(3):
+                k(u=u, lap=lap, stream=s)
+            with lib.use(s):
+                copy = lap.copy() if lib.name == "cupy" else lap.clone()
+        else:
+            with lib.use(s):  # s current: the launches and the copy after them, queued on s only
+                for _ in range(3):
+                    k(u=u, lap=lap)
+                copy = lap.copy() if lib.name == "cupy" else lap.clone()
         s.synchronize()
         assert np.array_equal(lib.host(copy), want)
+
+
+class InterfaceOnly:
+    """A CuPy array seen through __cuda_array_interface__ alone, naming a producer stream."""
+
+    def __init__(self, a, stream):
+        self.a = a
+        self.__cuda_array_interface__ = dict(a.__cuda_array_interface__, stream=stream)
+
+
+def test_an_interface_array_waits_for_its_producer_stream():
+    cupy = pytest.importorskip("cupy")
+    n = 256
+    producer, launch = cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)
+    k = gpen.Kernel(LAPLACIAN, size=(n, n, n))
+    lap = cupy.full((n, n, n), np.nan)
+    cupy.cuda.Device().synchronize()
+    with producer:  # work still running on the producer when the launch is queued on another stream
+        busy = cupy.ones((n + 2, n + 2, n + 2))
+        for _ in range(30):
+            busy = busy * 1.0
+        x = cupy.arange(n + 2, dtype=cupy.float64)
+        u = (x * x)[None, None, :] * busy  # x^2: its Laplacian is 2
+    k(u=InterfaceOnly(u, producer.ptr), lap=lap, stream=launch)
+    launch.synchronize()
+    assert float(lap.min()) == 2.0 and float(lap.max()) == 2.0
+    with pytest.raises(gpen.BindingError, match="stream 0"):
+        k(u=InterfaceOnly(u, 0), lap=lap)
 
 
 class DLPackOnly:
