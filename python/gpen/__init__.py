@@ -27,5 +27,19 @@ from ._gpen import (  # noqa: F401
     tune,
 )
 
+
+
+class _StreamHandle:
+    """A raw CUDA stream handle, as the CUDA stream protocol hands it over
+    (for CuPy's Stream.from_external, where gpen makes outputs in a stream
+    given by handle)."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __cuda_stream__(self):
+        return (0, self.handle)
+
+
 __all__ = ["BindingError", "Kernel", "NoDeviceError", "PairGroups", "Spec", "SpecError", "UsageError",
            "gpu_available", "load_spec", "simulate", "tune"]

@@ -84,7 +84,13 @@ py::object allocate_like(const Spec& s, py::handle like, const std::string& libr
     const py::object cuda = py::module_::import("cupy.cuda");
     Entered on_device(cuda.attr("Device")(device));
     std::optional<Entered> in_stream;
-    if (stream) in_stream.emplace(cuda.attr("ExternalStream")(*stream));
+    if (stream) {
+      // CuPy 14 takes another library's stream through the CUDA stream
+      // protocol (ExternalStream, which takes the handle, is deprecated there).
+      const py::object cls = cuda.attr("Stream");
+      in_stream.emplace(py::hasattr(cls, "from_external") ? cls.attr("from_external")(py::module_::import("gpen").attr("_StreamHandle")(*stream))
+                                                         : cuda.attr("ExternalStream")(*stream));
+    }
     return py::module_::import("cupy").attr("zeros")(py::tuple(shape), py::arg("dtype") = dtype);
   }
   if (library == "torch") {
