@@ -39,6 +39,8 @@ PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector
   ref.scale = ref.value;
   ref.terms.assign(ref.targets.size(), 0);
   ref.operations = static_cast<int>(tape.size());
+  if (spec.math == MathPolicy::Fast && spec.dtype == Dtype::Float32)
+    ref.approximations = static_cast<int>(tape.calls({MathFn::Exp, MathFn::Log, MathFn::Sin, MathFn::Cos, MathFn::Pow}));
   // The value of a pair value at index i of its end.
   auto value_at = [&](const PairValue& v, long long i) {
     if (v.field >= 0) return inputs[spec.fields[v.field].slot][i];
@@ -101,7 +103,8 @@ Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<doub
       const double g = got[o][want.targets[k]], w = want.value[o][k];
       if (g == w) continue;  // infinities of empty min/max included
       const double e = std::fabs(g - w);
-      const double bound = u * (want.operations + 4 * std::sqrt(static_cast<double>(want.terms[k]))) * want.scale[o][k] + 1e-300;
+      const double bound =
+          u * (want.operations + 127.0 * want.approximations + 4 * std::sqrt(static_cast<double>(want.terms[k]))) * want.scale[o][k] + 1e-300;
       if (!(e <= bound)) c.pass = false;
       const double ratio = std::isfinite(e) ? e / bound : HUGE_VAL;
       if (!(ratio <= c.bound_ratio)) {

@@ -19,6 +19,7 @@ struct PairReference {
   std::vector<std::vector<double>> scale;
   std::vector<long long> terms;            // [k]: pairs reduced into target k
   int operations = 0;                      // in one evaluation of the outputs
+  int approximations = 0;                  // of them, float32 "math": "fast" calls (__expf, ...)
 };
 
 // inputs[slot]: input slot's values (N, M or the grid's cells, x fastest).
@@ -31,9 +32,11 @@ std::vector<long long> sample_targets(long long n, long long count, std::uint64_
 
 // got[slot] against the reference at its targets, and every other target
 // checked for NaN (the poison). An error passes when it is within
-// u (operations + 4 sqrt(terms)) scale, u the dtype's unit roundoff: each
-// operation of a term rounding once, plus the rounding of summing the terms
-// one after another (a random walk: sqrt(terms), with room for 4 sigma).
+// u (operations + 127 approximations + 4 sqrt(terms)) scale, u the dtype's
+// unit roundoff: each operation of a term rounding once, each hardware
+// approximation of "math": "fast" 128 ulps (__expf's bound, 2 + 1.173 |x|
+// ulps, up to |x| = 107; specs/README.md), plus the rounding of summing the
+// terms one after another (a random walk: sqrt(terms), with room for 4 sigma).
 Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<double>>& got, const PairReference& want);
 
 // Every target of got[slot] against another variant's output that passed

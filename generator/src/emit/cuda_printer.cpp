@@ -67,9 +67,20 @@ std::string real_value(double v, Dtype dtype) {
   return real_literal(v, dtype);
 }
 
-CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) {}
+namespace {
+// "math": "fast" in float32: the hardware approximations (SFU), in place of
+// the math library's correctly rounded-ish functions.
+void fast_math(const Spec& spec, std::vector<std::pair<MathFn, std::string>>& overrides) {
+  if (spec.math != MathPolicy::Fast || spec.dtype != Dtype::Float32) return;
+  overrides.insert(overrides.end(), {{MathFn::Exp, "__expf"}, {MathFn::Log, "__logf"}, {MathFn::Sin, "__sinf"}, {MathFn::Cos, "__cosf"}, {MathFn::Pow, "__powf"}});
+}
+}  // namespace
+
+CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) { fast_math(spec, overrides_); }
 CudaPrinter::CudaPrinter(const Spec& spec, std::vector<std::string> value_names)
-    : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {}
+    : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {
+  fast_math(spec, overrides_);
+}
 
 std::vector<std::string> CudaPrinter::emit(const std::vector<IrPtr>& roots) {
   // Count each node's parents, visiting every node once.

@@ -107,4 +107,10 @@ double IrTape::magnitude(const Op& o, const double* r, const double* m, const do
   }
 }
 
+std::size_t IrTape::calls(const std::vector<MathFn>& fns) const {
+  return static_cast<std::size_t>(std::count_if(ops_.begin(), ops_.end(), [&](const Op& o) {
+    return o.kind == Ir::Kind::Call && std::find(fns.begin(), fns.end(), o.fn) != fns.end();
+  }));
+}
+
 }  // namespace gpen

@@ -81,7 +81,7 @@ class SpecParser final : public SpecReading {
     if (has_kind ? !diag.unit([&] { spec.kind = reader.choice("/kind", family_kinds()); }) : misspelt_kind(root)) {
       // The rest depends on the kind: only the keys any kind has, and what
       // every kind has, are checked.
-      std::vector<std::string> any = {"$schema", "name", "kind", "description", "dtype", "dims", "fields", "params", "operators", "lets", "outputs"};
+      std::vector<std::string> any = {"$schema", "name", "kind", "description", "dtype", "dims", "fields", "params", "operators", "lets", "outputs", "math"};
       for (const Family* f : families())
         if (f->shape.own_key) any.push_back(f->shape.own_key);
       any.insert(any.end(), {"tunables", "constraints"});
@@ -91,7 +91,9 @@ class SpecParser final : public SpecReading {
     }
     family_ = &family_of(spec);
     spec.decl = family_->declaration();
-    const JsonReader::Keys keys = reader.object("", shape().required, shape().optional);
+    std::vector<std::string> optional = shape().optional;
+    if (shape().expressions) optional.push_back("math");  // how its math functions are evaluated
+    const JsonReader::Keys keys = reader.object("", shape().required, optional);
     // A misspelt "params" (or operators, lets) hides names that expressions use.
     for (const char* k : {"params", "operators", "lets"})
       if (keys.meant.count(k)) names_sound = false;
@@ -128,6 +130,8 @@ class SpecParser final : public SpecReading {
     if (reader.has("/name")) diag.unit([&] { spec.name = reader.identifier("/name"); });
     if (reader.has("/description")) diag.unit([&] { spec.description = reader.string("/description"); });
     if (reader.has("/dtype")) diag.unit([&] { spec.dtype = *parse_dtype(reader.choice("/dtype", {"float32", "float64"})); });
+    if (reader.has("/math"))
+      diag.unit([&] { spec.math = reader.choice("/math", {"accurate", "fast"}) == "fast" ? MathPolicy::Fast : MathPolicy::Accurate; });
     if (dtype_override_) spec.dtype = *dtype_override_;
     dims_ok = reader.has("/dims") && diag.unit([&] { spec.dims = static_cast<int>(reader.integer("/dims", 1, 3)); });
   }

@@ -4,10 +4,13 @@
 // source tile), grids of 7^3 and 20^3 with the plain tile and block on
 // block, fp32 and fp64, several targets a thread and unrolling; the binding
 // errors of group lists.
+#include <fstream>
+#include <iterator>
 #include <fmt/format.h>
 
 #include "test_support.hpp"
 #include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/generator/json_source.hpp"
 
 using namespace gpen;
 
@@ -49,6 +52,22 @@ TEST_CASE("multipole evaluation: N targets from M expansions, both odd") {
     const Spec s = load_spec(spec_path("multipole_potential"), dt);
     for (const char* n : {"1x1", "31x7", "1000x129", "4099x1000", "65536x300"}) check_pairwise(s, n);
   }
+}
+
+TEST_CASE("the Gaussian kernel sum and the Yukawa potential, accurate and fast math, match the CPU reference") {
+  for (const char* name : {"gaussian_sum", "yukawa_potential"})
+    for (Dtype dt : {Dtype::Float32, Dtype::Float64})
+      for (const char* math : {"accurate", "fast"}) {
+        // The shipped spec with "math" set: its text, re-read.
+        std::ifstream in(spec_path(name));
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        text.insert(text.find("\"dims\""), std::string("\"math\": \"") + math + "\", ");
+        const Spec s = parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(text, name)), dt);
+        const std::vector<std::string> sizes = s.pairwise().same_set ? std::vector<std::string>{"1", "31", "1000", "4099"}
+                                                                     : std::vector<std::string>{"1x1", "31x517", "1000x517", "4099x1000"};
+        for (const auto& n : sizes) check_pairwise(s, n);
+        check_pairwise(s, sizes.back(), {"targets_per_thread=8", "unroll=32", "block_x=256"});
+      }
 }
 
 TEST_CASE("radiation between grid cells: plain tile and block on block agree with the reference") {

@@ -185,7 +185,7 @@ TEST_CASE("every shipped pairwise spec x strategy x dtype compiles with NVRTC fo
         ++compiled;
       }
     }
-  CHECK(compiled == 2 * (6 + 1));  // six specs, the grid one with two strategies
+  CHECK(compiled == 2 * (8 + 1));  // eight specs, the grid one with two strategies
   const Spec p = load_spec(pair_path("softened_acceleration"));
   gpen::test::check_compiles(generate(p, p.choose({"targets_per_thread=8", "unroll=32", "block_x=256"})), p.name);
 }
@@ -313,6 +313,37 @@ TEST_CASE("compare_pairwise passes rounding-sized errors and fails wrong values 
   got = {r.value[0]};
   got[0][2] = std::nan("");
   CHECK_FALSE(compare_pairwise(p, got, sampled).pass);
+}
+
+TEST_CASE("\"math\": \"fast\" prints float32 hardware approximations, and the check allows for them") {
+  const std::string f32 = with(with(potential_json(), R"("dtype": "float64")", R"("dtype": "float32")"), "m_j / sqrt(dx*dx + eps2)", "m_j * exp(-dx*dx * eps2)");
+  const std::string fast = with(f32, R"("dims": 1,)", R"("dims": 1, "math": "fast",)");
+  const Spec accurate = load_spec_string(f32), approx = load_spec_string(fast);
+  CHECK(approx.math == MathPolicy::Fast);
+  CHECK(accurate.math == MathPolicy::Accurate);
+  const std::string a = generate(accurate, accurate.choose()).source, b = generate(approx, approx.choose()).source;
+  CHECK(a.find("__expf") == std::string::npos);
+  CHECK(a.find("expf(") != std::string::npos);
+  CHECK(b.find("__expf(") != std::string::npos);
+  CHECK(b.find("math:      fast") != std::string::npos);
+  // float64: nothing changes but the header.
+  const Spec fast64 = load_spec_string(with(fast, R"("dtype": "float32")", R"("dtype": "float64")"));
+  CHECK(generate(fast64, fast64.choose()).source.find("__expf") == std::string::npos);
+  const SpecError e = spec_error_of(with(fast, R"("math": "fast")", R"("math": "quick")"));
+  CHECK(e.pointer() == "/math");
+  CHECK(e.detail().expected == "one of: accurate, fast");
+
+  // An error of 40 ulp of the term's magnitude: beyond the accurate bound, within the fast one.
+  const std::vector<std::vector<double>> in = {{0, 0.5, 1.5}, {1, 2, 4}};
+  PairSizes n;
+  n.targets = n.sources = 3;
+  const PairReference ra = reference_pairwise(accurate, in, n, {0.5}, {0, 1, 2}), rb = reference_pairwise(approx, in, n, {0.5}, {0, 1, 2});
+  CHECK(ra.approximations == 0);
+  CHECK(rb.approximations == 1);
+  std::vector<std::vector<double>> got = {ra.value[0]};
+  got[0][1] += 40 * 0x1p-24 * ra.scale[0][1];
+  CHECK_FALSE(compare_pairwise(accurate, got, ra).pass);
+  CHECK(compare_pairwise(approx, got, rb).pass);
 }
 
 TEST_CASE("compare_pairwise_outputs: every target against another variant's output") {

@@ -154,6 +154,8 @@ class IrTape {
   explicit IrTape(const std::vector<IrPtr>& roots, std::function<int(const Access&)> slot_of = {});
   void run(const double* values, const double* params, double* results, double* magnitudes = nullptr) const;
   std::size_t size() const { return ops_.size(); }
+  // How many of its operations are calls of one of `fns`.
+  std::size_t calls(const std::vector<MathFn>& fns) const;
 
  private:
   struct Op {

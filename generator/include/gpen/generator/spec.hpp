@@ -231,11 +231,18 @@ using FamilyDecl = std::variant<StencilDecl, ScanDecl, SbpDecl, PairwiseDecl, Re
 // The chosen value of every tunable (defaults with --set overrides applied).
 using TunableChoice = std::map<std::string, TunableValue>;
 
+// How a spec's math functions are evaluated on the GPU ("math": "accurate"
+// or "fast"): CUDA's math library, or in float32 its hardware
+// approximations (__expf, __logf, __sinf, __cosf, __powf), whose error
+// bounds specs/README.md gives and the verification allows for.
+enum class MathPolicy { Accurate, Fast };
+
 struct Spec {
   std::string name;
   std::string kind;  // "stencil", "scan", "sbp", "pairwise" or "reduce"
   std::string description;
   Dtype dtype = Dtype::Float64;
+  MathPolicy math = MathPolicy::Accurate;
   int dims = 3;
   std::vector<FieldDecl> fields;
   std::vector<ParamDecl> params;
