@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dest="" prefix=""
 if [ "${1:-}" = "--prefix" ]; then dest=${2:?"--prefix needs a folder"}; prefix=$dest; fi
-bash scripts/build.sh
+GPEN_PYTHON_EXECUTABLE=${GPEN_PYTHON_EXECUTABLE:-$(command -v python3)} bash scripts/build.sh
 python=$(sed -n 's/^Python_EXECUTABLE:[A-Z]*=//p' build/CMakeCache.txt)
 python=${python:-python3}
 [ -f build/python/gpen/__init__.py ] || { echo "error: the Python module was not built (see the cmake output above: pybind11-dev, python3-dev)" >&2; exit 1; }
