@@ -18,6 +18,7 @@
 
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/error.hpp"
+#include "gpen/generator/overrides.hpp"
 #include "gpen/generator/spec.hpp"
 
 namespace gpen::cli {
@@ -35,23 +36,12 @@ struct SpecOptions {
   std::optional<Dtype> dtype_override() const { return dtype.empty() ? std::nullopt : parse_dtype(dtype); }
   Spec load() const { return load_spec(spec, dtype_override()); }
   TunableChoice choose(const Spec& s) const { return s.choose(set); }
-  // generate(s, c), where a plan error at the spec's "tunables" that the
-  // --set brought (the defaults plan) is the --set's: a UsageError naming
-  // them, not a position in the spec (which need not have "tunables").
+  // generate(s, c), a plan error that the --set brought being the --set's
+  // (plan_with_overrides): a UsageError naming them.
   Variant generate(const Spec& s, const TunableChoice& c) const {
-    try {
-      return gpen::generate(s, c);
-    } catch (const SpecError& e) {
-      if (set.empty() || e.pointer().rfind("/tunables", 0) != 0) throw;
-      const std::exception_ptr spec_error = std::current_exception();
-      try {
-        gpen::generate(s, s.choose());
-      } catch (const SpecError&) {
-        std::rethrow_exception(spec_error);  // the spec's own defaults fail: the spec's error
-      }
-      const auto& d = e.detail();
-      throw UsageError(fmt::format("--set {}: {}{}", fmt::join(set, " --set "), d.message, d.expected.empty() ? "" : "; expected " + d.expected));
-    }
+    Variant g = plan_with_overrides(s, c, set, fmt::format("--set {}", fmt::join(set, " --set ")));
+    print_unit(s, g);
+    return g;
   }
 };
 

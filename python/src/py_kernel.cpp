@@ -15,6 +15,7 @@
 #include "gpen/families/common/problem.hpp"
 #include "gpen/families/pairwise/pairwise_kernel.hpp"
 #include "gpen/generator/error.hpp"
+#include "gpen/generator/overrides.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tuned_kernel.hpp"
 #include "gpen/runtime/driver.hpp"
@@ -41,14 +42,11 @@ PyKernel::PyKernel(const py::object& spec, const py::object& size, const py::obj
   } else if (tunables.is_none()) {
     choice_ = s.choose();
   }
-  try {
-    py::gil_scoped_release unlocked;  // NVRTC on a cache miss
-    kernel_ = make_kernel(s, choice_, ctx);
-    if (interior_) kernel_->prepare(*interior_);
-  } catch (const SpecError& e) {
-    if (overrides.empty() || e.pointer().rfind("/tunables", 0) != 0) throw;
-    throw tunables_error(e, overrides);
-  }
+  // A plan the keywords' tunables refuse is their mistake (UsageError).
+  Variant unit = plan_with_overrides(s, choice_, overrides, fmt::format("{}", fmt::join(overrides, " ")));
+  py::gil_scoped_release unlocked;  // NVRTC on a cache miss
+  kernel_ = make_kernel(s, std::move(unit), ctx);
+  if (interior_) kernel_->prepare(*interior_);
 }
 
 py::object PyKernel::call(const py::kwargs& kw) {

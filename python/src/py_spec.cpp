@@ -15,6 +15,7 @@
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/family.hpp"
 #include "gpen/generator/json_source.hpp"
+#include "gpen/generator/overrides.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/driver.hpp"
@@ -79,16 +80,11 @@ py::dict tunables_dict(const Spec& s) {
   return out;
 }
 
-// generate(), where a plan error at "/tunables" that the keywords brought
-// is theirs (UsageError), as the CLI's --set does.
+// generate(), a plan error that the keywords brought being theirs (plan_with_overrides).
 Variant generate_with(const Spec& s, const std::vector<std::string>& overrides) {
-  const TunableChoice c = choose(s, overrides);
-  try {
-    return generate(s, c);
-  } catch (const SpecError& e) {
-    if (overrides.empty() || e.pointer().rfind("/tunables", 0) != 0) throw;
-    throw tunables_error(e, overrides);
-  }
+  Variant g = plan_with_overrides(s, choose(s, overrides), overrides, fmt::format("{}", fmt::join(overrides, " ")));
+  print_unit(s, g);
+  return g;
 }
 
 }  // namespace
@@ -193,11 +189,6 @@ ContextScope::ContextScope(const Context& ctx) {
 
 ContextScope::~ContextScope() {
   if (before_ && before_ != mine_) driver().cuCtxSetCurrent(before_);
-}
-
-UsageError tunables_error(const SpecError& e, const std::vector<std::string>& overrides) {
-  const auto& d = e.detail();
-  return UsageError(fmt::format("{}: {}{}", fmt::join(overrides, " "), d.message, d.expected.empty() ? "" : "; expected " + d.expected));
 }
 
 void bind_spec(py::module_& m) {

@@ -67,9 +67,6 @@ class ContextScope {
   CUcontext before_ = nullptr, mine_ = nullptr;
 };
 
-// A plan's refusal of tunables the caller set (a SpecError at "/tunables"),
-// as a UsageError naming them.
-UsageError tunables_error(const SpecError& e, const std::vector<std::string>& overrides);
 
 void bind_spec(py::module_& m);
 

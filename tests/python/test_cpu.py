@@ -152,6 +152,9 @@ def test_usage_errors_name_the_keyword():
         s.generate(block_x=33)
     with pytest.raises(gpen.UsageError, match="no_such"):
         s.generate(no_such=1)
+    # A plan the keywords' tunables refuse is theirs too, not a place in the spec (which has no "tunables").
+    with pytest.raises(gpen.UsageError, match=r"^block_x=256 block_y=16: block_x \* block_y = 4096 threads, more than a block may have; expected"):
+        s.generate(block_x=256, block_y=16)
     with pytest.raises(gpen.UsageError, match="expected a path or a dict"):
         gpen.load_spec(42)
     with pytest.raises(gpen.SpecError, match="no_such_spec.json"):
