@@ -17,6 +17,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh python    # build, the Python module's tests on CuPy and PyTorch (issue 28), memcheck, launch overhead, the CuPy example
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh handwritten  # build, pairwise GPU tests, the math functions' and pairwise kernels' instructions by pipe (ncu), every pairwise spec beside a hand-written kernel (issue 29)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -24,8 +25,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate | python) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile, simulate or python)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate | python | handwritten) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile, simulate, python or handwritten)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -217,6 +218,27 @@ if [ "${1:-tests}" = python ]; then
   python3 bench/python_overhead.py --n 10000 2>"$out/python_overhead.err" | tee "$out/python_overhead.md"
   step "examples/diffusion_cupy.py"
   (cd "$out" && timeout 120 python3 "$OLDPWD/examples/diffusion_cupy.py" --n 512 --steps 2000 --out diffusion.png 2>&1 | tail -5)
+  exit 0
+fi
+
+if [ "${1:-tests}" = handwritten ]; then
+  [ -f build-gpu/python/gpen/__init__.py ] || { echo "the Python module was not built"; exit 1; }
+  export PYTHONPATH=$PWD/build-gpu/python
+  step "pairwise GPU tests (fast math of every shipped spec included)"
+  build-gpu/tests/gpen_gpu_tests -sf='*pairwise*' >"$out/gpu_pairwise_tests.log" 2>&1; echo "gpu pairwise tests rc=$?"
+  grep -E "test cases|assertions|ERROR|FAILED" "$out/gpu_pairwise_tests.log" | head -20
+  step "memcheck of fast float64 and float32 launches"
+  for f in specs/pairwise/yukawa_potential.json specs/pairwise/gaussian_sum.json; do
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['math']='fast'; json.dump(d, open('/tmp/fast_'+d['name']+'.json','w'))" "$f"
+  done
+  sanitize memcheck "yukawa fast f64" /tmp/fast_yukawa_potential.json --size 1031 --verify
+  sanitize memcheck "gaussian fast f32" /tmp/fast_gaussian_sum.json --size 1031x517 --verify
+  step "instructions a math function executes, by pipe (ncu)"
+  bash bench/math_costs.sh sm_90 | tee "$out/math_costs.md"
+  step "instructions a pair executes in gpen's kernels, by pipe (ncu), beside the model"
+  python3 bench/pairwise_pipes.py $gpen | tee "$out/pairwise_pipes.md"
+  step "every shipped pairwise spec beside a hand-written tile kernel"
+  python3 bench/pairwise_handwritten.py ${HW_ARGS:-} 2>&1 | tee "$out/pairwise_handwritten.md"
   exit 0
 fi
 

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """gpen's pairwise kernels beside straightforward hand-written ones (issue 29):
-a Gaussian kernel sum in float32 (N targets, M sources) and a Yukawa
-potential in float64 (N particles, the pair i == j skipped), each a shared-
-memory tile kernel compiled by CuPy (RawKernel), with accurate math (expf,
-exp) and with the float32 hardware exponential (__expf). gpen's specs run
-through the Python module with "math": "accurate" (the shipped specs) and
-"fast". Pairs per second from CUDA events, the median of --repeat launches
-after one; every output compared with the hand-written accurate one.
+every shipped pairwise spec, each beside a shared-memory tile kernel of the
+same formula written by hand and compiled by CuPy (RawKernel): one target a
+thread, the sources of a tile in shared memory as one array a value, the
+tile loop unrolled, CUDA's math functions (and, for the Gaussian sum, a
+second kernel with the float32 hardware exponential __expf). gpen runs
+through the Python module with the spec as shipped ("math": "accurate")
+and with "math": "fast", default variants or the tuned one that `gpen tune`
+stored. Pairs per second from CUDA events, the median of --repeat launches
+after one; every output compared with the first hand-written kernel's;
+gpen's rate beside the bound of the unit that limits its formula (`gpen run
+--json`: unit_bound_per_s at the boost clock), and the SM clock nvidia-smi
+saw while each ran.
 
-    PYTHONPATH=build/python python3 bench/pairwise_handwritten.py [--n 262144] [--n-yukawa 65536]
+    PYTHONPATH=build/python python3 bench/pairwise_handwritten.py [--only NAME ...] [--tuned] [--gpen build/cli/gpen]
 
 Prints a Markdown table on stdout.
 """
@@ -17,7 +22,9 @@ import datetime
 import json
 import pathlib
 import statistics
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -29,58 +36,117 @@ except ImportError as e:
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-GAUSS = r"""
-extern "C" __global__ void gauss(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ z,
-                                 const float* __restrict__ sx, const float* __restrict__ sy, const float* __restrict__ sz,
-                                 const float* __restrict__ b, float* __restrict__ g, int n, int m, float inv_s) {
-  extern __shared__ float tile[];
-  float* px = tile; float* py = px + blockDim.x; float* pz = py + blockDim.x; float* pb = pz + blockDim.x;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const float xi = i < n ? x[i] : 0.f, yi = i < n ? y[i] : 0.f, zi = i < n ? z[i] : 0.f;
-  float acc = 0.f;
-  for (int t = 0; t < m; t += blockDim.x) {
-    const int j = t + threadIdx.x;
-    px[threadIdx.x] = j < m ? sx[j] : 0.f; py[threadIdx.x] = j < m ? sy[j] : 0.f;
-    pz[threadIdx.x] = j < m ? sz[j] : 0.f; pb[threadIdx.x] = j < m ? b[j] : 0.f;
-    __syncthreads();
-    const int count = min((int)blockDim.x, m - t);
-#pragma unroll 8
-    for (int k = 0; k < count; ++k) {
-      const float dx = xi - px[k], dy = yi - py[k], dz = zi - pz[k];
-      acc += pb[k] * EXP(-(dx * dx + dy * dy + dz * dz) * inv_s);
-    }
-    __syncthreads();
-  }
-  if (i < n) g[i] = acc;
-}
+# One hand-written kernel: TARGETS are loaded once into registers (ti_<v>),
+# SOURCES staged a tile at a time (s_<v>[js], written [k] below); BODY adds one pair into
+# acc<o>. A grid's cells read their coordinates from the index (CELL).
+# A tile of sources [t, m) from j = t + threadIdx.x: staged, then applied.
+TILE_LOOP = r"""
+      __syncthreads();
+      SOURCE_STORES
+      __syncthreads();
+      const int count = min((int)blockDim.x, m - t);
+#pragma unroll UNROLL
+      for (int js = 0; js < count; ++js) {
+        SKIP
+        SOURCE_READS
+        BODY
+      }
 """
 
-YUKAWA = r"""
-extern "C" __global__ void yukawa(const double* __restrict__ x, const double* __restrict__ y, const double* __restrict__ z,
-                                  const double* __restrict__ q, double* __restrict__ phi, int n, double kappa) {
-  extern __shared__ double tile[];
-  double* px = tile; double* py = px + blockDim.x; double* pz = py + blockDim.x; double* pq = pz + blockDim.x;
+TILE = r"""
+extern "C" __global__ void hand(const T* const* in, T* const* out, int n, int m, int nx, int ny, PARAMS) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* sh = reinterpret_cast<T*>(smem);
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  const double xi = i < n ? x[i] : 0.0, yi = i < n ? y[i] : 0.0, zi = i < n ? z[i] : 0.0;
-  double acc = 0.0;
-  for (int t = 0; t < n; t += blockDim.x) {
+  const int ic = i < n ? i : n - 1;
+  TARGET_LOADS
+  ACC_INIT
+  for (int t = 0; t < m; t += blockDim.x) {
     const int j = t + threadIdx.x;
-    px[threadIdx.x] = j < n ? x[j] : 0.0; py[threadIdx.x] = j < n ? y[j] : 0.0;
-    pz[threadIdx.x] = j < n ? z[j] : 0.0; pq[threadIdx.x] = j < n ? q[j] : 0.0;
-    __syncthreads();
-    const int count = min((int)blockDim.x, n - t);
-#pragma unroll 4
-    for (int k = 0; k < count; ++k) {
-      if (t + k == i) continue;
-      const double dx = xi - px[k], dy = yi - py[k], dz = zi - pz[k];
-      const double r = sqrt(dx * dx + dy * dy + dz * dz);
-      acc += pq[k] * exp(-kappa * r) / r;
-    }
-    __syncthreads();
+    TILE_LOOP
   }
-  if (i < n) phi[i] = acc;
+  if (i < n) { STORES }
 }
-"""
+""".replace("TILE_LOOP", TILE_LOOP)
+
+# Grouped: a block a group, its targets a block at a time against each of its source ranges.
+GROUPED = r"""
+extern "C" __global__ void hand(const T* const* in, T* const* out, const int* groups, const int* offsets, const int* ranges, PARAMS) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* sh = reinterpret_cast<T*>(smem);
+  const int g = blockIdx.x;
+  for (int first = groups[g]; first < groups[g + 1]; first += blockDim.x) {
+    const int i = first + threadIdx.x;
+    const int ic = i < groups[g + 1] ? i : groups[g + 1] - 1;
+    TARGET_LOADS
+    ACC_INIT
+    for (int r = offsets[g]; r < offsets[g + 1]; ++r) {
+      const int begin = ranges[2 * r], m = ranges[2 * r + 1];
+      for (int t = begin; t < m; t += blockDim.x) {
+        const int j = t + threadIdx.x;
+        TILE_LOOP
+      }
+    }
+    if (i < groups[g + 1]) { STORES }
+  }
+}
+""".replace("TILE_LOOP", TILE_LOOP)
+
+XYZ = ["x", "y", "z"]
+D = "const T dx = ti_x - s_x[k], dy = ti_y - s_y[k], dz = ti_z - s_z[k];"
+# name: (dtype, targets, sources, params, outputs, self skipped, body), fields by name.
+FORMULAS = {
+    "softened_potential": ("float32", XYZ, XYZ + ["m"], ["eps2"], ["phi"], False,
+                           D + " acc0 += s_m[k] * rsqrtf(eps2 + dx * dx + dy * dy + dz * dz);"),
+    "softened_acceleration": ("float32", XYZ, XYZ + ["m"], ["eps2"], ["ax", "ay", "az"], False,
+                              D + " const T r = rsqrtf(eps2 + dx * dx + dy * dy + dz * dz); const T w = s_m[k] * r * r * r;"
+                              " acc0 -= w * dx; acc1 -= w * dy; acc2 -= w * dz;"),
+    "coulomb_potential": ("float64", XYZ, XYZ + ["q"], ["k"], ["phi"], True,
+                          D + " acc0 += k * s_q[k] * rsqrt(dx * dx + dy * dy + dz * dz);"),
+    "grouped_potential": ("float32", XYZ, XYZ + ["m"], ["eps2"], ["phi"], True,
+                          D + " acc0 += s_m[k] * rsqrtf(eps2 + dx * dx + dy * dy + dz * dz);"),
+    "multipole_potential": ("float32", XYZ, ["cx", "cy", "cz", "q", "px", "py", "pz", "qxx", "qyy", "qzz", "qxy", "qyz", "qzx"], [], ["phi"],
+                            False,
+                            "const T dx = ti_x - s_cx[k], dy = ti_y - s_cy[k], dz = ti_z - s_cz[k];"
+                            " const T r1 = rsqrtf(dx * dx + dy * dy + dz * dz), r3 = r1 * r1 * r1, r5 = r3 * r1 * r1;"
+                            " acc0 += s_q[k] * r1 - (s_px[k] * dx + s_py[k] * dy + s_pz[k] * dz) * r3"
+                            " + s_qxx[k] * (3 * dx * dx * r5 - r3) + s_qyy[k] * (3 * dy * dy * r5 - r3) + s_qzz[k] * (3 * dz * dz * r5 - r3)"
+                            " + 3 * (s_qxy[k] * dx * dy + s_qyz[k] * dy * dz + s_qzx[k] * dz * dx) * r5;"),
+    "radiation_grid": ("float32", ["ix", "iy", "iz"], ["ix", "iy", "iz", "e"], ["geometry"], ["flux"], True,
+                       "const T di = ti_ix - s_ix[k], dj = ti_iy - s_iy[k], dk = ti_iz - s_iz[k];"
+                       " const T r = rsqrtf(di * di + dj * dj + dk * dk); acc0 += s_e[k] * r * r * geometry;"),
+    "gaussian_sum": ("float32", XYZ, ["sx", "sy", "sz", "b"], ["inv_s"], ["gamma"], False,
+                     "const T dx = ti_x - s_sx[k], dy = ti_y - s_sy[k], dz = ti_z - s_sz[k];"
+                     " acc0 += s_b[k] * EXP(-(dx * dx + dy * dy + dz * dz) * inv_s);"),
+    "yukawa_potential": ("float64", XYZ, XYZ + ["q"], ["kappa"], ["phi"], True,
+                         D + " const T r = sqrt(dx * dx + dy * dy + dz * dz); acc0 += s_q[k] * exp(-kappa * r) / r;"),
+}
+CELL = {"ix": "(T)(IDX % nx)", "iy": "(T)((IDX / nx) % ny)", "iz": "(T)(IDX / (nx * ny))"}
+
+
+def kernel_source(name, template, unroll, exp="expf"):
+    dtype, targets, sources, params, outs, skip, body = FORMULAS[name]
+    field = {}  # a value's input slot: targets and sources by field name, in the order passed
+    for v in targets + sources:
+        if v not in CELL and v not in field:
+            field[v] = len(field)
+    load = lambda v, idx: CELL[v].replace("IDX", idx) if v in CELL else f"in[{field[v]}][{idx}]"
+    t = "float" if dtype == "float32" else "double"
+    subs = {
+        "PARAMS": ", ".join(f"T {p}" for p in params) or "int unused_",
+        "TARGET_LOADS": " ".join(f"const T ti_{v} = {load(v, 'ic')};" for v in targets),
+        "ACC_INIT": " ".join(f"T acc{o} = 0;" for o in range(len(outs))),
+        "SOURCE_STORES": " ".join(f"sh[{s} * blockDim.x + threadIdx.x] = j < m ? {load(v, 'j')} : (T)0;" for s, v in enumerate(sources)),
+        "SOURCE_READS": " ".join(f"const T* s_{v} = sh + {s} * blockDim.x;" for s, v in enumerate(sources)),
+        "SKIP": "if (t + js == i) continue;" if skip else "",
+        "BODY": body.replace("EXP", exp).replace("[k]", "[js]"),  # a param may be called k
+        "STORES": " ".join(f"out[{o}][i] = acc{o};" for o in range(len(outs))),
+        "UNROLL": str(unroll),
+    }
+    src = template
+    for k, v in subs.items():
+        src = src.replace(k, v)
+    return f"typedef {t} T;\n" + src, field
 
 
 def timed(launch, repeat):
@@ -97,68 +163,139 @@ def timed(launch, repeat):
 
 
 def spec_with_math(name, math):
-    d = json.loads((ROOT / "specs" / "pairwise" / f"{name}.json").read_text())
+    path = ROOT / "specs" / "pairwise" / f"{name}.json"
+    if math == "accurate":  # as shipped: its hash is the one `gpen tune` stored results under
+        return gpen.load_spec(path), str(path)
+    d = json.loads(path.read_text())
     d["math"] = math
-    d["name"] = f"{name}_{math}"
-    return gpen.load_spec(d)
+    out = pathlib.Path(tempfile.gettempdir()) / f"{name}_{math}.json"
+    out.write_text(json.dumps(d))
+    return gpen.load_spec(d), str(out)
+
+
+def unit_bound(gpen_cli, spec_path, size):
+    """The bound gpen quotes the spec's rate against, and its unit (gpen run --json)."""
+    r = subprocess.run([gpen_cli, "run", spec_path, "--size", size, "--repeat", "1", "--no-tuned", "--json"], capture_output=True, text=True)
+    d = json.loads(r.stdout)
+    return d["unit_bound_per_s"], d["bound_unit"]
+
+
+class SmClock:
+    """The SM clock nvidia-smi reports every 20 ms while the block runs: its median, MHz."""
+
+    def __enter__(self):
+        self.p = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-lms", "20"],
+                                  stdout=subprocess.PIPE, text=True)
+        return self
+
+    def __exit__(self, *exc):
+        self.p.terminate()
+        out, _ = self.p.communicate()
+        mhz = [int(l) for l in out.split() if l.strip().isdigit()]
+        self.mhz = statistics.median(mhz) if mhz else 0
+
+
+def pointer_array(arrays):
+    return cp.asarray(np.array([a.data.ptr for a in arrays], dtype=np.uint64))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=1 << 18, help="Gaussian sum: targets and sources (default 2^18)")
-    ap.add_argument("--n-yukawa", type=int, default=1 << 16, help="Yukawa: particles (default 2^16)")
+    ap.add_argument("--n32", type=int, default=1 << 18, help="float32 particles (default 2^18)")
+    ap.add_argument("--n64", type=int, default=1 << 16, help="float64 particles (default 2^16)")
+    ap.add_argument("--sources", type=int, default=4096, help="multipole_potential: expansions (default 4096)")
+    ap.add_argument("--grid", type=int, default=40, help="radiation_grid: cells a side (default 40)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--block", type=int, default=256)
+    ap.add_argument("--only", nargs="*", help="spec names (default: every shipped pairwise spec)")
+    ap.add_argument("--tuned", action="store_true", help="gpen's tuned variant where `gpen tune` stored one")
+    ap.add_argument("--gpen", default=str(ROOT / "build-gpu" / "cli" / "gpen"), help="the gpen command, for the unit bounds")
     a = ap.parse_args()
     rng = np.random.default_rng(1)
-    name = cp.cuda.runtime.getDeviceProperties(0)["name"]
-    name = name.decode() if isinstance(name, bytes) else name
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     rows = []
+    for spec_name in a.only or sorted(FORMULAS):
+        dtype, targets, sources, params, outs, skip, _ = FORMULAS[spec_name]
+        spec = gpen.load_spec(ROOT / "specs" / "pairwise" / f"{spec_name}.json")
+        np_t = np.float32 if dtype == "float32" else np.float64
+        grid = spec_name == "radiation_grid"
+        grouped = spec_name == "grouped_potential"
+        separate = spec_name in ("gaussian_sum", "multipole_potential")
+        n = a.grid ** 3 if grid else a.n32 if dtype == "float32" else a.n64
+        m = a.sources if spec_name == "multipole_potential" else n
+        size = f"{a.grid}x{a.grid}x{a.grid}" if grid else f"{n}x{m}" if separate else str(n)
+        p = dict(spec.params)
+        if grid:
+            p = {"geometry": 0.0795774715459476678844 / (p["h"] ** 2)}
+        fields = {f: cp.asarray(rng.random(n if f in targets else m).astype(np_t)) for f in dict.fromkeys(targets + sources) if f not in CELL}
+        out_arrays = [cp.empty(n, dtype=np_t) for _ in outs]
+        # Grouped: groups of 512 targets, each against three ranges of 8192 sources.
+        groups = None
+        if grouped:
+            tg = list(range(0, n, 512)) + [n]
+            ro, sr = [0], []
+            for g in range(len(tg) - 1):
+                for r in range(3):
+                    b = int(rng.integers(0, n - 8192))
+                    sr += [b, b + 8192]
+                ro.append(len(sr) // 2)
+            groups = (tg, ro, sr)
+            pairs = float(sum((tg[g + 1] - tg[g]) * sum(sr[2 * r + 1] - sr[2 * r] for r in range(ro[g], ro[g + 1])) for g in range(len(tg) - 1)))
+            pairs -= sum(1 for g in range(len(tg) - 1) for i in range(tg[g], tg[g + 1]) for r in range(ro[g], ro[g + 1]) if sr[2 * r] <= i < sr[2 * r + 1])
+        else:
+            pairs = float(n) * (m - 1 if skip else m)
 
-    # Gaussian kernel sum, float32.
-    n = m = a.n
-    x, y, z = (cp.asarray(rng.random(n, dtype=np.float32)) for _ in range(3))
-    sx, sy, sz, b = (cp.asarray(rng.random(m, dtype=np.float32)) for _ in range(4))
-    inv_s = 4.0
-    pairs = float(n) * m
-    ref = None
-    for label, exp in (("hand-written tile, expf", "expf"), ("hand-written tile, __expf", "__expf")):
-        k = cp.RawKernel(GAUSS.replace("EXP", exp), "gauss")
-        g = cp.empty(n, dtype=cp.float32)
-        grid = ((n + a.block - 1) // a.block,)
-        launch = lambda: k(grid, (a.block,), (x, y, z, sx, sy, sz, b, g, np.int32(n), np.int32(m), np.float32(inv_s)), shared_mem=16 * a.block)
-        ms = timed(launch, a.repeat)
-        ref = g.copy() if ref is None else ref
-        rows.append(("gaussian_sum float32", f"{n}x{m}", label, ms, pairs / ms * 1e3, float(cp.abs(g - ref).max() / cp.abs(ref).max())))
-    for math in ("accurate", "fast"):
-        k = gpen.Kernel(spec_with_math("gaussian_sum", math), size=f"{n}x{m}")
-        g = cp.empty(n, dtype=cp.float32)
-        ms = timed(lambda: k(x=x, y=y, z=z, sx=sx, sy=sy, sz=sz, b=b, gamma=g, inv_s=inv_s), a.repeat)
-        rows.append(("gaussian_sum float32", f"{n}x{m}", f"gpen, math {math} ({k.variant})", ms, pairs / ms * 1e3, float(cp.abs(g - ref).max() / cp.abs(ref).max())))
-
-    # Yukawa potential, float64, i == j skipped.
-    n = a.n_yukawa
-    x, y, z, q = (cp.asarray(rng.random(n)) for _ in range(4))
-    kappa = 2.0
-    pairs = float(n) * (n - 1)
-    k = cp.RawKernel(YUKAWA, "yukawa")
-    phi_ref = cp.empty(n)
-    grid = ((n + a.block - 1) // a.block,)
-    ms = timed(lambda: k(grid, (a.block,), (x, y, z, q, phi_ref, np.int32(n), np.float64(kappa)), shared_mem=32 * a.block), a.repeat)
-    rows.append(("yukawa_potential float64", str(n), "hand-written tile, exp", ms, pairs / ms * 1e3, 0.0))
-    for math in ("accurate", "fast"):
-        kg = gpen.Kernel(spec_with_math("yukawa_potential", math), size=n)
-        phi = cp.empty(n)
-        ms = timed(lambda: kg(x=x, y=y, z=z, q=q, phi=phi, kappa=kappa), a.repeat)
-        rows.append(("yukawa_potential float64", str(n), f"gpen, math {math} ({kg.variant})", ms, pairs / ms * 1e3,
-                     float(cp.abs(phi - phi_ref).max() / cp.abs(phi_ref).max())))
+        ref = None
+        exps = ("expf", "__expf") if spec_name == "gaussian_sum" else ("exp",)
+        for exp in exps:
+            src, field = kernel_source(spec_name, GROUPED if grouped else TILE, 8 if dtype == "float32" else 4, exp)
+            k = cp.RawKernel(src, "hand")
+            ins = pointer_array([fields[f] for f in field])
+            outp = pointer_array(out_arrays)
+            pv = [np_t(p[q]) for q in params] or [np.int32(0)]
+            shared = len(sources) * a.block * np.dtype(np_t).itemsize
+            if grouped:
+                gt, go, gr = (cp.asarray(np.array(v, dtype=np.int32)) for v in groups)
+                args = (ins, outp, gt, go, gr, *pv)
+                blocks = (len(groups[0]) - 1,)
+            else:
+                args = (ins, outp, np.int32(n), np.int32(m), np.int32(a.grid), np.int32(a.grid), *pv)
+                blocks = ((n + a.block - 1) // a.block,)
+            with SmClock() as clock:
+                ms = timed(lambda: k(blocks, (a.block,), args, shared_mem=shared), a.repeat)
+            if ref is None:
+                ref = [o.copy() for o in out_arrays]
+                base = pairs / ms * 1e3
+            label = "hand-written tile" + (f", `{exp}`" if len(exps) > 1 else "")
+            diff = max(float(cp.abs(o - r).max() / cp.abs(r).max()) for o, r in zip(out_arrays, ref))
+            rows.append((f"{spec_name} {dtype}", size, label, ms, pairs / ms * 1e3, pairs / ms * 1e3 / base, "", clock.mhz, diff))
+            if exp == "__expf":
+                fast_base = pairs / ms * 1e3
+        for math in ("accurate", "fast"):
+            spec_m, spec_path = spec_with_math(spec_name, math)
+            kg = gpen.Kernel(spec_m, size=size, tuned=a.tuned)
+            bound, unit = unit_bound(a.gpen, spec_path, size)
+            shape = (a.grid,) * 3 if grid else (n,)  # a grid's arrays in NumPy order (z, y, x)
+            kw = {f: v.reshape(shape) if grid else v for f, v in fields.items()}
+            kw.update({f: o.reshape(shape) for f, o in zip(outs, out_arrays)})
+            kw.update(spec.params)
+            if grouped:
+                kw["groups"] = gpen.PairGroups(target_groups=groups[0], range_offsets=groups[1], source_ranges=groups[2], targets=n, sources=n)
+            with SmClock() as clock:
+                ms = timed(lambda: kg(**kw), a.repeat)
+            diff = max(float(cp.abs(o - r).max() / cp.abs(r).max()) for o, r in zip(out_arrays, ref))
+            versus = pairs / ms * 1e3 / (fast_base if math == "fast" and len(exps) > 1 else base)
+            rate = pairs / ms * 1e3
+            rows.append((f"{spec_name} {dtype}", size, f"gpen, math {math} ({kg.variant})", ms, rate, versus,
+                         f"{100 * rate / bound:.1f}% of {unit} ({bound:.3e})", clock.mhz, diff))
 
     print(f"Pairwise kernels beside hand-written tile kernels: {name}, {datetime.datetime.now():%Y-%m-%d %H:%M}, CuPy {cp.__version__}")
     print()
-    print("| spec | size | kernel | ms | pairs/s | max abs diff / max abs (vs hand-written accurate) |")
-    print("| --- | --- | --- | ---: | ---: | ---: |")
-    for spec, size, label, ms, rate, diff in rows:
-        print(f"| {spec} | {size} | {label} | {ms:.3f} | {rate:.3e} | {diff:.1e} |")
+    print("| spec | size | kernel | ms | pairs/s | vs hand-written | of gpen's unit bound (at the boost clock) | SM MHz (median) | max abs diff / max abs (vs the first hand-written) |")
+    print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |")
+    for spec_, size, label, ms, rate, versus, pct, mhz, diff in rows:
+        print(f"| {spec_} | {size} | {label} | {ms:.3f} | {rate:.3e} | {versus:.2f} | {pct} | {mhz:.0f} | {diff:.1e} |", flush=True)
 
 
 if __name__ == "__main__":

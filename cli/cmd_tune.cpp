@@ -74,12 +74,13 @@ Json result_json(const Spec& s, const TuneResult& r, const std::string& size, co
   for (const auto& v : r.evaluated) all.push_back(variant(v));
   Json doc = json_document("tune");
   doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"size", size}, {"gpu", d.name}, {"arch", d.arch()},
-                  {"strategy", strategy}, {"time_limit_s", time_s}, {"copy_gbs", 0.0}, {"rsqrt_bound_per_s", 0.0},
+                  {"strategy", strategy}, {"time_limit_s", time_s}, {"copy_gbs", 0.0}, {"unit_bound_per_s", 0.0}, {"rsqrt_bound_per_s", r.scale.rsqrt_bound},
                   {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"budget", r.budget}, {"stop", to_string(r.stop)},
                   {"setup_s", r.setup_s}, {"total_s", r.total_s}, {"default", variant(r.reference)},
                   {"best", r.best ? variant(r.evaluated[*r.best]) : Json(nullptr)}, {"saved", r.saved ? Json(r.key.str()) : Json(nullptr)},
                   {"evaluations", all}});
   doc[r.scale.bound] = r.scale.bound_value;  // the other bound stays 0 (docs/json.md)
+  for (const auto& [key, value] : r.scale.json_strings) doc[key] = value;
   return doc;
 }
 

@@ -21,7 +21,7 @@ Json roofline_json(const std::optional<Roofline>& r) {
 Json report_json(const Problem& p, const Measurement& m, int repeat) {
   const Spec& s = p.spec();
   const RateScale& k = p.scale();
-  return Json{{"spec", m.spec},
+  Json j{{"spec", m.spec},
               {"kind", s.kind},
               {"dtype", to_string(s.dtype)},
               {"variant", m.variant},
@@ -38,6 +38,10 @@ Json report_json(const Problem& p, const Measurement& m, int repeat) {
               {k.percent, k.percent_of(m.rate)},
               {"verify", verify_json(m.check)},
               {"roofline", roofline_json(m.roofline)}};
+  for (const auto& [key, value] : k.json_numbers) j[key] = value;
+  for (const auto& [key, value] : k.json_strings) j[key] = value;
+  if (k.rsqrt_bound > 0) j["pct_rsqrt"] = 100 * m.rate / k.rsqrt_bound;
+  return j;
 }
 
 Json run_document(const DeviceInfo& d, const Problem& p, const Measurement& m, int repeat) {

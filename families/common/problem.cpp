@@ -4,6 +4,7 @@
 
 #include "gpen/families/common/runtime_family.hpp"
 #include "gpen/generator/family.hpp"
+#include "gpen/families/pairwise/pair_cost.hpp"
 #include "gpen/families/pairwise/pairwise_run.hpp"
 
 namespace gpen {
@@ -68,15 +69,24 @@ class GridProblem final : public Problem {
   RateScale scale_;
 };
 
-// Pairwise specs: pairs evaluated, against the GPU's rsqrt throughput.
+// Pairwise specs: pairs evaluated, against the bound of the unit that
+// limits the formula (pair_cost.hpp).
 class PairProblem final : public Problem {
  public:
   PairProblem(const Context& ctx, const Spec& spec, std::string size, const ProblemOptions& o)
       : ctx_(ctx), size_(std::move(size)), work_(ctx, spec, parse_pair_size(spec, size_), o.params) {
     const DeviceInfo& d = ctx.info();
-    const double bound = rsqrt_bound_per_s(d);
-    scale_ = {RateKind::Pairs, "pairs", "pairs_per_s", 1, "rsqrt_bound_per_s", "pct_rsqrt", bound,
-              fmt::format("the rsqrt bound ({:.3e}/s: {} SMs x 16 x {} MHz)", bound, d.sm_count, d.clock_khz / 1000), "pairs/s", "%rsqrt"};
+    const PairCost cost = pair_cost(spec);
+    const UnitBound b = pair_unit_bound(cost, d);
+    scale_ = {RateKind::Pairs, "pairs", "pairs_per_s", 1, "unit_bound_per_s", "pct_unit", b.pairs_per_s,
+              fmt::format("the {} bound ({:.3e}/s: {} SMs x {:g} x {} MHz / {:g} instructions a pair)", b.unit, b.pairs_per_s, d.sm_count, b.lanes,
+                          d.clock_khz / 1000, b.instructions),
+              "pairs/s", "%unit"};
+    scale_.bound_unit = b.unit;
+    scale_.rsqrt_bound = rsqrt_bound_per_s(d);
+    scale_.json_numbers = {{"rsqrt_bound_per_s", scale_.rsqrt_bound}, {"pair_fp32", cost.fp32}, {"pair_fp64", cost.fp64}, {"pair_mufu", cost.mufu},
+                           {"pair_issued", cost.issued()}};
+    scale_.json_strings = {{"bound_unit", b.unit}};
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }
@@ -107,7 +117,7 @@ class PairProblem final : public Problem {
     return fmt::format("{:.4g} pairs, {:.3e} pairs/s = {:.1f}% of {}", m.work, m.rate, scale_.percent_of(m.rate), scale_.bound_text);
   }
   std::string rate_columns(const Measurement& m) const override {
-    return fmt::format("{:>9.3e} pairs/s {:>5.1f}% of rsqrt", m.rate, scale_.percent_of(m.rate));
+    return fmt::format("{:>9.3e} pairs/s {:>5.1f}% of {}", m.rate, scale_.percent_of(m.rate), scale_.bound_unit);
   }
 
  private:
@@ -122,11 +132,11 @@ class PairProblem final : public Problem {
 std::string RateScale::number(double rate) const { return kind == RateKind::Pairs ? fmt::format("{:.3e}", rate) : fmt::format("{:.1f}", rate); }
 
 std::string RateScale::bound_short() const {
-  return kind == RateKind::Pairs ? fmt::format("rsqrt bound {:.3e}/s", bound_value) : fmt::format("copy {:.1f} GB/s", bound_value);
+  return kind == RateKind::Pairs ? fmt::format("{} bound {:.3e}/s", bound_unit, bound_value) : fmt::format("copy {:.1f} GB/s", bound_value);
 }
 
 std::string RateScale::progress(double rate) const {
-  if (kind == RateKind::Pairs) return fmt::format("{:.3g} pairs/s ({:.1f}% of the rsqrt bound)", rate, percent_of_unit(rate));
+  if (kind == RateKind::Pairs) return fmt::format("{:.3g} pairs/s ({:.1f}% of the {} bound)", rate, percent_of_unit(rate), bound_unit);
   return fmt::format("{:.1f}% of copy", percent_of_unit(rate));
 }
 

@@ -3,12 +3,14 @@
 // kind decides what a launch's work is and what bounds its rate: grid
 // kinds (stencil, scan, sbp) move bytes and are quoted against a copy
 // measured in the same process; pairwise specs evaluate pairs and are
-// quoted against the GPU's rsqrt throughput.
+// quoted against the bound of the unit that limits their formula.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/host_array.hpp"
@@ -28,7 +30,8 @@ struct Measurement : VariantFacts {
 };
 
 // What a rate measures: bytes moved a second against a copy (grid kinds),
-// or pairs evaluated a second against the rsqrt throughput (pairwise).
+// or pairs evaluated a second against the bound of the unit that limits the
+// formula (pairwise: pair_cost.hpp).
 enum class RateKind { Bandwidth, Pairs };
 
 // The unit of a problem's work and the bound its rate is quoted against,
@@ -38,20 +41,27 @@ struct RateScale {
   std::string work;        // "bytes", "pairs"
   std::string rate;        // "teff_gbs", "pairs_per_s"
   double per_unit = 1;     // work a second in one unit of `rate` (1e9: GB/s)
-  std::string bound;       // "copy_gbs", "rsqrt_bound_per_s"
-  std::string percent;     // "pct_copy", "pct_rsqrt"
+  std::string bound;       // "copy_gbs", "unit_bound_per_s"
+  std::string percent;     // "pct_copy", "pct_unit"
   double bound_value = 0;  // in `rate`'s unit
   std::string bound_text;  // "copy (2993.2 GB/s, same run)"
   std::string unit;        // "GB/s", "pairs/s": `rate`'s unit in tables
-  std::string percent_column;  // "%copy", "%rsqrt"
+  std::string percent_column;  // "%copy", "%unit"
+  // More fields of a run's JSON: pairwise's rsqrt bound and pct_rsqrt
+  // (gpen.run/1 before the unit bound), the limiting unit and the pair's
+  // instruction counts (docs/json.md).
+  std::vector<std::pair<std::string, double>> json_numbers;
+  std::vector<std::pair<std::string, std::string>> json_strings;
+  double rsqrt_bound = 0;  // pairwise: SMs x 16 x clock
+  std::string bound_unit;  // pairwise: "fp32", "fp64", "mufu" or "issue"
   double in_unit(double work_per_s) const { return work_per_s / per_unit; }
   double percent_of(double work_per_s) const { return bound_value > 0 ? 100 * in_unit(work_per_s) / bound_value : 0; }
   double percent_of_unit(double rate) const { return bound_value > 0 ? 100 * rate / bound_value : 0; }
   // A rate in `rate`'s unit for a table: "2712.3", "3.214e+10".
   std::string number(double rate) const;
-  // The bound in a few words: "copy 2993.2 GB/s", "rsqrt bound 3.212e+12/s".
+  // The bound in a few words: "copy 2993.2 GB/s", "mufu bound 3.212e+12/s".
   std::string bound_short() const;
-  // A rate and how near the bound it is: "90.6% of copy", "3.21e+10 pairs/s (45.0% of the rsqrt bound)".
+  // A rate and how near the bound it is: "90.6% of copy", "3.21e+10 pairs/s (45.0% of the mufu bound)".
   std::string progress(double rate) const;
 };
 

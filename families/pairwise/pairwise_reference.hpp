@@ -19,7 +19,8 @@ struct PairReference {
   std::vector<std::vector<double>> scale;
   std::vector<long long> terms;            // [k]: pairs reduced into target k
   int operations = 0;                      // in one evaluation of the outputs
-  int approximations = 0;                  // of them, float32 "math": "fast" calls (__expf, ...)
+  double approximation_ulps = 0;           // "math": "fast": the ulps its approximations may add
+
 };
 
 // inputs[slot]: input slot's values (N, M or the grid's cells, x fastest).
@@ -32,11 +33,11 @@ std::vector<long long> sample_targets(long long n, long long count, std::uint64_
 
 // got[slot] against the reference at its targets, and every other target
 // checked for NaN (the poison). An error passes when it is within
-// u (operations + 127 approximations + 4 sqrt(terms)) scale, u the dtype's
-// unit roundoff: each operation of a term rounding once, each hardware
-// approximation of "math": "fast" 128 ulps (__expf's bound, 2 + 1.173 |x|
-// ulps, up to |x| = 107; specs/README.md), plus the rounding of summing the
-// terms one after another (a random walk: sqrt(terms), with room for 4 sigma).
+// u (operations + approximation_ulps + 4 sqrt(terms)) scale, u the dtype's
+// unit roundoff: each operation of a term rounding once, the approximations
+// of "math": "fast" their bounds (specs/README.md), plus the rounding of
+// summing the terms one after another (a random walk: sqrt(terms), with
+// room for 4 sigma).
 Comparison compare_pairwise(const Spec& spec, const std::vector<std::vector<double>>& got, const PairReference& want);
 
 // Every target of got[slot] against another variant's output that passed

@@ -100,7 +100,7 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& options
 // launch (pairs per second reported beside it); every variant is checked
 // at a sample of targets against the CPU reference and, at every target,
 // against the default's output. Their inputs are not rotated between timed
-// launches: the kernels are bound by arithmetic (rsqrt), each source is
+// launches: the kernels are bound by arithmetic (pair_cost.hpp), each source is
 // read once per tile of targets, so the L2 has little to flatter.
 TuneResult tune(const Context& ctx, const Spec& spec, const std::string& size, const TuneOptions& options = {});
 

@@ -21,17 +21,6 @@
 
 namespace gpen {
 
-// 1/sqrt(x) in float32 as one MUFU.RSQ. rsqrtf compiled without -ftz
-// wraps it in a scale-up and scale-down for subnormal x: three more
-// instructions on the hot path of every potential. Same accuracy as rsqrtf
-// (at most 2 ulp); a subnormal x or result flushes to zero, which no
-// distance or potential of a real simulation comes near.
-__device__ __forceinline__ float rsqrt_ftz(float x) {
-  float r;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
-
 // A grid cell's coordinates from its linear index (x fastest).
 __device__ __forceinline__ void pair_cell(const PairArgs& a, long long i, long long (&c)[3]) {
   c[0] = i % a.grid[0];

@@ -73,7 +73,7 @@ struct Bindings {
     const real l_dx = (t.f_x - s.f_x);
     const real l_dy = (t.f_y - s.f_y);
     const real l_dz = (t.f_z - s.f_z);
-    acc[0] += s.f_m * gpen::rsqrt_ftz(p_eps2 + l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
+    acc[0] += s.f_m * gpen::fast_rsqrt(p_eps2 + l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
   }
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {

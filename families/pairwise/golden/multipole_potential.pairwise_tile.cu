@@ -86,7 +86,7 @@ struct Bindings {
     const real l_dx = (t.f_x - s.f_cx);
     const real l_dy = (t.f_y - s.f_cy);
     const real l_dz = (t.f_z - s.f_cz);
-    const real l_inv_r = gpen::rsqrt_ftz(l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
+    const real l_inv_r = gpen::fast_rsqrt(l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
     const real l_inv_r3 = l_inv_r * l_inv_r * l_inv_r;
     const real t0 = kC0 * (t.f_x - s.f_cx);
     const real l_inv_r5 = l_inv_r3 * l_inv_r * l_inv_r;

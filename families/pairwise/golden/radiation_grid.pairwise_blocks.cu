@@ -79,7 +79,7 @@ struct Bindings {
     const real l_di = (t.ix - s.ix);
     const real l_dj = (t.iy - s.iy);
     const real l_dk = (t.iz - s.iz);
-    const real l_inv_d = gpen::rsqrt_ftz(l_di * l_di + l_dj * l_dj + l_dk * l_dk);
+    const real l_inv_d = gpen::fast_rsqrt(l_di * l_di + l_dj * l_dj + l_dk * l_dk);
     const real l_geometry = 0.07957747f / (p_h * p_h);
     acc[0] += s.f_e * l_inv_d * l_inv_d * l_geometry;
   }

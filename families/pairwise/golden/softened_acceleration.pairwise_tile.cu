@@ -83,7 +83,7 @@ struct Bindings {
     const real l_dx = (t.f_x - s.f_x);
     const real l_dy = (t.f_y - s.f_y);
     const real l_dz = (t.f_z - s.f_z);
-    const real l_inv_r = gpen::rsqrt_ftz(p_eps2 + l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
+    const real l_inv_r = gpen::fast_rsqrt(p_eps2 + l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
     const real l_w = s.f_m * l_inv_r * l_inv_r * l_inv_r;
     acc[0] += -l_w * l_dx;
     acc[1] += -l_w * l_dy;

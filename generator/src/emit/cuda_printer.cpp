@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/fast_math.hpp"
 #include "gpen/generator/utf8.hpp"
 
 namespace gpen {
@@ -68,12 +69,18 @@ std::string real_value(double v, Dtype dtype) {
 }
 
 namespace {
-// "math": "fast" in float32: the hardware approximations (SFU), in place of
-// the math library's correctly rounded-ish functions.
+// "math": "fast": the hardware approximations in place of the math
+// library's functions (families/common/device/math.cuh; specs/README.md has
+// their bounds). float64 has no fast exp, log, sin or cos: CUDA's are kept.
 void fast_math(const Spec& spec, std::vector<std::pair<MathFn, std::string>>& overrides) {
-  if (spec.math != MathPolicy::Fast || spec.dtype != Dtype::Float32) return;
-  overrides.insert(overrides.end(), {{MathFn::Exp, "__expf"}, {MathFn::Log, "__logf"}, {MathFn::Sin, "__sinf"}, {MathFn::Cos, "__cosf"}, {MathFn::Pow, "__powf"}});
+  if (spec.math != MathPolicy::Fast) return;
+  if (spec.dtype == Dtype::Float32)
+    overrides.insert(overrides.end(), {{MathFn::Exp, "gpen::fast_exp"}, {MathFn::Log, "gpen::fast_log"}, {MathFn::Sin, "__sinf"}, {MathFn::Cos, "__cosf"},
+                                       {MathFn::Pow, "__powf"}, {MathFn::Sqrt, "gpen::fast_sqrt"}, {MathFn::Rsqrt, "gpen::fast_rsqrt"}});
+  else
+    overrides.insert(overrides.end(), {{MathFn::Sqrt, "gpen::fast_sqrt"}, {MathFn::Rsqrt, "gpen::fast_rsqrt"}});
 }
+
 }  // namespace
 
 CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) { fast_math(spec, overrides_); }
@@ -95,6 +102,7 @@ std::vector<std::string> CudaPrinter::emit(const std::vector<IrPtr>& roots) {
     const Ir* e = todo.back();
     todo.pop_back();
     for (const auto& a : e->args) reach(a.get());
+    if (fast() && divides_by_sqrt(*e)) divided_by_sqrt_.insert(e->args[1]->args[0].get());
   }
   std::vector<std::string> out;
   for (const auto& r : roots) out.push_back(print(*r).text);
@@ -230,6 +238,21 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
       return {"-" + (x.text[0] == '-' ? "(" + x.text + ")" : wrap(x, 3)), 3};
     }
     case Ir::Kind::Call: {
+      if (fast()) {
+        // sqrt(s) of a formula that also divides by it: s rsqrt(s), rsqrt(s) once.
+        if (is_call(e, MathFn::Sqrt) && divided_by_sqrt_.count(e.args[0].get())) {
+          const std::string rs = rsqrt_of(*e.args[0]);
+          return {fmt::format("gpen::fast_sqrt({}, {})", print(*e.args[0]).text, rs), 4};
+        }
+        // float32 exp(x c), c the same at every point: 2^(x (c log2 e)), the
+        // product c log2 e made once outside the loop, not at every call.
+        if (const int c = spec_.dtype == Dtype::Float32 ? exp_invariant_factor(e) : -1; c >= 0) {
+          const Ir& m = *e.args[0];
+          const Printed x = print(*m.args[1 - c]), k = print(*m.args[c]);
+          return {fmt::format("gpen::fast_exp2({} * ({} * 1.44269504088896341f))", x.prec < 2 ? "(" + x.text + ")" : x.text,
+                              k.prec < 2 ? "(" + k.text + ")" : k.text), 4};
+        }
+      }
       std::string s = spec_.dtype == Dtype::Float32 ? info(e.fn).cuda_f32 : info(e.fn).cuda_f64;
       for (const auto& [fn, name] : overrides_)
         if (fn == e.fn) s = name;
@@ -247,6 +270,12 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
         const Printed l = print(*e.args[0]);
         return {fmt::format("{} * {}", wrap(l, 2), coefficient(Rational(1) / den.number.r)), 2};
       }
+      if (e.kind == Ir::Kind::Div && fast()) {
+        // a / sqrt(s) as a rsqrt(s); any other division by the reciprocal's approximation.
+        const Printed l = print(*e.args[0]);
+        if (is_call(den, MathFn::Sqrt)) return {fmt::format("{} * {}", wrap(l, 2), rsqrt_of(*den.args[0])), 2};
+        return {fmt::format("gpen::fast_div({}, {})", l.text, print(den).text), 4};
+      }
       const bool additive = e.kind == Ir::Kind::Add || e.kind == Ir::Kind::Sub;
       const int prec = additive ? 1 : 2;
       const char* op = e.kind == Ir::Kind::Add ? "+" : e.kind == Ir::Kind::Sub ? "-" : e.kind == Ir::Kind::Mul ? "*" : "/";
@@ -257,6 +286,17 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
       return {fmt::format("{} {} {}", wrap(l, prec), op, wrap(r, prec + 1)), prec};
     }
   }
+}
+
+std::string CudaPrinter::rsqrt_of(const Ir& s) {
+  if (auto it = rsqrt_of_.find(&s); it != rsqrt_of_.end()) return it->second;
+  // s is printed twice (here and in sqrt's s rsqrt(s)): a temporary of its own.
+  const bool atom = s.kind == Ir::Kind::Const || s.kind == Ir::Kind::Param || s.kind == Ir::Kind::Field || hoisted_.count(&s) || named_.count(&s);
+  const std::string arg = atom ? print(s).text : hoist(s, "").text;
+  const std::string name = fmt::format("t{}", temps_++);
+  statements_.push_back(fmt::format("const real {} = gpen::fast_rsqrt({});", name, arg));
+  rsqrt_of_.emplace(&s, name);
+  return name;
 }
 
 }  // namespace gpen

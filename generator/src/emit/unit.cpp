@@ -18,8 +18,8 @@ std::string banner_head(const Spec& spec, const TunableChoice& choice) {
       "//   spec hash: sha256:{}\n"
       "//   tunables:  {}\n{}",
       spec.name, spec.hash, describe(spec.tunables, choice),
-      spec.math == MathPolicy::Fast ? std::string(spec.dtype == Dtype::Float32 ? "//   math:      fast (__expf, __logf, __sinf, __cosf, __powf)\n"
-                                                                                : "//   math:      fast (no float64 approximations: as accurate)\n")
+      spec.math == MathPolicy::Fast ? std::string(spec.dtype == Dtype::Float32 ? "//   math:      fast (hardware exp2, log2, sin, cos, sqrt, rsqrt, reciprocal; subnormals flushed)\n"
+                                                                                : "//   math:      fast (rsqrt, sqrt, division: a hardware seed and one correction; exp, log, sin, cos as accurate)\n")
                                     : std::string());
 }
 

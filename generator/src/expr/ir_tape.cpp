@@ -113,4 +113,8 @@ std::size_t IrTape::calls(const std::vector<MathFn>& fns) const {
   }));
 }
 
+std::size_t IrTape::divisions() const {
+  return static_cast<std::size_t>(std::count_if(ops_.begin(), ops_.end(), [](const Op& o) { return o.kind == Ir::Kind::Div; }));
+}
+
 }  // namespace gpen

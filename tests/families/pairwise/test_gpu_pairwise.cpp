@@ -54,20 +54,39 @@ TEST_CASE("multipole evaluation: N targets from M expansions, both odd") {
   }
 }
 
+// The shipped spec with "math" set: its text, re-read.
+static Spec with_math(const std::string& name, const char* math, Dtype dt) {
+  std::ifstream in(spec_path(name.c_str()));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.insert(text.find("\"dims\""), std::string("\"math\": \"") + math + "\", ");
+  return parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(text, name)), dt);
+}
+
 TEST_CASE("the Gaussian kernel sum and the Yukawa potential, accurate and fast math, match the CPU reference") {
   for (const char* name : {"gaussian_sum", "yukawa_potential"})
     for (Dtype dt : {Dtype::Float32, Dtype::Float64})
       for (const char* math : {"accurate", "fast"}) {
-        // The shipped spec with "math" set: its text, re-read.
-        std::ifstream in(spec_path(name));
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        text.insert(text.find("\"dims\""), std::string("\"math\": \"") + math + "\", ");
-        const Spec s = parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(text, name)), dt);
+        const Spec s = with_math(name, math, dt);
         const std::vector<std::string> sizes = s.pairwise().same_set ? std::vector<std::string>{"1", "31", "1000", "4099"}
                                                                      : std::vector<std::string>{"1x1", "31x517", "1000x517", "4099x1000"};
         for (const auto& n : sizes) check_pairwise(s, n);
         check_pairwise(s, sizes.back(), {"targets_per_thread=8", "unroll=32", "block_x=256"});
       }
+}
+
+// The seeded float64 rsqrt, sqrt and division and the float32 hardware
+// functions within their bounds (specs/README.md) in every shipped formula.
+TEST_CASE("every shipped pairwise spec with fast math matches the CPU reference within its bounds, fp32 and fp64") {
+  for (const std::string& path : gpen::test::shipped_specs("pairwise")) {
+    const std::string name = path.substr(path.rfind('/') + 1, path.size() - path.rfind('/') - 6);
+    for (Dtype dt : {Dtype::Float32, Dtype::Float64}) {
+      const Spec s = with_math(name, "fast", dt);
+      const PairwiseDecl& d = s.pairwise();
+      const std::string size = d.grid ? "9x5x3" : d.same_set ? "4099" : "4099x1000";
+      check_pairwise(s, size);
+      if (!d.grouped) check_pairwise(s, size, {"targets_per_thread=1", "unroll=1", "block_x=64"});
+    }
+  }
 }
 
 TEST_CASE("radiation between grid cells: plain tile and block on block agree with the reference") {

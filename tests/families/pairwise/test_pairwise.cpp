@@ -195,13 +195,13 @@ TEST_CASE("the generated unit loads only what the outputs read, and prints lets 
   const std::string src = generate(g, g.choose()).source;
   CHECK(src.find("struct Target {\n    real ix, iy, iz;\n  };") != std::string::npos);
   CHECK(src.find("struct __align__(16) Source {\n    real f_e, ix, iy, iz;\n  };") != std::string::npos);
-  CHECK(src.find("const real l_inv_d = gpen::rsqrt_ftz(") != std::string::npos);  // float32: one MUFU.RSQ
+  CHECK(src.find("const real l_inv_d = gpen::fast_rsqrt(") != std::string::npos);  // float32: one MUFU.RSQ
   CHECK(src.find("l_inv_d * l_inv_d") != std::string::npos);
   const Spec a = load_spec(pair_path("softened_acceleration"));
   const std::string acc = generate(a, a.choose()).source;
   CHECK(acc.find("acc[2] += -l_w * l_dz;") != std::string::npos);
   std::size_t uses = 0;
-  for (std::size_t at = acc.find("rsqrt_ftz("); at != std::string::npos; at = acc.find("rsqrt_ftz(", at + 1)) ++uses;
+  for (std::size_t at = acc.find("fast_rsqrt("); at != std::string::npos; at = acc.find("fast_rsqrt(", at + 1)) ++uses;
   CHECK(uses == 1);  // the let inv_r, printed once for three outputs
   // float64 keeps CUDA's rsqrt.
   const Spec a64 = load_spec(pair_path("softened_acceleration"), Dtype::Float64);
@@ -322,13 +322,16 @@ TEST_CASE("\"math\": \"fast\" prints float32 hardware approximations, and the ch
   CHECK(approx.math == MathPolicy::Fast);
   CHECK(accurate.math == MathPolicy::Accurate);
   const std::string a = generate(accurate, accurate.choose()).source, b = generate(approx, approx.choose()).source;
-  CHECK(a.find("__expf") == std::string::npos);
+  CHECK(a.find("fast_exp") == std::string::npos);
   CHECK(a.find("expf(") != std::string::npos);
-  CHECK(b.find("__expf(") != std::string::npos);
+  // exp(x eps2), eps2 a param: 2^(x (eps2 log2 e)), the product made outside the loop.
+  CHECK(b.find("gpen::fast_exp2(t0 * l_dx * (p_eps2 * 1.44269504088896341f))") != std::string::npos);
   CHECK(b.find("math:      fast") != std::string::npos);
-  // float64: nothing changes but the header.
+  // float64 keeps CUDA's exp.
   const Spec fast64 = load_spec_string(with(fast, R"("dtype": "float32")", R"("dtype": "float64")"));
-  CHECK(generate(fast64, fast64.choose()).source.find("__expf") == std::string::npos);
+  const std::string b64 = generate(fast64, fast64.choose()).source;
+  CHECK(b64.find("fast_exp") == std::string::npos);
+  CHECK(b64.find(" exp(") != std::string::npos);
   const SpecError e = spec_error_of(with(fast, R"("math": "fast")", R"("math": "quick")"));
   CHECK(e.pointer() == "/math");
   CHECK(e.detail().expected == "one of: accurate, fast");
@@ -338,12 +341,41 @@ TEST_CASE("\"math\": \"fast\" prints float32 hardware approximations, and the ch
   PairSizes n;
   n.targets = n.sources = 3;
   const PairReference ra = reference_pairwise(accurate, in, n, {0.5}, {0, 1, 2}), rb = reference_pairwise(approx, in, n, {0.5}, {0, 1, 2});
-  CHECK(ra.approximations == 0);
-  CHECK(rb.approximations == 1);
+  CHECK(ra.approximation_ulps == 0);
+  CHECK(rb.approximation_ulps == 127);
   std::vector<std::vector<double>> got = {ra.value[0]};
   got[0][1] += 40 * 0x1p-24 * ra.scale[0][1];
   CHECK_FALSE(compare_pairwise(accurate, got, ra).pass);
   CHECK(compare_pairwise(approx, got, rb).pass);
+}
+
+TEST_CASE("\"math\": \"fast\" divides by sqrt(s) as a product with rsqrt(s), made once with sqrt(s)") {
+  // The Yukawa potential: r = sqrt(s) in exp(-kappa r) and in q / r.
+  const std::string y = gpen::test::read_file(pair_path("yukawa_potential"));
+  const std::string fast = with(y, R"("dims": 1,)", R"("dims": 1, "math": "fast",)");
+  for (const char* dt : {"float64", "float32"}) {
+    auto as = [&](const std::string& text) { return load_spec_string(with(text, R"("dtype": "float64")", fmt::format(R"("dtype": "{}")", dt))); };
+    const Spec accurate = as(y), approx = as(fast);
+    const std::string a = generate(accurate, accurate.choose()).source, b = generate(approx, approx.choose()).source;
+    CHECK(a.find("fast_") == std::string::npos);
+    CHECK(a.find(" / l_r") != std::string::npos);
+    CHECK(b.find("const real t1 = gpen::fast_rsqrt(t0);") != std::string::npos);
+    CHECK(b.find("const real l_r = gpen::fast_sqrt(t0, t1);") != std::string::npos);
+    CHECK(b.find("acc[0] += s.f_q * ") != std::string::npos);
+    CHECK(b.find(") * t1;") != std::string::npos);  // q exp(-kappa r) / r
+    std::size_t rsqrts = 0;
+    for (std::size_t at = b.find("fast_rsqrt("); at != std::string::npos; at = b.find("fast_rsqrt(", at + 1)) ++rsqrts;
+    CHECK(rsqrts == 1);
+    gpen::test::check_compiles(generate(approx, approx.choose()), approx.name);
+  }
+  // Any other division: the reciprocal's approximation; by a constant, a product as before.
+  const std::string d = with(with(potential_json(), "m_j / sqrt(dx*dx + eps2)", "m_j / (dx*dx + eps2) + dx / 4"), R"("dims": 1,)", R"("dims": 1, "math": "fast",)");
+  const Spec q = load_spec_string(d);
+  const std::string qs = generate(q, q.choose()).source;
+  CHECK(qs.find("gpen::fast_div(s.f_m, ") != std::string::npos);
+  CHECK(qs.find("gpen::fast_div(s.f_m, l_dx * l_dx + p_eps2) + t0;") != std::string::npos);
+  CHECK(qs.find("kC0 * (t.f_x - s.f_x)") != std::string::npos);
+  gpen::test::check_compiles(generate(q, q.choose()), q.name);
 }
 
 TEST_CASE("compare_pairwise_outputs: every target against another variant's output") {

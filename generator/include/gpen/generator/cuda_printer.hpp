@@ -66,6 +66,9 @@ class CudaPrinter {
   std::string access(const Access& a) const;
   std::string linear(const Ir& e, const std::string& name = "");
   std::string coefficient(const Rational& c);
+  bool fast() const { return spec_.math == MathPolicy::Fast; }
+  // "math": "fast": the name of a temporary holding rsqrt(s), computed once.
+  std::string rsqrt_of(const Ir& s);
 
   const Spec& spec_;
   std::array<int, 3> kernel_axis_;
@@ -76,6 +79,8 @@ class CudaPrinter {
   std::map<const Ir*, std::string> named_;    // see name(); not yet printed
   std::vector<std::pair<MathFn, std::string>> overrides_;
   std::set<const Ir*> shared_;  // nodes reached along more than one path from the roots
+  std::set<const Ir*> divided_by_sqrt_;         // "fast": the s of every a / sqrt(s)
+  std::map<const Ir*, std::string> rsqrt_of_;   // "fast": s -> the temporary holding rsqrt(s)
   int temps_ = 0;
 };
 

@@ -156,6 +156,7 @@ class IrTape {
   std::size_t size() const { return ops_.size(); }
   // How many of its operations are calls of one of `fns`.
   std::size_t calls(const std::vector<MathFn>& fns) const;
+  std::size_t divisions() const;
 
  private:
   struct Op {

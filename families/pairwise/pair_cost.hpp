@@ -1,0 +1,38 @@
+// The instructions one pair of a pairwise spec costs, counted from its IR
+// (common work once) with what each math function executes as gpen prints
+// it under the spec's "math" policy, and the bound of the unit that limits
+// it: the float32 or float64 pipe, the special-function unit (MUFU, for
+// exp, rsqrt, ...) or the issue of instructions. Pairwise rates are quoted
+// against it (gpen run, bench, tune).
+#pragma once
+
+#include <string>
+
+#include "gpen/generator/spec.hpp"
+#include "gpen/runtime/device.hpp"
+
+namespace gpen {
+
+// Thread instructions a pair: on the float32 (FMA) pipe, the float64 pipe,
+// the special-function unit, and all others (integer, selects, branches),
+// which take issue slots only. The tile loop's own loads and bookkeeping
+// are left out: they are the schedule's, shared by a thread's targets.
+struct PairCost {
+  double fp32 = 0, fp64 = 0, mufu = 0, other = 0;
+  double issued() const { return fp32 + fp64 + mufu + other; }
+};
+PairCost pair_cost(const Spec& spec);
+
+// Pairs a second that the unit limiting `cost` allows on `d`, at the boost
+// clock: min over units of SMs x clock x (the unit's lanes an SM) / (its
+// instructions a pair). `unit` names it ("fp32", "fp64", "mufu", "issue");
+// pairs_per_s is 0 for an architecture gpen does not know.
+struct UnitBound {
+  std::string unit;
+  double pairs_per_s = 0;
+  double lanes = 0;         // of that unit, an SM a clock
+  double instructions = 0;  // of that unit, a pair
+};
+UnitBound pair_unit_bound(const PairCost& cost, const DeviceInfo& d);
+
+}  // namespace gpen

@@ -1,0 +1,89 @@
+// The instructions a pair costs, counted from the IR, against the counts
+// Nsight Compute measured in gpen's kernels on an H100 (bench/RESULTS.md,
+// twenty-seventh session: FMA, FP64 and XU instructions a pair), and the
+// unit whose bound a formula's rate is quoted against.
+#include <fstream>
+#include <iterator>
+
+#include "gpen/families/pairwise/pair_cost.hpp"
+#include "test_support.hpp"
+
+using namespace gpen;
+using gpen::test::with;
+
+namespace {
+
+Spec shipped(const std::string& name, const char* math = "accurate", Dtype dt = Dtype::Float32) {
+  std::string text = gpen::test::read_file(gpen::test::source_dir() + "/specs/pairwise/" + name + ".json");
+  text = with(text, "\"dims\"", std::string("\"math\": \"") + math + "\", \"dims\"");
+  const std::string f32 = R"("dtype": "float32")", f64 = R"("dtype": "float64")";
+  if (text.find(dt == Dtype::Float32 ? f64 : f32) != std::string::npos) text = with(text, dt == Dtype::Float32 ? f64 : f32, dt == Dtype::Float32 ? f32 : f64);
+  return load_spec_string(text, name);
+}
+
+DeviceInfo h100() {
+  DeviceInfo d;
+  d.name = "H100";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.clock_khz = 1980000;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("pair_cost counts what the kernels execute a pair (measured on an H100)") {
+  struct Want {
+    const char* spec;
+    const char* math;
+    Dtype dtype;
+    double fp32, fp64, mufu;
+  };
+  // The measured FMA, FP64 and XU instructions a pair (rounded down: the loop's few left out).
+  const Want wants[] = {
+      {"softened_potential", "accurate", Dtype::Float32, 7, 0, 1},
+      {"softened_acceleration", "accurate", Dtype::Float32, 12, 0, 1},
+      {"multipole_potential", "accurate", Dtype::Float32, 36, 0, 1},
+      {"gaussian_sum", "accurate", Dtype::Float32, 14, 0, 1},
+      {"gaussian_sum", "fast", Dtype::Float32, 8, 0, 1},
+      {"coulomb_potential", "accurate", Dtype::Float64, 3, 13, 1},
+      {"coulomb_potential", "fast", Dtype::Float64, 0, 13, 1},
+      {"yukawa_potential", "accurate", Dtype::Float64, 11, 41, 2},
+      {"yukawa_potential", "fast", Dtype::Float64, 5, 32, 1},
+  };
+  for (const Want& w : wants) {
+    const PairCost c = pair_cost(shipped(w.spec, w.math, w.dtype));
+    INFO(w.spec << " " << w.math);
+    // Within 10%: the compiler folds a constant or fuses a product here and there.
+    CHECK(c.fp32 == doctest::Approx(w.fp32).epsilon(0.1));
+    CHECK(c.fp64 == doctest::Approx(w.fp64).epsilon(0.1));
+    CHECK(c.mufu == w.mufu);
+    CHECK(c.issued() >= c.fp32 + c.fp64 + c.mufu);
+  }
+}
+
+TEST_CASE("the unit bound: the special-function unit for rsqrt and exp in float32, the float64 pipe in float64") {
+  const DeviceInfo d = h100();
+  const UnitBound soft = pair_unit_bound(pair_cost(shipped("softened_potential")), d);
+  CHECK(soft.unit == "mufu");
+  CHECK(soft.pairs_per_s == doctest::Approx(132 * 1.98e9 * 16));
+  // 8 float32 instructions beside the MUFU: issue, not the MUFU, limits.
+  const UnitBound gauss = pair_unit_bound(pair_cost(shipped("gaussian_sum", "fast")), d);
+  CHECK(gauss.unit == "issue");
+  CHECK(gauss.instructions == 9);
+  const UnitBound multipole = pair_unit_bound(pair_cost(shipped("multipole_potential")), d);
+  // Mostly float32 arithmetic: the FMA pipe takes every instruction the
+  // schedulers issue but the one MUFU, so issue limits first.
+  CHECK(multipole.unit == "issue");
+  CHECK(multipole.pairs_per_s == doctest::Approx(132 * 1.98e9 * 128 / multipole.instructions));
+  const UnitBound yukawa = pair_unit_bound(pair_cost(shipped("yukawa_potential", "fast", Dtype::Float64)), d);
+  CHECK((yukawa.unit == "fp64" || yukawa.unit == "issue"));
+  const UnitBound coulomb = pair_unit_bound(pair_cost(shipped("coulomb_potential", "accurate", Dtype::Float64)), d);
+  CHECK(coulomb.unit == "fp64");
+  CHECK(coulomb.pairs_per_s == doctest::Approx(132 * 1.98e9 * 64 / 13));
+  // An architecture gpen does not know: no bound.
+  DeviceInfo unknown = d;
+  unknown.cc_major = 5;
+  CHECK(pair_unit_bound(pair_cost(shipped("softened_potential")), unknown).pairs_per_s == 0);
+}
