@@ -170,7 +170,7 @@ def spec_with_math(name, math):
     d["math"] = math
     out = pathlib.Path(tempfile.gettempdir()) / f"{name}_{math}.json"
     out.write_text(json.dumps(d))
-    return gpen.load_spec(d), str(out)
+    return gpen.load_spec(out), str(out)
 
 
 def unit_bound(gpen_cli, spec_path, size):

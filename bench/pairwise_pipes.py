@@ -5,7 +5,8 @@ variant under Nsight Compute (FMA, FP64, XU = the special-function unit,
 all), divided by the pairs of the launch; beside the counts gpen's model
 takes from the IR (`gpen run --json`: unit_bound's per-pair counts). The
 kernel's counts include the tile loop's loads and bookkeeping, shared by
-the targets a thread owns; the model counts the formula alone.
+the targets a thread owns; the model counts the formula alone. Last, how
+busy each unit was (% of its peak as Nsight Compute knows it).
 
     python3 bench/pairwise_pipes.py GPEN [SPEC.json ...]
 
@@ -21,6 +22,20 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 METRICS = ["smsp__inst_executed_pipe_fma.sum", "smsp__inst_executed_pipe_fp64.sum", "smsp__inst_executed_pipe_xu.sum", "smsp__inst_executed.sum"]
+# How busy each unit was, as % of its peak (Nsight Compute's own ceilings, at the clock it ran).
+BUSY = ["sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+        "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "smsp__issue_active.avg.pct_of_peak_sustained_active"]
+
+
+def ncu_metrics(gpen, args, metrics):
+    """One launch of gpen's pairwise kernel under Nsight Compute: {metric: value}, {} if it failed."""
+    r = subprocess.run(["ncu", "--csv", "--metrics", ",".join(metrics), "-k", "regex:pairwise", "--launch-count", "1", gpen, *args],
+                       capture_output=True, text=True)
+    rows = list(csv.reader(io.StringIO("\n".join(l for l in r.stdout.splitlines() if l.startswith('"')))))
+    if not rows:
+        return {}
+    head = rows[0]
+    return {r[head.index("Metric Name")]: float(r[head.index("Metric Value")].replace(",", "")) for r in rows[1:]}
 
 
 def size_of(spec):
@@ -33,8 +48,8 @@ def size_of(spec):
 def main():
     gpen = sys.argv[1]
     specs = sys.argv[2:] or sorted(str(p) for p in (ROOT / "specs" / "pairwise").glob("*.json"))
-    print("| spec | math | variant | FMA a pair | FP64 a pair | XU a pair | all a pair | model FMA / FP64 / XU / all | bound unit |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
+    print("| spec | math | variant | FMA a pair | FP64 a pair | XU a pair | all a pair | model FMA / FP64 / XU / all | bound unit | busy % FMA / FP64 / XU / issue |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         for path in specs:
             spec = json.loads(pathlib.Path(path).read_text())
@@ -44,16 +59,12 @@ def main():
                 f.write_text(json.dumps(spec))
                 args = ["run", str(f), "--size", size_of(spec), "--repeat", "1", "--no-tuned"]
                 run = json.loads(subprocess.run([gpen, *args, "--json"], capture_output=True, text=True, check=True).stdout)
-                ncu = subprocess.run(["ncu", "--csv", "--metrics", ",".join(METRICS), "-k", "regex:pairwise", "--launch-count", "1", gpen, *args],
-                                     capture_output=True, text=True)
-                lines = [l for l in ncu.stdout.splitlines() if l.startswith('"')]
-                rows = list(csv.reader(io.StringIO("\n".join(lines))))
-                head = rows[0]
-                got = {r[head.index("Metric Name")]: float(r[head.index("Metric Value")].replace(",", "")) for r in rows[1:]}
+                got = ncu_metrics(gpen, args, METRICS)
+                busy = ncu_metrics(gpen, args, BUSY)
                 per = [got[m] * 32 / run["pairs"] for m in METRICS]
-                model = run.get("pair_cost", {})
-                mtext = " / ".join(f"{model.get(k, 0):.2f}" for k in ("fp32", "fp64", "mufu", "issue")) if model else "-"
-                print(f"| {spec['name']} | {math} | {run['variant']} | {per[0]:.2f} | {per[1]:.2f} | {per[2]:.2f} | {per[3]:.2f} | {mtext} | {run.get('bound_unit', '-')} |",
+                mtext = " / ".join(f"{run[k]:.0f}" for k in ("pair_fp32", "pair_fp64", "pair_mufu", "pair_issued"))
+                btext = " / ".join(f"{busy[m]:.0f}" if m in busy else "-" for m in BUSY)
+                print(f"| {spec['name']} | {math} | {run['variant']} | {per[0]:.2f} | {per[1]:.2f} | {per[2]:.2f} | {per[3]:.2f} | {mtext} | {run['bound_unit']} | {btext} |",
                       flush=True)
 
 

@@ -48,6 +48,22 @@ constexpr Cost kDivision32{5, 0, 2, 3}, kDivision64{2, 8, 1, 5};
 constexpr Cost kSqrtFromRsqrt32{1, 0, 0, 1}, kSqrtFromRsqrt64{0, 2, 0, 2};
 constexpr Cost kExp2Fast32{0, 0, 1, 0};  // exp(x c): the product is the IR's multiply
 
+// e with each subexpression of params and constants alone made one param:
+// the compiler computes it once a thread, outside the loop over sources
+// (a geometry factor 1 / (4 pi h^2), -kappa), so it costs a pair nothing.
+IrPtr loop_body(const IrPtr& e, std::map<const Ir*, IrPtr>& done) {
+  if (e->args.empty()) return e;
+  if (auto it = done.find(e.get()); it != done.end()) return it->second;
+  IrPtr out = ir_param(0);
+  if (!ir_invariant(*e)) {
+    auto copy = std::make_shared<Ir>(*e);
+    for (auto& a : copy->args) a = loop_body(a, done);
+    out = copy;
+  }
+  done.emplace(e.get(), out);
+  return out;
+}
+
 void add(PairCost& c, const Cost& k) {
   c.fp32 += k.pipe32;
   c.fp64 += k.pipe64;
@@ -59,7 +75,9 @@ void add(PairCost& c, const Cost& k) {
 
 PairCost pair_cost(const Spec& spec) {
   const bool f32 = spec.dtype == Dtype::Float32, fast = spec.math == MathPolicy::Fast;
-  const std::vector<IrPtr> roots = share_common_subexpressions(spec.output_exprs());
+  std::vector<IrPtr> roots = share_common_subexpressions(spec.output_exprs());
+  std::map<const Ir*, IrPtr> hoisted;
+  for (auto& r : roots) r = loop_body(r, hoisted);
   PairCost c;
   // Adds, multiplies and fused multiply-adds, fused where CUDA fuses them.
   double arithmetic = ir_work(roots).fma_pipe;

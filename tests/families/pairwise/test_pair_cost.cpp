@@ -45,6 +45,7 @@ TEST_CASE("pair_cost counts what the kernels execute a pair (measured on an H100
       {"softened_potential", "accurate", Dtype::Float32, 7, 0, 1},
       {"softened_acceleration", "accurate", Dtype::Float32, 12, 0, 1},
       {"multipole_potential", "accurate", Dtype::Float32, 36, 0, 1},
+      {"radiation_grid", "accurate", Dtype::Float32, 9, 0, 1},  // its geometry factor 1 / (4 pi h^2) made once a thread
       {"gaussian_sum", "accurate", Dtype::Float32, 14, 0, 1},
       {"gaussian_sum", "fast", Dtype::Float32, 8, 0, 1},
       {"coulomb_potential", "accurate", Dtype::Float64, 3, 13, 1},
