@@ -17,7 +17,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh python    # build, the Python module's tests on CuPy and PyTorch (issue 28), memcheck, launch overhead, the CuPy example
-#   source .device/bootstrap.sh && bash bench/gpu_session.sh handwritten  # build, pairwise GPU tests, the math functions' and pairwise kernels' instructions by pipe (ncu), every pairwise spec beside a hand-written kernel (issue 29)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh handwritten  # build, pairwise GPU tests, the math functions' and pairwise kernels' instructions by pipe (ncu), every pairwise spec beside a hand-written kernel, default and tuned (HW_TUNE_S s each; 0: none) (issue 29)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -239,6 +239,20 @@ if [ "${1:-tests}" = handwritten ]; then
   python3 bench/pairwise_pipes.py $gpen | tee "$out/pairwise_pipes.md"
   step "every shipped pairwise spec beside a hand-written tile kernel"
   python3 bench/pairwise_handwritten.py ${HW_ARGS:-} 2>&1 | tee "$out/pairwise_handwritten.md"
+  if [ "${HW_TUNE_S:-22}" != 0 ]; then
+    step "each spec (and the fast ones) tuned for ${HW_TUNE_S:-22} s, then beside the hand-written kernels again"
+    for n in yukawa_potential coulomb_potential gaussian_sum; do
+      python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['math'] = 'fast'; open(sys.argv[2], 'w').write(json.dumps(d))" \
+        specs/pairwise/$n.json /tmp/${n}_fast.json  # as pairwise_handwritten.py writes them: the same hash
+    done
+    for s in softened_potential:262144 softened_acceleration:262144 yukawa_potential:65536 coulomb_potential:65536 gaussian_sum:262144x262144 \
+             grouped_potential:262144 radiation_grid:40 multipole_potential:262144x4096 /tmp/yukawa_potential_fast:65536 \
+             /tmp/coulomb_potential_fast:65536 /tmp/gaussian_sum_fast:262144x262144; do
+      f=${s%%:*}; case $f in /*) ;; *) f=specs/pairwise/$f ;; esac
+      echo "## $f.json"; timeout 60 $gpen tune "$f.json" --size "${s##*:}" --time "${HW_TUNE_S:-22}" 2>&1 | grep -E "^ *1 |^dflt|best of|search:"
+    done | tee "$out/pairwise_tune.txt" | grep -E "^##|^ *1 |^dflt"
+    python3 bench/pairwise_handwritten.py --tuned ${HW_ARGS:-} 2>&1 | tee "$out/pairwise_handwritten_tuned.md"
+  fi
   exit 0
 fi
 
