@@ -88,7 +88,7 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   const std::size_t outs = spec.outputs.size();
   std::string s;
   s += fmt::format("  using real = {};\n", spec.dtype == Dtype::Float32 ? "float" : "double");
-  s += binding_lines(pairwise_tunable_rows(), plan);  // kBlock, kTargetsPerThread, kUnroll, kCellBlock
+  s += binding_lines(pairwise_tunable_rows(), plan);  // kBlock, kTargetsPerThread, kUnroll, kBuffers, kCellBlock
   s += fmt::format("  static constexpr int kOutputs = {}, kDims = {};\n", outs, spec.dims);
   s += fmt::format("  static constexpr bool kSkipSelf = {};\n\n", d.skip_self);
   s += side_struct(spec, target_values, false);

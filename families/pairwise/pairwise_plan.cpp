@@ -29,9 +29,10 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   // Block on block's tunables are refused with the others rather than ignored.
   check_strategy_tunables(spec, choice);
   p.source_bytes = packed_source_bytes(spec);
-  p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block);
+  p.shared_bytes = p.source_bytes * static_cast<std::size_t>(p.block) * static_cast<std::size_t>(p.buffers);
   if (p.shared_bytes > kMaxStaticShared)
-    fail(&PairwisePlan::block, fmt::format("a source tile of {} x {} bytes", p.block, p.source_bytes), "at most 48 KiB of shared memory a block: a smaller block_x");
+    fail(&PairwisePlan::block, fmt::format("{} source tile(s) of {} x {} bytes", p.buffers, p.block, p.source_bytes),
+         "at most 48 KiB of shared memory a block: a smaller block_x or one buffer");
   p.kernel_name = fmt::format("gpen_{}_pairwise_{}", spec.name, st);
   if (p.strategy == PairStrategy::Blocks) p.fold_kernel_name = fmt::format("gpen_{}_pairwise_fold", spec.name);
   return p;

@@ -31,6 +31,7 @@ struct PairwisePlan {
   int block = 128;               // threads, and sources a shared-memory tile
   int targets_per_thread = 1;
   int unroll = 1;                // full tiles: the source loop unrolled this many times
+  int buffers = 1;               // source tiles in shared memory (2: double buffered)
   int cell_block = 0;            // blocks: a cell block's side along every grid axis
   int streams = 1;               // blocks
   std::size_t shared_bytes = 0;  // the source tile

@@ -1,6 +1,7 @@
 // The pairwise family's tunables: its table and what a spec of given
 // domain and pairs may choose. Threads a block (= sources a shared-memory
-// tile), targets a thread, the unrolling of the source loop; cell blocks
+// tile), targets a thread, the unrolling of the source loop, one or two
+// tiles (double buffering); cell blocks
 // and streams for the block-on-block schedule on grids.
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
@@ -13,6 +14,8 @@ const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
       {"block_x", "threads of a block, and sources a shared-memory tile", "kBlock", "", &PairwisePlan::block},
       {"targets_per_thread", "targets a thread keeps in registers", "kTargetsPerThread", "", &PairwisePlan::targets_per_thread},
       {"unroll", "staged sources applied per step of the unrolled loop", "kUnroll", "", &PairwisePlan::unroll},
+      {"buffers", "source tiles in shared memory: 1, or 2 used in turn with the next source loaded while a tile is applied", "kBuffers", "",
+       &PairwisePlan::buffers},
       {"cell_block", "blocks: a cell block's side along every grid axis", "kCellBlock", "blocks", &PairwisePlan::cell_block},
       {"streams", "blocks: streams the source pencils are spread over", "", "blocks", &PairwisePlan::streams},
   };
@@ -45,6 +48,7 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   const bool one_target = d.grouped || (spec.dtype == Dtype::Float64 && !d.grid);
   b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, one_target ? 1 : 2, 1, 16));
   b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, 8, 1, 1024));
+  b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
   if (strategies.size() > 1) {  // block-on-block is possible
     b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
     b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));

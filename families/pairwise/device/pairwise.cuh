@@ -5,7 +5,7 @@
 //
 // `B` is the bindings struct that the generator writes for one spec:
 //   using real;
-//   kBlock, kTargetsPerThread, kUnroll   tunables
+//   kBlock, kTargetsPerThread, kUnroll, kBuffers   tunables
 //   kOutputs                             outputs (accumulators a target)
 //   kSkipSelf                            leave out the pair i == j
 //   kDims, kCellBlock                    grids: axes; blocks: a cell block's side
@@ -33,16 +33,36 @@ __device__ __forceinline__ void pair_cell(const PairArgs& a, long long i, long l
 // indices are `ti`, a shared-memory tile at a time. `maybe_self(k0, n)`
 // says whether sources k0 .. k0+n-1 may include a target of the block;
 // only such tiles test i == j (kSkipSelf).
+//
+// kBuffers 1: one tile, two barriers a tile (the previous one consumed,
+// this one stored). kBuffers 2: two tiles used in turn and the next
+// source loaded into registers while this tile is applied, one barrier a
+// tile: a thread stores tile b again two tiles later, after the barrier
+// that every thread passes only once it has applied tile b.
 template <class B, class Index, class MaybeSelf>
 __device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B::Params& prm, long long count, Index index,
                                              MaybeSelf maybe_self, const long long (&ti)[B::kTargetsPerThread],
                                              const typename B::Target (&t)[B::kTargetsPerThread],
-                                             typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], typename B::Source* tile) {
+                                             typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], typename B::Source* tiles) {
   constexpr int T = B::kBlock, P = B::kTargetsPerThread;
+  typename B::Source next;
+  if (B::kBuffers == 2) {
+    __syncthreads();  // an earlier call's last tile is consumed
+    if (threadIdx.x < count) next = B::load_source(a, index(threadIdx.x));
+  }
+  int buffer = 0;
   for (long long k0 = 0; k0 < count; k0 += T) {
-    __syncthreads();  // the previous tile is consumed
-    if (k0 + threadIdx.x < count) tile[threadIdx.x] = B::load_source(a, index(k0 + threadIdx.x));
-    __syncthreads();
+    typename B::Source* tile = tiles + buffer * T;
+    if (B::kBuffers == 2) {
+      if (k0 + threadIdx.x < count) tile[threadIdx.x] = next;
+      __syncthreads();
+      if (k0 + T + threadIdx.x < count) next = B::load_source(a, index(k0 + T + threadIdx.x));
+      buffer ^= 1;
+    } else {
+      __syncthreads();  // the previous tile is consumed
+      if (k0 + threadIdx.x < count) tile[threadIdx.x] = B::load_source(a, index(k0 + threadIdx.x));
+      __syncthreads();
+    }
     const int n = count - k0 < T ? static_cast<int>(count - k0) : T;
     if (n == T && !(B::kSkipSelf && maybe_self(k0, n))) {
 #pragma unroll B::kUnroll
@@ -85,7 +105,7 @@ __device__ __forceinline__ void pair_targets(const PairArgs& a, long long first,
 template <class B>
 __device__ void pairwise_tile(const PairArgs& a) {
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
-  __shared__ typename B::Source tile[B::kBlock];
+  __shared__ typename B::Source tile[B::kBuffers * B::kBlock];
   const typename B::Params prm = B::params(a);
   const long long first = static_cast<long long>(blockIdx.x) * TP;
   long long local[P], ti[P];
@@ -105,7 +125,7 @@ __device__ void pairwise_tile(const PairArgs& a) {
 template <class B>
 __device__ void pairwise_grouped(const PairArgs& a) {
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
-  __shared__ typename B::Source tile[B::kBlock];
+  __shared__ typename B::Source tile[B::kBuffers * B::kBlock];
   const typename B::Params prm = B::params(a);
   const long long g = blockIdx.x;
   const long long end = a.target_groups[g + 1];
@@ -158,7 +178,7 @@ template <class B>
 __device__ void pairwise_blocks(const PairArgs& a) {
   using real = typename B::real;
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
-  __shared__ typename B::Source tile[B::kBlock];
+  __shared__ typename B::Source tile[B::kBuffers * B::kBlock];
   const typename B::Params prm = B::params(a);
   const long long kx = (a.grid[0] + B::kCellBlock - 1) / B::kCellBlock;
   const long long ky = B::kDims > 1 ? (a.grid[1] + B::kCellBlock - 1) / B::kCellBlock : 1;

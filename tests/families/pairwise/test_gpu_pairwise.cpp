@@ -44,6 +44,9 @@ TEST_CASE("pairwise particle specs match the CPU reference at odd N, fp32 and fp
       // unrolling, and eight with the tile unrolled 32 times.
       check_pairwise(s, "4099", {"targets_per_thread=1", "unroll=1", "block_x=64"});
       check_pairwise(s, "4099", {"targets_per_thread=8", "unroll=32", "block_x=256"});
+      // Two tiles used in turn: ragged last tiles, self tiles, several ranges a group.
+      for (const char* n : {"1", "31", "4099"}) check_pairwise(s, n, {"buffers=2", "block_x=64", "targets_per_thread=1"});
+      check_pairwise(s, "4099", {"buffers=2", "targets_per_thread=4", "unroll=16"});
     }
 }
 
@@ -85,6 +88,7 @@ TEST_CASE("every shipped pairwise spec with fast math matches the CPU reference 
       const std::string size = d.grid ? "9x5x3" : d.same_set ? "4099" : "4099x1000";
       check_pairwise(s, size);
       if (!d.grouped) check_pairwise(s, size, {"targets_per_thread=1", "unroll=1", "block_x=64"});
+      check_pairwise(s, size, {"buffers=2", "block_x=64"});
     }
   }
 }
@@ -97,6 +101,8 @@ TEST_CASE("radiation between grid cells: plain tile and block on block agree wit
       check_pairwise(s, n, {"strategy=blocks"});
       check_pairwise(s, n, {"strategy=blocks", "cell_block=4", "streams=2", "targets_per_thread=1"});
       check_pairwise(s, n, {"strategy=blocks", "cell_block=16", "streams=1"});
+      check_pairwise(s, n, {"strategy=blocks", "cell_block=4", "buffers=2", "block_x=64"});
+      check_pairwise(s, n, {"buffers=2"});
     }
   }
 }
