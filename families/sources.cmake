@@ -11,7 +11,7 @@ set(GPEN_FAMILY_GENERATOR_SOURCES
   stencil/stencil_tunables.cpp stencil/stencil_mixed.cpp stencil/stencil_plan.cpp stencil/stencil_codegen.cpp stencil/stencil_family.cpp
   scan/scan_tunables.cpp scan/scan_plan.cpp scan/scan_codegen.cpp scan/scan_family.cpp
   sbp/sbp_check.cpp sbp/sbp_tunables.cpp sbp/sbp_plan.cpp sbp/sbp_codegen.cpp sbp/sbp_family.cpp
-  pairwise/pairwise_scope.cpp pairwise/pairwise_tunables.cpp pairwise/pairwise_plan.cpp pairwise/pairwise_codegen.cpp pairwise/pairwise_family.cpp
+  pairwise/pairwise_scope.cpp pairwise/pair_cost.cpp pairwise/pairwise_tunables.cpp pairwise/pairwise_plan.cpp pairwise/pairwise_codegen.cpp pairwise/pairwise_family.cpp
   reduce/reduce_decl.cpp reduce/reduce_tunables.cpp reduce/reduce_plan.cpp reduce/reduce_codegen.cpp reduce/reduce_family.cpp)
 set(GPEN_FAMILY_RUNTIME_SOURCES
   runtime_registry.cpp
@@ -20,7 +20,7 @@ set(GPEN_FAMILY_RUNTIME_SOURCES
   stencil/stencil_kernel.cpp stencil/stencil_reference.cpp stencil/stencil_runtime.cpp
   scan/scan_kernel.cpp scan/scan_reference.cpp scan/scan_runtime.cpp
   sbp/sbp_kernel.cpp sbp/sbp_reference.cpp sbp/sbp_runtime.cpp
-  pairwise/pair_cost.cpp pairwise/pairwise_kernel.cpp pairwise/pairwise_reference.cpp pairwise/pairwise_run.cpp pairwise/pairwise_runtime.cpp
+  pairwise/pairwise_kernel.cpp pairwise/pairwise_reference.cpp pairwise/pairwise_run.cpp pairwise/pairwise_runtime.cpp
   reduce/reduce_kernel.cpp reduce/reduce_reference.cpp reduce/reduce_runtime.cpp)
 list(TRANSFORM GPEN_FAMILY_GENERATOR_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
 list(TRANSFORM GPEN_FAMILY_RUNTIME_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

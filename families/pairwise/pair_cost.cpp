@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "gpen/families/common/roofline.hpp"
 #include "gpen/generator/fast_math.hpp"
 #include "gpen/generator/ir_common.hpp"
 
@@ -135,28 +134,6 @@ PairCost pair_cost(const Spec& spec) {
   }
   (f32 ? c.fp32 : c.fp64) += arithmetic;
   return c;
-}
-
-UnitBound pair_unit_bound(const PairCost& cost, const DeviceInfo& d) {
-  UnitBound best;
-  const double per_clock = static_cast<double>(d.sm_count) * d.clock_khz * 1e3;
-  if (per_clock <= 0 || fma_per_s(d, Dtype::Float32) <= 0) return best;
-  // Lanes an SM a clock: the FMA pipes' from the programming guide's
-  // throughput table (roofline.cpp), 16 special-function lanes and four
-  // schedulers issuing a warp instruction each on every architecture gpen knows.
-  const struct {
-    const char* unit;
-    double lanes, instructions;
-  } units[] = {{"fp32", fma_per_s(d, Dtype::Float32) / per_clock, cost.fp32},
-               {"fp64", fma_per_s(d, Dtype::Float64) / per_clock, cost.fp64},
-               {"mufu", 16, cost.mufu},
-               {"issue", 128, cost.issued()}};
-  for (const auto& u : units) {
-    if (u.instructions <= 0) continue;
-    const double rate = per_clock * u.lanes / u.instructions;
-    if (best.unit.empty() || rate < best.pairs_per_s) best = {u.unit, rate, u.lanes, u.instructions};
-  }
-  return best;
 }
 
 }  // namespace gpen

@@ -2,14 +2,14 @@
 // (common work once) with what each math function executes as gpen prints
 // it under the spec's "math" policy, and the bound of the unit that limits
 // it: the float32 or float64 pipe, the special-function unit (MUFU, for
-// exp, rsqrt, ...) or the issue of instructions. Pairwise rates are quoted
-// against it (gpen run, bench, tune).
+// exp, rsqrt, ...) or the issue of instructions (pair_unit_bound,
+// pairwise_run.hpp). Pairwise rates are quoted against it (gpen run, bench,
+// tune); `gpen check` prints the counts.
 #pragma once
 
 #include <string>
 
 #include "gpen/generator/spec.hpp"
-#include "gpen/runtime/device.hpp"
 
 namespace gpen {
 
@@ -22,17 +22,5 @@ struct PairCost {
   double issued() const { return fp32 + fp64 + mufu + other; }
 };
 PairCost pair_cost(const Spec& spec);
-
-// Pairs a second that the unit limiting `cost` allows on `d`, at the boost
-// clock: min over units of SMs x clock x (the unit's lanes an SM) / (its
-// instructions a pair). `unit` names it ("fp32", "fp64", "mufu", "issue");
-// pairs_per_s is 0 for an architecture gpen does not know.
-struct UnitBound {
-  std::string unit;
-  double pairs_per_s = 0;
-  double lanes = 0;         // of that unit, an SM a clock
-  double instructions = 0;  // of that unit, a pair
-};
-UnitBound pair_unit_bound(const PairCost& cost, const DeviceInfo& d);
 
 }  // namespace gpen

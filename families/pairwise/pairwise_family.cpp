@@ -1,6 +1,7 @@
 // The pairwise family: every output at a target reduced over sources.
 #include <fmt/format.h>
 
+#include "gpen/families/pairwise/pair_cost.hpp"
 #include "gpen/families/pairwise/pairwise_decl.hpp"
 #include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
@@ -20,10 +21,11 @@ std::string describe(const Spec& s) {
   std::vector<std::string> outs;
   for (std::size_t o = 0; o < s.outputs.size(); ++o)
     outs.push_back(fmt::format("{}_i = {} over j of {}", s.fields[s.outputs[o].field].name, to_string(s.outputs[o].reduce), to_source_text(*s.outputs[o].ast)));
-  return fmt::format("pairwise '{}', {}, {}; {}{}; {}", s.name, to_string(s.dtype),
-                     d.grid ? fmt::format("{}-D grid cells", s.dims) : d.same_set ? "N particles" : "N targets, M sources",
+  const PairCost c = pair_cost(s);
+  return fmt::format("pairwise '{}', {}, {}; {}{}; {}; a pair: {:g} float32, {:g} float64, {:g} special-function (MUFU), {:g} issued instructions",
+                     s.name, to_string(s.dtype), d.grid ? fmt::format("{}-D grid cells", s.dims) : d.same_set ? "N particles" : "N targets, M sources",
                      d.same_set ? (d.skip_self ? "self skipped" : "self included") : "separate sets", d.grouped ? ", grouped" : "",
-                     fmt::join(outs, "; "));
+                     fmt::join(outs, "; "), c.fp32, c.fp64, c.mufu, c.issued());
 }
 
 // Its JSON: the root's keys, own object, and how fields and expressions read

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/roofline.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/tunables.hpp"
 
@@ -178,5 +179,27 @@ PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const Varian
 }
 
 double rsqrt_bound_per_s(const DeviceInfo& d) { return static_cast<double>(d.sm_count) * 16.0 * d.clock_khz * 1e3; }
+
+UnitBound pair_unit_bound(const PairCost& cost, const DeviceInfo& d) {
+  UnitBound best;
+  const double per_clock = static_cast<double>(d.sm_count) * d.clock_khz * 1e3;
+  if (per_clock <= 0 || fma_per_s(d, Dtype::Float32) <= 0) return best;
+  // Lanes an SM a clock: the FMA pipes' from the programming guide's
+  // throughput table (roofline.cpp), 16 special-function lanes and four
+  // schedulers issuing a warp instruction each on every architecture gpen knows.
+  const struct {
+    const char* unit;
+    double lanes, instructions;
+  } units[] = {{"fp32", fma_per_s(d, Dtype::Float32) / per_clock, cost.fp32},
+               {"fp64", fma_per_s(d, Dtype::Float64) / per_clock, cost.fp64},
+               {"mufu", 16, cost.mufu},
+               {"issue", 128, cost.issued()}};
+  for (const auto& u : units) {
+    if (u.instructions <= 0) continue;
+    const double rate = per_clock * u.lanes / u.instructions;
+    if (best.unit.empty() || rate < best.pairs_per_s) best = {u.unit, rate, u.lanes, u.instructions};
+  }
+  return best;
+}
 
 }  // namespace gpen

@@ -9,6 +9,7 @@
 
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/tuning_key.hpp"
+#include "gpen/families/pairwise/pair_cost.hpp"
 #include "gpen/families/pairwise/pairwise_kernel.hpp"
 #include "gpen/families/pairwise/pairwise_reference.hpp"
 
@@ -78,5 +79,18 @@ PairRunReport measure_pairwise(const Context& ctx, PairWorkload& w, const Varian
 // rsqrt throughput of the GPU: SMs x 16 a clock (the special-function
 // units of compute capability 7.0-9.0) x the clock it reports.
 double rsqrt_bound_per_s(const DeviceInfo& d);
+
+// Pairs a second that the unit limiting `cost` allows on `d`, at the boost
+// clock: min over units of SMs x clock x (the unit's lanes an SM) / (its
+// instructions a pair). `unit` names it ("fp32", "fp64", "mufu", "issue");
+// pairs_per_s is 0 for an architecture gpen does not know.
+struct UnitBound {
+  std::string unit;
+  double pairs_per_s = 0;
+  double lanes = 0;         // of that unit, an SM a clock
+  double instructions = 0;  // of that unit, a pair
+};
+UnitBound pair_unit_bound(const PairCost& cost, const DeviceInfo& d);
+
 
 }  // namespace gpen

@@ -5,7 +5,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "gpen/families/pairwise/pair_cost.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
+#include "gpen/generator/family.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -84,6 +85,9 @@ TEST_CASE("the unit bound: the special-function unit for rsqrt and exp in float3
   const UnitBound coulomb = pair_unit_bound(pair_cost(shipped("coulomb_potential", "accurate", Dtype::Float64)), d);
   CHECK(coulomb.unit == "fp64");
   CHECK(coulomb.pairs_per_s == doctest::Approx(132 * 1.98e9 * 64 / 13));
+  // gpen check says the counts.
+  CHECK(family_of(shipped("softened_potential")).describe(shipped("softened_potential")).find("a pair: 7 float32, 0 float64, 1 special-function (MUFU), 8 issued") !=
+        std::string::npos);
   // An architecture gpen does not know: no bound.
   DeviceInfo unknown = d;
   unknown.cc_major = 5;
