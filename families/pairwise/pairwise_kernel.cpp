@@ -87,6 +87,17 @@ PairwiseKernel::PairwiseKernel(const Spec& spec, Variant variant, const Context&
     : Kernel(spec, std::move(variant), ctx, cache) {
   check_block_fits(function(), plan().block, "use a smaller block_x or fewer targets_per_thread");
   if (!plan().fold_kernel_name.empty()) fold_ = module_.function(plan().fold_kernel_name);
+  sm_count_ = std::max(1, ctx.info().sm_count);
+}
+
+long long PairwiseKernel::source_slices(long long targets, long long sources) const {
+  const PairwisePlan& p = plan();
+  if (p.strategy != PairStrategy::Tile) return 1;
+  if (p.source_slices > 0) return p.source_slices;
+  const long long blocks = std::max(1LL, (targets + p.targets_per_block() - 1) / p.targets_per_block());
+  const long long wanted = static_cast<long long>(sm_count_) * (2048 / p.block);
+  const long long by_tiles = std::max(1LL, sources / (4LL * p.block));
+  return std::clamp((wanted + blocks - 1) / blocks, 1LL, std::min(32LL, by_tiles));
 }
 
 void PairwiseKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -126,8 +137,23 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
     return;
   }
   if (blocks == 0) return;
+  const long long slices = groups ? 1 : source_slices(sizes.targets, sizes.sources);
+  if (slices > 1) {
+    const std::size_t bytes = spec_.outputs.size() * static_cast<std::size_t>(slices * sizes.targets) * size_of(spec_.dtype);
+    if (partial_.bytes() < bytes) partial_ = DeviceMemory(bytes);
+    a.partial = device_pointer(partial_.get());
+  }
   void* kp[] = {&a};
-  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), 1, 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
+  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), static_cast<unsigned>(slices), 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
+  if (slices == 1) return;
+  PairFoldArgs f{};
+  f.partial = a.partial;
+  for (int i = 0; i < kPairMaxOutputs; ++i) f.out[i] = a.out[i];
+  f.count = slices;
+  f.cells = sizes.targets;
+  void* fp[] = {&f};
+  GPEN_CU(cuLaunchKernel(fold_, grid_x((sizes.targets + 255) / 256, spec_, "targets"), 1, 1, 256, 1, 1, 0, stream, fp, nullptr),
+          doing + " (folding the source slices' results)");
 }
 
 PairwiseKernel::BlockGeometry PairwiseKernel::reserve_blocks(const std::array<long long, 3>& grid, long long cells) const {
@@ -152,6 +178,15 @@ PairwiseKernel::BlockGeometry PairwiseKernel::reserve_blocks(const std::array<lo
 }
 
 void PairwiseKernel::prepare(const std::array<long long, 3>& shape) const {
+  if (plan().strategy == PairStrategy::Tile) {
+    check_extents(shape);
+    const long long targets = shape[0] * shape[1] * shape[2];
+    // As many slices as any number of sources may take.
+    const long long slices = source_slices(targets, 1LL << 40);
+    const std::size_t bytes = spec_.outputs.size() * static_cast<std::size_t>(slices * targets) * size_of(spec_.dtype);
+    if (slices > 1 && partial_.bytes() < bytes) partial_ = DeviceMemory(bytes);
+    return;
+  }
   if (plan().strategy != PairStrategy::Blocks) return;
   check_extents(shape);
   std::array<long long, 3> grid{1, 1, 1};

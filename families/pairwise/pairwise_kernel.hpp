@@ -67,8 +67,15 @@ class PairwiseKernel : public Kernel {
   void launch(const FieldBindings& fields, const PairGroups* groups, const ParamValues& params = {}, CUstream stream = nullptr) const;
 
   // Block on block (grids): the partial results and streams of a grid of
-  // `shape` cells, so that launches of that size allocate nothing.
+  // `shape` cells, so that launches of that size allocate nothing; the
+  // tile's partial results where it splits the sources at that size.
   void prepare(const std::array<long long, 3>& shape) const override;
+
+  // The tile strategy: the slices the sources of a launch of `targets` x
+  // `sources` are split into (source_slices, or where it is 0 enough to
+  // give every SM 2048 threads' worth of blocks, each slice at least four
+  // tiles, at most 32 slices); 1 for the other strategies.
+  long long source_slices(long long targets, long long sources) const;
 
  private:
   // Block on block: the launches over source pencils, their folds and the last fold.
@@ -83,8 +90,10 @@ class PairwiseKernel : public Kernel {
   BlockGeometry reserve_blocks(const std::array<long long, 3>& grid, long long cells) const;
 
   CUfunction fold_ = nullptr;
+  int sm_count_ = 1;
   // Block on block: per stream, partial results of a pencil and a running
-  // result; reused while the grid keeps its size.
+  // result; reused while the grid keeps its size. The tile in slices: the
+  // slices' partial results.
   mutable std::vector<Stream> streams_;
   mutable DeviceMemory partial_, running_;
   mutable std::vector<Event> done_;

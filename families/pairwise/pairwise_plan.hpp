@@ -32,12 +32,13 @@ struct PairwisePlan {
   int targets_per_thread = 1;
   int unroll = 1;                // full tiles: the source loop unrolled this many times
   int buffers = 1;               // source tiles in shared memory (2: double buffered)
+  int source_slices = 1;         // tile: sources split over this many blocks (0: the host chooses)
   int cell_block = 0;            // blocks: a cell block's side along every grid axis
   int streams = 1;               // blocks
   std::size_t shared_bytes = 0;  // the source tile
   std::size_t source_bytes = 0;  // one source's packed values
   std::string kernel_name;
-  std::string fold_kernel_name;  // blocks: folds partial results
+  std::string fold_kernel_name;  // blocks, tile: folds partial results
 
   int targets_per_block() const { return block * targets_per_thread; }
 };

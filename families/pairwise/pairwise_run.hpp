@@ -52,6 +52,8 @@ class PairWorkload {
   // ... and compares every target of later outputs with them
   // (compare_pairwise_outputs).
   Comparison compare_to_reference() const;
+  // The outputs on the host, by output slot.
+  std::vector<std::vector<double>> download_outputs() const;
 
  private:
   const Spec& spec_;
@@ -63,7 +65,6 @@ class PairWorkload {
   std::optional<PairGroups> groups_;
   std::optional<PairReference> reference_;
   std::vector<std::vector<double>> kept_;
-  std::vector<std::vector<double>> download_outputs() const;
 };
 
 struct PairRunReport : VariantFacts {

@@ -16,6 +16,8 @@ const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
       {"unroll", "staged sources applied per step of the unrolled loop", "kUnroll", "", &PairwisePlan::unroll},
       {"buffers", "source tiles in shared memory: 1, or 2 used in turn with the next source loaded while a tile is applied", "kBuffers", "",
        &PairwisePlan::buffers},
+      {"source_slices", "tile: slices the sources are split into, a block each, their partial results folded; 0: as many as fill the GPU", "kSourceSlices", "tile",
+       &PairwisePlan::source_slices},
       {"cell_block", "blocks: a cell block's side along every grid axis", "kCellBlock", "blocks", &PairwisePlan::cell_block},
       {"streams", "blocks: streams the source pencils are spread over", "", "blocks", &PairwisePlan::streams},
   };
@@ -49,6 +51,11 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, one_target ? 1 : 2, 1, 16));
   b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, 8, 1, 1024));
   b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
+  // Sources split over blocks when the targets alone leave SMs idle
+  // (twenty-seventh session: 23-34% occupancy at N = 2^16 to 2^18 on an
+  // H100); 0 lets the host choose for the size it launches. Grids keep 1:
+  // the slices' code makes radiation_grid's float64 tile spill.
+  if (!d.grouped) b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, d.grid ? 1 : 0, 0, 64));
   if (strategies.size() > 1) {  // block-on-block is possible
     b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
     b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));

@@ -5,7 +5,7 @@
 //
 // `B` is the bindings struct that the generator writes for one spec:
 //   using real;
-//   kBlock, kTargetsPerThread, kUnroll, kBuffers   tunables
+//   kBlock, kTargetsPerThread, kUnroll, kBuffers, kSourceSlices   tunables
 //   kOutputs                             outputs (accumulators a target)
 //   kSkipSelf                            leave out the pair i == j
 //   kDims, kCellBlock                    grids: axes; blocks: a cell block's side
@@ -101,23 +101,36 @@ __device__ __forceinline__ void pair_targets(const PairArgs& a, long long first,
   }
 }
 
-// Every target against every source; a block owns kBlock * P consecutive targets.
+// Every target against every source; a block owns kBlock * P consecutive
+// targets. With gridDim.y slices (the host's choice when the targets alone
+// make too few blocks to fill the GPU), block (x, y) takes slice y of the
+// sources, whole tiles of them, and writes its partial results to
+// a.partial[output][slice][target]; pairwise_fold combines them.
 template <class B>
 __device__ void pairwise_tile(const PairArgs& a) {
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
   __shared__ typename B::Source tile[B::kBuffers * B::kBlock];
   const typename B::Params prm = B::params(a);
   const long long first = static_cast<long long>(blockIdx.x) * TP;
+  // kSourceSlices 1: the code of one slice alone (gridDim.y is 1).
+  const long long slice = B::kSourceSlices == 1 ? a.n_sources : (a.n_sources + gridDim.y * B::kBlock - 1) / (gridDim.y * B::kBlock) * B::kBlock;
+  const long long lo = B::kSourceSlices == 1 ? 0 : min(a.n_sources, blockIdx.y * slice), hi = B::kSourceSlices == 1 ? a.n_sources : min(a.n_sources, lo + slice);
   long long local[P], ti[P];
   typename B::Target t[P];
   typename B::real acc[P][B::kOutputs];
-  const auto identity = [](long long k) { return k; };
-  pair_targets<B>(a, first, a.n_targets, identity, local, ti, t, acc);
+  pair_targets<B>(a, first, a.n_targets, [](long long k) { return k; }, local, ti, t, acc);
   pair_sources<B>(
-      a, prm, a.n_sources, identity, [&](long long k0, int n) { return k0 < first + TP && first < k0 + n; }, ti, t, acc, tile);
+      a, prm, hi - lo, [=](long long k) { return lo + k; }, [&](long long k0, int n) { return lo + k0 < first + TP && first < lo + k0 + n; }, ti, t,
+      acc, tile);
+  typename B::real* partial = static_cast<typename B::real*>(a.partial);
 #pragma unroll
   for (int p = 0; p < P; ++p)
-    if (local[p] < a.n_targets) B::store(a, ti[p], acc[p]);
+    if (local[p] < a.n_targets) {
+      if (B::kSourceSlices == 1 || gridDim.y == 1) B::store(a, ti[p], acc[p]);
+      else
+#pragma unroll
+        for (int o = 0; o < B::kOutputs; ++o) partial[(static_cast<long long>(o) * gridDim.y + blockIdx.y) * a.n_targets + ti[p]] = acc[p][o];
+    }
 }
 
 // A block per target group: its targets, kBlock * P at a time, against each

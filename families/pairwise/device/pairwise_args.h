@@ -24,7 +24,7 @@ struct PairArgs {
   const int* source_ranges;
   long long groups;
   long long pencil[2];  // blocks: the source pencil's block coordinates along y, z
-  void* partial;        // blocks: [output][source block of the pencil][cell]
+  void* partial;        // blocks: [output][source block of the pencil][cell]; tile in slices: [output][slice][target]
   double params[kPairMaxParams];
 };
 

@@ -18,6 +18,7 @@ struct Bindings {
   static constexpr int kTargetsPerThread = 1;
   static constexpr int kUnroll = 8;
   static constexpr int kBuffers = 1;
+  static constexpr int kSourceSlices = 1;
   static constexpr int kCellBlock = 0;
   static constexpr int kOutputs = 1, kDims = 1;
   static constexpr bool kSkipSelf = true;

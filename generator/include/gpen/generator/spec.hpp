@@ -232,9 +232,10 @@ using FamilyDecl = std::variant<StencilDecl, ScanDecl, SbpDecl, PairwiseDecl, Re
 using TunableChoice = std::map<std::string, TunableValue>;
 
 // How a spec's math functions are evaluated on the GPU ("math": "accurate"
-// or "fast"): CUDA's math library, or in float32 its hardware
-// approximations (__expf, __logf, __sinf, __cosf, __powf), whose error
-// bounds specs/README.md gives and the verification allows for.
+// or "fast"): CUDA's math library, or the hardware approximations (float32
+// exp, log, sin, cos, pow, sqrt, rsqrt, division; float64 rsqrt, sqrt and
+// division from a seed and one correction), whose error bounds
+// specs/README.md gives and the verification allows for.
 enum class MathPolicy { Accurate, Fast };
 
 struct Spec {
