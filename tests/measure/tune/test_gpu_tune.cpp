@@ -73,7 +73,7 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
   TuneOptions o = quick_options(dir);
   {
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json");
-    o.fixed = {"unroll=8"};
+    o.fixed = {"unroll=8", "buffers=1", "source_slices=0"};
     const PairSizes n = parse_pair_size(s, "4099");
     const TuneResult r = tune(ctx, s, "4099", o);
     CHECK(r.evaluated.size() == 16);  // block_x 64-512 x targets_per_thread 1-8
@@ -86,7 +86,7 @@ TEST_CASE("tuning pairwise specs: particles with a ragged last tile, and a grid'
     const Spec s = load_spec(gpen::test::source_dir() + "/specs/pairwise/radiation_grid.json");
     // (Fixing cell_block or streams would make the default, a tile, a
     // variant the plan refuses: those belong to block on block.)
-    o.fixed = {"unroll=8", "targets_per_thread=2", "block_x=128"};
+    o.fixed = {"unroll=8", "targets_per_thread=2", "block_x=128", "buffers=1"};
     const PairSizes g = parse_pair_size(s, "20x9x7");
     const TuneResult r = tune(ctx, s, "20x9x7", o);
     int blocks = 0;
