@@ -3,6 +3,8 @@
 // tile:    a block of kBlock threads owns kBlock * targets_per_thread
 //          targets and walks all sources in tiles of kBlock, staged in
 //          shared memory; the last tile may be ragged (seed 002, Step 09).
+//          With source slices, blocks (x, y) share targets x and take
+//          slice y of the sources; a fold kernel sums their partials.
 // grouped: a block per target group; the group's targets against its list
 //          of source ranges (a tree's or cell list's interaction lists,
 //          seed 002, Steps 11-12).
