@@ -4,6 +4,7 @@
 // tiles (double buffering); cell blocks
 // and streams for the block-on-block schedule on grids.
 #include "gpen/families/common/tunable_offer.hpp"
+#include "gpen/families/pairwise/pair_cost.hpp"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
 
 namespace gpen {
@@ -47,9 +48,17 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // two float64 targets take 42-70 registers against 30-54).
   const long long block = d.grouped ? 64 : d.grid ? 128 : 256;
   b.push_back(offer(row_of(t, &PairwisePlan::block), {64LL, 128LL, 256LL, 512LL}, block, 32, 1024));
+  // Float32 particles whose source is one 16-byte word (a position and a
+  // weight) and whose formula is short (at most 24 instructions a pair,
+  // pair_cost.hpp): 8 targets a thread, the tile unrolled 16 (twenty-seventh
+  // session, with source slices: 1.03-1.09x two targets and unroll 8 for
+  // softened_potential, softened_acceleration and gaussian_sum at N = 2^14
+  // to 2^20; multipole_potential's 64-byte sources lose up to 3.4x with 8,
+  // and the Yukawa formula in float32 spills with 8).
   const bool one_target = d.grouped || (spec.dtype == Dtype::Float64 && !d.grid);
-  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, one_target ? 1 : 2, 1, 16));
-  b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, 8, 1, 1024));
+  const bool eight = !one_target && !d.grid && spec.dtype == Dtype::Float32 && packed_source_bytes(spec) == 16 && pair_cost(spec).issued() <= 24;
+  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, one_target ? 1 : eight ? 8 : 2, 1, 16));
+  b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, eight ? 16 : 8, 1, 1024));
   b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
   // Sources split over blocks when the targets alone leave SMs idle
   // (twenty-seventh session: 23-34% occupancy at N = 2^16 to 2^18 on an
