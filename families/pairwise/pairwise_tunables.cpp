@@ -64,7 +64,7 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // (twenty-seventh session: 23-34% occupancy at N = 2^16 to 2^18 on an
   // H100); 0 lets the host choose for the size it launches. Grids keep 1:
   // the slices' code makes radiation_grid's float64 tile spill.
-  if (!d.grouped) b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, d.grid ? 1 : 0, 0, 64));
+  if (!d.grouped) b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, d.grid ? 1 : 0, 0, 64, 1));
   if (strategies.size() > 1) {  // block-on-block is possible
     b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
     b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));
