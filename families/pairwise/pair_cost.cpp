@@ -87,8 +87,12 @@ PairCost pair_cost(const Spec& spec) {
   // Each output's reduction: a sum adds (fused with a product at the root),
   // min and max take a select.
   for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
+    const Ir& root = *roots[o];
+    // a / sqrt(s) and a / c print as products: they fuse with the sum's add as a product does.
+    const bool product = root.kind == Ir::Kind::Mul || (root.kind == Ir::Kind::Div && ((fast && divides_by_sqrt(root)) ||
+                                                                                        (root.args[1]->kind == Ir::Kind::Const && root.args[1]->number.exact)));
     if (spec.outputs[o].reduce != Reduce::Sum) add(c, accurate_costs(spec.dtype).at(MathFn::Min));
-    else if (roots[o]->kind != Ir::Kind::Mul) arithmetic += 1;
+    else if (!product) arithmetic += 1;
   }
   // The calls and divisions, each distinct one once.
   std::set<const Ir*> seen, rsqrt_of;
@@ -101,7 +105,13 @@ PairCost pair_cost(const Spec& spec) {
     todo.pop_back();
     if (!seen.insert(e).second) continue;
     nodes.push_back(e);
-    if (fast && divides_by_sqrt(*e)) sqrt_divided.insert(e->args[1]->args[0].get());
+    if (fast && divides_by_sqrt(*e)) {
+      // The printer never prints this sqrt(s) for the division (a rsqrt(s)): s is what it reads.
+      sqrt_divided.insert(e->args[1]->args[0].get());
+      todo.push_back(e->args[0].get());
+      todo.push_back(e->args[1]->args[0].get());
+      continue;
+    }
     for (const auto& a : e->args) todo.push_back(a.get());
   }
   const Cost rsqrt = f32 ? fast_costs(spec.dtype).at(MathFn::Rsqrt) : (fast ? fast_costs : accurate_costs)(spec.dtype).at(MathFn::Rsqrt);

@@ -143,6 +143,9 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
     if (partial_.bytes() < bytes) partial_ = DeviceMemory(bytes);
     a.partial = device_pointer(partial_.get());
   }
+  // The slices' partials are one buffer: a launch on another stream waits
+  // until the last launch that used it has folded them.
+  if (slices > 1) slices_folded_.make_wait(stream);
   void* kp[] = {&a};
   GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), static_cast<unsigned>(slices), 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
   if (slices == 1) return;
@@ -154,6 +157,7 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   void* fp[] = {&f};
   GPEN_CU(cuLaunchKernel(fold_, grid_x((sizes.targets + 255) / 256, spec_, "targets"), 1, 1, 256, 1, 1, 0, stream, fp, nullptr),
           doing + " (folding the source slices' results)");
+  slices_folded_.record(stream);
 }
 
 PairwiseKernel::BlockGeometry PairwiseKernel::reserve_blocks(const std::array<long long, 3>& grid, long long cells) const {

@@ -98,6 +98,8 @@ class PairwiseKernel : public Kernel {
   mutable DeviceMemory partial_, running_;
   mutable std::vector<Event> done_;
   mutable Event start_;
+  // The tile in slices: recorded after each fold of the partials.
+  mutable Event slices_folded_;
 };
 
 }  // namespace gpen

@@ -149,6 +149,20 @@ TEST_CASE("sources split over blocks: every slice count agrees with the referenc
     else CHECK(w.download_outputs() == first);
   }
   CHECK(DeviceMemory::allocations() == before);
+  // Launches on two streams share the slices' partials: each waits for the other's fold.
+  PairWorkload w2(pair_ctx(), s, parse_pair_size(s, "4099"), {}, 777);
+  Stream one, two;
+  w.poison_outputs();
+  w2.poison_outputs();
+  pair_ctx().synchronize();
+  for (int round = 0; round < 20; ++round) {
+    k.launch(w.bindings(), w.params(), one.get());
+    k.launch(w2.bindings(), w2.params(), two.get());
+  }
+  one.synchronize();
+  two.synchronize();
+  CHECK(w.verify().pass);
+  CHECK(w2.verify().pass);
 }
 
 TEST_CASE("block on block after prepare: launches in the caller's stream allocate nothing, and stay right") {
