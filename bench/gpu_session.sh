@@ -280,13 +280,13 @@ if [ "${1:-tests}" = json ]; then
   $gpen run specs/stencil/laplacian3d_o8.json --size 67x45x33 --verify --json >"$out/run.json"; echo "run rc=$?"
   json_check "$out/run.json" 'd["schema"] == "gpen.run/1" and d["verify"]["pass"] and d["copy_gbs"] > 0 and 0 < d["pct_copy"] and d["tunables"]["strategy"] == "march" and d["cache"]["source"] in ("compiled", "disk")'
   $gpen run specs/pairwise/softened_potential.json --size 4099 --verify --json >"$out/run_pairwise.json"; echo "run pairwise rc=$?"
-  json_check "$out/run_pairwise.json" 'd["schema"] == "gpen.run/1" and d["kind"] == "pairwise" and d["pairs_per_s"] > 0 and d["rsqrt_bound_per_s"] > 0 and d["verify"]["worst_of_bound"] <= 1'
+  json_check "$out/run_pairwise.json" 'd["schema"] == "gpen.run/1" and d["kind"] == "pairwise" and d["pairs_per_s"] > 0 and d["rsqrt_bound_per_s"] > 0 and d["verify"]["worst_of_bound"] <= 1 and d["unit_bound_per_s"] > 0 and d["bound_unit"] == "mufu" and d["pair_mufu"] == 1 and 0 < d["pct_unit"] and abs(d["pct_rsqrt"] - d["pct_unit"]) < 1e-9'
   $gpen bench specs/stencil/laplacian3d_o8.json specs/scan/cumsum_x.json --size 128 --strategies direct,march --verify --json >"$out/bench.json"; echo "bench rc=$?"
   json_check "$out/bench.json" 'd["schema"] == "gpen.bench/1" and len(d["runs"]) == 2 and all(r["verify"]["pass"] for r in d["runs"]) and len(d["skipped"]) == 2 and d["skipped"][0]["spec"] == "cumsum_x"'
   $gpen tune specs/stencil/laplacian3d_o2.json --size 128 --time 20 --json --no-save >"$out/tune.json" 2>"$out/tune_stderr.txt"; echo "tune rc=$? (stderr: $(wc -l < "$out/tune_stderr.txt") lines)"
   json_check "$out/tune.json" 'd["schema"] == "gpen.tune/1" and d["stop"] == "time" and d["best"]["ms"] > 0 and len(d["evaluations"]) > 0 and d["total_s"] < 25'
   $gpen tune specs/pairwise/softened_potential.json --size 65536 --time 20 --json --no-save >"$out/tune_pairwise.json" 2>"$out/tune_pairwise_stderr.txt"; echo "tune pairwise rc=$?"
-  json_check "$out/tune_pairwise.json" 'd["schema"] == "gpen.tune/1" and d["kind"] == "pairwise" and d["best"]["pairs_per_s"] > 0 and d["rsqrt_bound_per_s"] > 0 and d["total_s"] < 25'
+  json_check "$out/tune_pairwise.json" 'd["schema"] == "gpen.tune/1" and d["kind"] == "pairwise" and d["best"]["pairs_per_s"] > 0 and d["rsqrt_bound_per_s"] > 0 and d["unit_bound_per_s"] > 0 and d["bound_unit"] == "mufu" and d["total_s"] < 25'
   grep -E "search:|best of" "$out/tune_pairwise_stderr.txt"
   $gpen run specs/stencil/laplacian3d_o8.json --size 4000 --json >"$out/run_error.json"; echo "run --size 4000 rc=$?"
   json_check "$out/run_error.json" 'd["schema"] == "gpen.error/1" and d["command"] == "run" and d["exit_code"] == 1'

@@ -80,7 +80,7 @@ Json result_json(const Spec& s, const TuneResult& r, const std::string& size, co
                   {"best", r.best ? variant(r.evaluated[*r.best]) : Json(nullptr)}, {"saved", r.saved ? Json(r.key.str()) : Json(nullptr)},
                   {"evaluations", all}});
   doc[r.scale.bound] = r.scale.bound_value;  // the other bound stays 0 (docs/json.md)
-  for (const auto& [key, value] : r.scale.json_strings) doc[key] = value;
+  if (r.scale.kind == RateKind::Pairs) doc["bound_unit"] = r.scale.bound_unit;
   return doc;
 }
 

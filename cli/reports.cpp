@@ -38,9 +38,13 @@ Json report_json(const Problem& p, const Measurement& m, int repeat) {
               {k.percent, k.percent_of(m.rate)},
               {"verify", verify_json(m.check)},
               {"roofline", roofline_json(m.roofline)}};
-  for (const auto& [key, value] : k.json_numbers) j[key] = value;
-  for (const auto& [key, value] : k.json_strings) j[key] = value;
-  if (k.rsqrt_bound > 0) j["pct_rsqrt"] = 100 * m.rate / k.rsqrt_bound;
+  if (k.kind == RateKind::Pairs) {  // a bench run's bound is its spec's
+    j[k.bound] = k.bound_value;
+    j["bound_unit"] = k.bound_unit;
+    j["rsqrt_bound_per_s"] = k.rsqrt_bound;
+    j["pct_rsqrt"] = k.rsqrt_bound > 0 ? 100 * m.rate / k.rsqrt_bound : 0.0;
+    for (const auto& [key, value] : k.pair_counts) j[key] = value;
+  }
   return j;
 }
 

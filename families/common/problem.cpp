@@ -84,9 +84,7 @@ class PairProblem final : public Problem {
               "pairs/s", "%unit"};
     scale_.bound_unit = b.unit;
     scale_.rsqrt_bound = rsqrt_bound_per_s(d);
-    scale_.json_numbers = {{"rsqrt_bound_per_s", scale_.rsqrt_bound}, {"pair_fp32", cost.fp32}, {"pair_fp64", cost.fp64}, {"pair_mufu", cost.mufu},
-                           {"pair_issued", cost.issued()}};
-    scale_.json_strings = {{"bound_unit", b.unit}};
+    scale_.pair_counts = {{"pair_fp32", cost.fp32}, {"pair_fp64", cost.fp64}, {"pair_mufu", cost.mufu}, {"pair_issued", cost.issued()}};
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }

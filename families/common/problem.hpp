@@ -47,13 +47,13 @@ struct RateScale {
   std::string bound_text;  // "copy (2993.2 GB/s, same run)"
   std::string unit;        // "GB/s", "pairs/s": `rate`'s unit in tables
   std::string percent_column;  // "%copy", "%unit"
-  // More fields of a run's JSON: pairwise's rsqrt bound and pct_rsqrt
-  // (gpen.run/1 before the unit bound), the limiting unit and the pair's
-  // instruction counts (docs/json.md).
-  std::vector<std::pair<std::string, double>> json_numbers;
-  std::vector<std::pair<std::string, std::string>> json_strings;
-  double rsqrt_bound = 0;  // pairwise: SMs x 16 x clock
-  std::string bound_unit;  // pairwise: "fp32", "fp64", "mufu" or "issue"
+  // Pairwise: the unit whose bound it is ("fp32", "fp64", "mufu" or
+  // "issue"), the rsqrt bound (SMs x 16 x clock) a run's JSON keeps with
+  // pct_rsqrt (gpen.run/1 before the unit bound), and the model's
+  // instructions a pair (pair_fp32, ...; docs/json.md).
+  std::string bound_unit;
+  double rsqrt_bound = 0;
+  std::vector<std::pair<std::string, double>> pair_counts;
   double in_unit(double work_per_s) const { return work_per_s / per_unit; }
   double percent_of(double work_per_s) const { return bound_value > 0 ? 100 * in_unit(work_per_s) / bound_value : 0; }
   double percent_of_unit(double rate) const { return bound_value > 0 ? 100 * rate / bound_value : 0; }
