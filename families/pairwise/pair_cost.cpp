@@ -38,7 +38,7 @@ const Table& accurate_costs(Dtype dtype) {
   return dtype == Dtype::Float32 ? f32 : f64;
 }
 
-// "math": "fast": the functions gpen prints otherwise (the rest as accurate).
+// "math": "fast": the functions it prints otherwise (fast_function), each one here.
 const Table& fast_costs(Dtype dtype) {
   static const Table f32 = {{MathFn::Sqrt, {0, 0, 1, 0}}, {MathFn::Rsqrt, {0, 0, 1, 0}}, {MathFn::Exp, {1, 0, 1, 0}}, {MathFn::Log, {1, 0, 1, 0}},
                             {MathFn::Sin, {1, 0, 1, 0}},  {MathFn::Cos, {1, 0, 1, 0}},   {MathFn::Pow, {5, 0, 2, 2}}};
@@ -135,7 +135,7 @@ PairCost pair_cost(const Spec& spec) {
       } else if (fast && f32 && exp_invariant_factor(*e) >= 0) {
         add(c, kExp2Fast32);
       } else {
-        const Table& t = fast && fast_costs(spec.dtype).count(e->fn) ? fast_costs(spec.dtype) : accurate_costs(spec.dtype);
+        const Table& t = fast && fast_function(e->fn, spec.dtype) ? fast_costs(spec.dtype) : accurate_costs(spec.dtype);
         const auto it = t.find(e->fn);
         if (it != t.end()) add(c, it->second);
         else arithmetic += 1;

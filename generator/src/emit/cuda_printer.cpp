@@ -68,26 +68,9 @@ std::string real_value(double v, Dtype dtype) {
   return real_literal(v, dtype);
 }
 
-namespace {
-// "math": "fast": the hardware approximations in place of the math
-// library's functions (families/common/device/math.cuh; specs/README.md has
-// their bounds). float64 has no fast exp, log, sin or cos: CUDA's are kept.
-void fast_math(const Spec& spec, std::vector<std::pair<MathFn, std::string>>& overrides) {
-  if (spec.math != MathPolicy::Fast) return;
-  if (spec.dtype == Dtype::Float32)
-    overrides.insert(overrides.end(), {{MathFn::Exp, "gpen::fast_exp"}, {MathFn::Log, "gpen::fast_log"}, {MathFn::Sin, "__sinf"}, {MathFn::Cos, "__cosf"},
-                                       {MathFn::Pow, "__powf"}, {MathFn::Sqrt, "gpen::fast_sqrt"}, {MathFn::Rsqrt, "gpen::fast_rsqrt"}});
-  else
-    overrides.insert(overrides.end(), {{MathFn::Sqrt, "gpen::fast_sqrt"}, {MathFn::Rsqrt, "gpen::fast_rsqrt"}});
-}
-
-}  // namespace
-
-CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) { fast_math(spec, overrides_); }
+CudaPrinter::CudaPrinter(const Spec& spec, std::array<int, 3> kernel_axis) : spec_(spec), kernel_axis_(kernel_axis) {}
 CudaPrinter::CudaPrinter(const Spec& spec, std::vector<std::string> value_names)
-    : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {
-  fast_math(spec, overrides_);
-}
+    : spec_(spec), kernel_axis_{0, 1, 2}, value_names_(std::move(value_names)) {}
 
 std::vector<std::string> CudaPrinter::emit(const std::vector<IrPtr>& roots) {
   // Count each node's parents, visiting every node once.
@@ -254,6 +237,8 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
         }
       }
       std::string s = spec_.dtype == Dtype::Float32 ? info(e.fn).cuda_f32 : info(e.fn).cuda_f64;
+      // "math": "fast": the hardware approximations (specs/README.md has their bounds).
+      if (const char* f = fast() ? fast_function(e.fn, spec_.dtype) : nullptr) s = f;
       for (const auto& [fn, name] : overrides_)
         if (fn == e.fn) s = name;
       s += "(";

@@ -336,6 +336,15 @@ TEST_CASE("\"math\": \"fast\" prints float32 hardware approximations, and the ch
   const std::string b64 = generate(fast64, fast64.choose()).source;
   CHECK(b64.find("fast_exp") == std::string::npos);
   CHECK(b64.find(" exp(") != std::string::npos);
+  // Calls as written: float32's log, float64's sqrt (no division by it) take the fast functions.
+  const std::string calls = with(fast, "m_j * exp(-dx*dx * eps2)", "m_j * log(dx*dx + eps2) + sqrt(dx*dx + eps2)");
+  const Spec c32 = load_spec_string(calls), c64 = load_spec_string(with(calls, R"("dtype": "float32")", R"("dtype": "float64")"));
+  const std::string s32 = generate(c32, c32.choose()).source, s64 = generate(c64, c64.choose()).source;
+  CHECK(s32.find("gpen::fast_log(") != std::string::npos);
+  CHECK(s32.find("gpen::fast_sqrt(") != std::string::npos);
+  CHECK(s64.find("gpen::fast_sqrt(") != std::string::npos);
+  CHECK(s64.find("log(") != std::string::npos);
+  CHECK(s64.find("fast_log") == std::string::npos);
   const SpecError e = spec_error_of(with(fast, R"("math": "fast")", R"("math": "quick")"));
   CHECK(e.pointer() == "/math");
   CHECK(e.detail().expected == "one of: accurate, fast");

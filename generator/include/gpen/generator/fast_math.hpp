@@ -4,8 +4,13 @@
 #pragma once
 
 #include "gpen/generator/ir.hpp"
+#include "gpen/generator/spec.hpp"
 
 namespace gpen {
+
+// The function "math": "fast" prints for `fn` in `dtype`
+// (families/common/device/math.cuh), or nullptr where it keeps CUDA's.
+const char* fast_function(MathFn fn, Dtype dtype);
 
 // Whether e is the same at every point (or pair): constants and params only.
 bool ir_invariant(const Ir& e);
