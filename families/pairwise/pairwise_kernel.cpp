@@ -138,11 +138,7 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   }
   if (blocks == 0) return;
   const long long slices = groups ? 1 : source_slices(sizes.targets, sizes.sources);
-  if (slices > 1) {
-    const std::size_t bytes = spec_.outputs.size() * static_cast<std::size_t>(slices * sizes.targets) * size_of(spec_.dtype);
-    if (partial_.bytes() < bytes) partial_ = DeviceMemory(bytes);
-    a.partial = device_pointer(partial_.get());
-  }
+  if (slices > 1) a.partial = reserve_slices(slices, sizes.targets);
   // The slices' partials are one buffer: a launch on another stream waits
   // until the last launch that used it has folded them.
   if (slices > 1) slices_folded_.make_wait(stream);
@@ -181,14 +177,18 @@ PairwiseKernel::BlockGeometry PairwiseKernel::reserve_blocks(const std::array<lo
   return b;
 }
 
+void* PairwiseKernel::reserve_slices(long long slices, long long targets) const {
+  const std::size_t bytes = spec_.outputs.size() * static_cast<std::size_t>(slices * targets) * size_of(spec_.dtype);
+  if (partial_.bytes() < bytes) partial_ = DeviceMemory(bytes);
+  return device_pointer(partial_.get());
+}
+
 void PairwiseKernel::prepare(const std::array<long long, 3>& shape) const {
   if (plan().strategy == PairStrategy::Tile) {
     check_extents(shape);
     const long long targets = shape[0] * shape[1] * shape[2];
     // As many slices as any number of sources may take.
-    const long long slices = source_slices(targets, 1LL << 40);
-    const std::size_t bytes = spec_.outputs.size() * static_cast<std::size_t>(slices * targets) * size_of(spec_.dtype);
-    if (slices > 1 && partial_.bytes() < bytes) partial_ = DeviceMemory(bytes);
+    if (const long long slices = source_slices(targets, 1LL << 40); slices > 1) reserve_slices(slices, targets);
     return;
   }
   if (plan().strategy != PairStrategy::Blocks) return;

@@ -88,6 +88,8 @@ class PairwiseKernel : public Kernel {
     std::size_t streams = 0, partial_bytes = 0;
   };
   BlockGeometry reserve_blocks(const std::array<long long, 3>& grid, long long cells) const;
+  // The tile in slices: partial results of `slices` x `targets`, allocated where they do not fit yet.
+  void* reserve_slices(long long slices, long long targets) const;
 
   CUfunction fold_ = nullptr;
   int sm_count_ = 1;
