@@ -14,6 +14,7 @@ gpen's rate beside the bound of the unit that limits its formula (`gpen run
 saw while each ran.
 
     PYTHONPATH=build/python python3 bench/pairwise_handwritten.py [--only NAME ...] [--tuned] [--gpen build/cli/gpen]
+        [--group TARGETS] [--variant block_x=128,targets_per_thread=1 ...]
 
 Prints a Markdown table on stdout.
 """
@@ -210,7 +211,11 @@ def main():
     ap.add_argument("--only", nargs="*", help="spec names (default: every shipped pairwise spec)")
     ap.add_argument("--tuned", action="store_true", help="gpen's tuned variant where `gpen tune` stored one")
     ap.add_argument("--gpen", default=str(ROOT / "build-gpu" / "cli" / "gpen"), help="the gpen command, for the unit bounds")
+    ap.add_argument("--group", type=int, default=512, help="grouped_potential: targets a group (default 512)")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="also time gpen with these tunables (accurate math): name=value,name=value (repeatable)")
     a = ap.parse_args()
+    variants = [dict(kv.split("=") for kv in v.split(",")) for v in a.variant]
     rng = np.random.default_rng(1)
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
@@ -230,10 +235,10 @@ def main():
             p = {"geometry": 0.0795774715459476678844 / (p["h"] ** 2)}
         fields = {f: cp.asarray(rng.random(n if f in targets else m).astype(np_t)) for f in dict.fromkeys(targets + sources) if f not in CELL}
         out_arrays = [cp.empty(n, dtype=np_t) for _ in outs]
-        # Grouped: groups of 512 targets, each against three ranges of 8192 sources.
+        # Grouped: groups of 512 (--group) targets, each against three ranges of 8192 sources.
         groups = None
         if grouped:
-            tg = list(range(0, n, 512)) + [n]
+            tg = list(range(0, n, a.group)) + [n]
             ro, sr = [0], []
             for g in range(len(tg) - 1):
                 for r in range(3):
@@ -272,9 +277,9 @@ def main():
             rows.append((f"{spec_name} {dtype}", size, label, ms, pairs / ms * 1e3, pairs / ms * 1e3 / base, "", clock.mhz, diff))
             if exp == "__expf":
                 fast_base = pairs / ms * 1e3
-        for math in ("accurate", "fast"):
+        for math, tunables in [("accurate", None), ("fast", None)] + [("accurate", v) for v in variants]:
             spec_m, spec_path = spec_with_math(spec_name, math)
-            kg = gpen.Kernel(spec_m, size=size, tuned=a.tuned)
+            kg = gpen.Kernel(spec_m, size=size, tuned=a.tuned, tunables=tunables)
             bound, unit = unit_bound(a.gpen, spec_path, size)
             shape = (a.grid,) * 3 if grid else (n,)  # a grid's arrays in NumPy order (z, y, x)
             kw = {f: v.reshape(shape) if grid else v for f, v in fields.items()}

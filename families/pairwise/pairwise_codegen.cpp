@@ -153,7 +153,7 @@ std::string asserts(const PairwisePlan& plan) {
 std::string fold(const PairwisePlan& plan) {
   if (plan.fold_kernel_name.empty()) return "";
   return fmt::format(
-      "\n// Block on block: folds the partial results of source blocks on the GPU.\n"
+      "\n// Folds partial results on the GPU: block on block's source blocks, the sources' slices.\n"
       "extern \"C\" __global__ void __launch_bounds__(256) {}(gpen::PairFoldArgs args) {{\n"
       "  gpen::pairwise_fold<Bindings>(args);\n"
       "}}\n",

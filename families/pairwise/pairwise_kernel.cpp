@@ -45,6 +45,19 @@ PairGroups::PairGroups(PairGroupLists lists, long long n_targets, long long n_so
   up(tg_, lists_.target_groups);
   up(ro_, lists_.range_offsets);
   up(sr_, lists_.source_ranges);
+  for (long long g = 0; g < lists_.groups(); ++g) {
+    largest_group_ = std::max<long long>(largest_group_, lists_.target_groups[g + 1] - lists_.target_groups[g]);
+    for (int r = lists_.range_offsets[g]; r < lists_.range_offsets[g + 1]; ++r) range_sources_ += lists_.source_ranges[2 * r + 1] - lists_.source_ranges[2 * r];
+  }
+}
+
+long long PairGroups::target_blocks(long long per_block) const {
+  if (per_block != blocks_of_) {
+    target_blocks_ = 0;
+    for (long long g = 0; g < lists_.groups(); ++g) target_blocks_ += (lists_.target_groups[g + 1] - lists_.target_groups[g] + per_block - 1) / per_block;
+    blocks_of_ = per_block;
+  }
+  return target_blocks_;
 }
 
 PairSizes check_pairwise_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params) {
@@ -91,10 +104,15 @@ PairwiseKernel::PairwiseKernel(const Spec& spec, Variant variant, const Context&
 }
 
 long long PairwiseKernel::source_slices(long long targets, long long sources) const {
+  const long long per_block = plan().targets_per_block();
+  return source_slices_of((targets + per_block - 1) / per_block, sources);
+}
+
+long long PairwiseKernel::source_slices_of(long long blocks, long long sources) const {
   const PairwisePlan& p = plan();
-  if (p.strategy != PairStrategy::Tile) return 1;
+  if (p.strategy == PairStrategy::Blocks) return 1;
   if (p.source_slices > 0) return p.source_slices;
-  const long long blocks = std::max(1LL, (targets + p.targets_per_block() - 1) / p.targets_per_block());
+  blocks = std::max(1LL, blocks);
   const long long wanted = static_cast<long long>(sm_count_) * (2048 / p.block);
   const long long by_tiles = std::max(1LL, sources / (4LL * p.block));
   return std::clamp((wanted + blocks - 1) / blocks, 1LL, std::min(32LL, by_tiles));
@@ -124,26 +142,35 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   }
   const PairwisePlan& p = plan();
   const std::string doing = fmt::format("launching {} of spec '{}'", source_.name, spec_.name);
-  long long blocks = (sizes.targets + p.targets_per_block() - 1) / p.targets_per_block();
+  if (p.strategy == PairStrategy::Blocks) {
+    launch_blocks(a, sizes, stream);
+    return;
+  }
+  // Tile: blocks of targets x slices of the sources. Grouped: groups x
+  // chunks of a group's targets (enough for the largest) x slices of a
+  // group's sources (as many as the tile would take for the chunks that
+  // hold targets, against a group's mean sources).
+  long long blocks = (sizes.targets + p.targets_per_block() - 1) / p.targets_per_block(), chunks = 1, slices = 1;
   if (groups) {
     a.target_groups = device_pointer<const int>(groups->target_groups());
     a.range_offsets = device_pointer<const int>(groups->range_offsets());
     a.source_ranges = device_pointer<const int>(groups->source_ranges());
     a.groups = groups->lists().groups();
     blocks = a.groups;
-  }
-  if (p.strategy == PairStrategy::Blocks) {
-    launch_blocks(a, sizes, stream);
-    return;
+    chunks = std::clamp((groups->largest_group() + p.targets_per_block() - 1) / p.targets_per_block(), 1LL, 65535LL);
+    if (blocks > 0) slices = source_slices_of(groups->target_blocks(p.targets_per_block()), groups->range_sources() / blocks);
+  } else {
+    slices = source_slices(sizes.targets, sizes.sources);
   }
   if (blocks == 0) return;
-  const long long slices = groups ? 1 : source_slices(sizes.targets, sizes.sources);
   if (slices > 1) a.partial = reserve_slices(slices, sizes.targets);
   // The slices' partials are one buffer: a launch on another stream waits
   // until the last launch that used it has folded them.
   if (slices > 1) slices_folded_.make_wait(stream);
   void* kp[] = {&a};
-  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), static_cast<unsigned>(slices), 1, p.block, 1, 1, 0, stream, kp, nullptr), doing);
+  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), static_cast<unsigned>(groups ? chunks : slices), static_cast<unsigned>(groups ? slices : 1),
+                         p.block, 1, 1, 0, stream, kp, nullptr),
+          doing);
   if (slices == 1) return;
   PairFoldArgs f{};
   f.partial = a.partial;
@@ -184,14 +211,14 @@ void* PairwiseKernel::reserve_slices(long long slices, long long targets) const 
 }
 
 void PairwiseKernel::prepare(const std::array<long long, 3>& shape) const {
-  if (plan().strategy == PairStrategy::Tile) {
+  if (plan().strategy != PairStrategy::Blocks) {
     check_extents(shape);
     const long long targets = shape[0] * shape[1] * shape[2];
-    // As many slices as any number of sources may take.
+    // As many slices as any number of sources may take (grouped: groups
+    // make at least as many blocks as their targets alone).
     if (const long long slices = source_slices(targets, 1LL << 40); slices > 1) reserve_slices(slices, targets);
     return;
   }
-  if (plan().strategy != PairStrategy::Blocks) return;
   check_extents(shape);
   std::array<long long, 3> grid{1, 1, 1};
   long long cells = 1;

@@ -34,10 +34,17 @@ class PairGroups {
   CUdeviceptr target_groups() const { return tg_.get(); }
   CUdeviceptr range_offsets() const { return ro_.get(); }
   CUdeviceptr source_ranges() const { return sr_.get(); }
+  // The most targets a group has; the sources of all groups' ranges.
+  long long largest_group() const { return largest_group_; }
+  long long range_sources() const { return range_sources_; }
+  // Blocks of `per_block` targets the groups make, each group on its own.
+  long long target_blocks(long long per_block) const;
 
  private:
   PairGroupLists lists_;
   DeviceMemory tg_, ro_, sr_;
+  long long largest_group_ = 0, range_sources_ = 0;
+  mutable long long blocks_of_ = 0, target_blocks_ = 0;  // the last target_blocks
 };
 
 // Targets, sources and (grids) the grid of a launch.
@@ -74,8 +81,11 @@ class PairwiseKernel : public Kernel {
   // The tile strategy: the slices the sources of a launch of `targets` x
   // `sources` are split into (source_slices, or where it is 0 enough to
   // give every SM 2048 threads' worth of blocks, each slice at least four
-  // tiles, at most 32 slices); 1 for the other strategies.
+  // tiles, at most 32 slices); 1 for block on block.
   long long source_slices(long long targets, long long sources) const;
+  // The same for `blocks` blocks of targets, each against `sources`
+  // sources (grouped: a group's chunks against its ranges).
+  long long source_slices_of(long long blocks, long long sources) const;
 
  private:
   // Block on block: the launches over source pencils, their folds and the last fold.
@@ -88,19 +98,19 @@ class PairwiseKernel : public Kernel {
     std::size_t streams = 0, partial_bytes = 0;
   };
   BlockGeometry reserve_blocks(const std::array<long long, 3>& grid, long long cells) const;
-  // The tile in slices: partial results of `slices` x `targets`, allocated where they do not fit yet.
+  // Sources in slices: partial results of `slices` x `targets`, allocated where they do not fit yet.
   void* reserve_slices(long long slices, long long targets) const;
 
   CUfunction fold_ = nullptr;
   int sm_count_ = 1;
   // Block on block: per stream, partial results of a pencil and a running
-  // result; reused while the grid keeps its size. The tile in slices: the
+  // result; reused while the grid keeps its size. Sources in slices: the
   // slices' partial results.
   mutable std::vector<Stream> streams_;
   mutable DeviceMemory partial_, running_;
   mutable std::vector<Event> done_;
   mutable Event start_;
-  // The tile in slices: recorded after each fold of the partials.
+  // Sources in slices: recorded after each fold of the partials.
   mutable Event slices_folded_;
 };
 

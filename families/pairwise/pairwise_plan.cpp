@@ -34,7 +34,7 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
     fail(&PairwisePlan::block, fmt::format("{} source tile(s) of {} x {} bytes", p.buffers, p.block, p.source_bytes),
          "at most 48 KiB of shared memory a block: a smaller block_x or one buffer");
   p.kernel_name = fmt::format("gpen_{}_pairwise_{}", spec.name, st);
-  if (p.strategy != PairStrategy::Grouped) p.fold_kernel_name = fmt::format("gpen_{}_pairwise_fold", spec.name);
+  p.fold_kernel_name = fmt::format("gpen_{}_pairwise_fold", spec.name);
   return p;
 }
 

@@ -5,9 +5,10 @@
 //          shared memory; the last tile may be ragged (seed 002, Step 09).
 //          With source slices, blocks (x, y) share targets x and take
 //          slice y of the sources; a fold kernel sums their partials.
-// grouped: a block per target group; the group's targets against its list
-//          of source ranges (a tree's or cell list's interaction lists,
-//          seed 002, Steps 11-12).
+// grouped: a block per target group and chunk of its targets; the group's
+//          targets against its list of source ranges (a tree's or cell
+//          list's interaction lists, seed 002, Steps 11-12), in slices as
+//          the tile's sources.
 // blocks:  grids only (seed 000): sink blocks x source blocks of
 //          cell_block^dims cells; one launch per source pencil (a row of
 //          source blocks along x) writes a partial result per sink cell and
@@ -34,13 +35,13 @@ struct PairwisePlan {
   int targets_per_thread = 1;
   int unroll = 1;                // full tiles: the source loop unrolled this many times
   int buffers = 1;               // source tiles in shared memory (2: double buffered)
-  int source_slices = 1;         // tile: sources split over this many blocks (0: the host chooses)
+  int source_slices = 1;         // tile, grouped: sources split over this many blocks (0: the host chooses)
   int cell_block = 0;            // blocks: a cell block's side along every grid axis
   int streams = 1;               // blocks
   std::size_t shared_bytes = 0;  // the source tile
   std::size_t source_bytes = 0;  // one source's packed values
   std::string kernel_name;
-  std::string fold_kernel_name;  // blocks, tile: folds partial results
+  std::string fold_kernel_name;  // folds partial results (block on block, slices)
 
   int targets_per_block() const { return block * targets_per_thread; }
 };

@@ -17,7 +17,8 @@ const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
       {"unroll", "staged sources applied per step of the unrolled loop", "kUnroll", "", &PairwisePlan::unroll},
       {"buffers", "source tiles in shared memory: 1, or 2 used in turn with the next source loaded while a tile is applied", "kBuffers", "",
        &PairwisePlan::buffers},
-      {"source_slices", "tile: slices the sources are split into, a block each, their partial results folded; 0: as many as fill the GPU", "kSourceSlices", "tile",
+      {"source_slices", "slices the sources (grouped: a group's) are split into, a block each, their partial results folded; 0: as many as fill the GPU",
+       "kSourceSlices", "tile, grouped",
        &PairwisePlan::source_slices},
       {"cell_block", "blocks: a cell block's side along every grid axis", "kCellBlock", "blocks", &PairwisePlan::cell_block},
       {"streams", "blocks: streams the source pencils are spread over", "", "blocks", &PairwisePlan::streams},
@@ -39,14 +40,14 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
                                    : "block on block (blocks) needs \"domain\": \"grid\", and grouped needs \"pairs\": \"grouped\"";
   // Defaults (bench/RESULTS.md, "fifth session"): block 256, 2 targets a
   // thread, unroll 8: close to the best variant for the softened potential
-  // at N = 2^20, whose 4096-target blocks leave SMs idle below N = 2^19.
-  // On grids 128: close to 256 for the tile, the fastest for block on
-  // block, whose float64 kernel spills at 256 threads. Grouped: 64 threads,
-  // a target each: 256 x 2's threads mostly sit idle in a small group.
-  // Particles in float64: a target each (twenty-sixth session: 1.12 to
-  // 1.48x the two of float32's default, every shipped spec at N = 2^16;
-  // two float64 targets take 42-70 registers against 30-54).
-  const long long block = d.grouped ? 64 : d.grid ? 128 : 256;
+  // at N = 2^20. Grouped: 64 threads, a target each, unroll 32 (twenty-
+  // eighth session, chunks and slices: the best for groups of 1-160
+  // targets; groups of 512 do best with 256 x 2, 1.16x). Grids (twenty-eighth session, with
+  // source slices): 256 x 2, unroll 32 in float32 and 4 in float64 (the
+  // one unrolling at which neither float64 strategy spills). Particles in float64: 2 targets
+  // (twenty-eighth session, with slices: 1.04-1.13x one target for the
+  // Yukawa and Coulomb potentials at N = 2^16; 4 spill or lose in Yukawa).
+  const long long block = d.grouped ? 64 : 256;
   b.push_back(offer(row_of(t, &PairwisePlan::block), {64LL, 128LL, 256LL, 512LL}, block, 32, 1024));
   // Float32 particles whose source is one 16-byte word (a position and a
   // weight) and whose formula is short (at most 24 instructions a pair,
@@ -55,16 +56,15 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // softened_potential, softened_acceleration and gaussian_sum at N = 2^14
   // to 2^20; multipole_potential's 64-byte sources lose up to 3.4x with 8,
   // and the Yukawa formula in float32 spills with 8).
-  const bool one_target = d.grouped || (spec.dtype == Dtype::Float64 && !d.grid);
-  const bool eight = !one_target && !d.grid && spec.dtype == Dtype::Float32 && packed_source_bytes(spec) == 16 && pair_cost(spec).issued() <= 24;
-  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, one_target ? 1 : eight ? 8 : 2, 1, 16));
-  b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, eight ? 16 : 8, 1, 1024));
+  const bool f32 = spec.dtype == Dtype::Float32;
+  const bool eight = !d.grouped && !d.grid && f32 && packed_source_bytes(spec) == 16 && pair_cost(spec).issued() <= 24;
+  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, d.grouped ? 1 : eight ? 8 : 2, 1, 16));
+  b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, eight ? 16 : (d.grid && f32) || d.grouped ? 32 : d.grid ? 4 : 8, 1, 1024));
   b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
   // Sources split over blocks when the targets alone leave SMs idle
   // (twenty-seventh session: 23-34% occupancy at N = 2^16 to 2^18 on an
-  // H100); 0 lets the host choose for the size it launches. Grids keep 1:
-  // the slices' code makes radiation_grid's float64 tile spill.
-  if (!d.grouped) b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, d.grid ? 1 : 0, 0, 64, 1));
+  // H100); 0 lets the host choose for the size it launches.
+  b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, 0, 0, 64, 1));
   if (strategies.size() > 1) {  // block-on-block is possible
     b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
     b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));

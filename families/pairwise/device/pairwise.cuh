@@ -101,6 +101,24 @@ __device__ __forceinline__ void pair_targets(const PairArgs& a, long long first,
   }
 }
 
+// Stores the results of the targets local[p] below `end`: into the outputs,
+// or with `slices` > 1 as slice `slice`'s partial results
+// a.partial[output][slice][target], which pairwise_fold combines.
+template <class B>
+__device__ __forceinline__ void pair_store(const PairArgs& a, const long long (&local)[B::kTargetsPerThread], long long end,
+                                           const long long (&ti)[B::kTargetsPerThread],
+                                           const typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], unsigned slice, unsigned slices) {
+  typename B::real* partial = static_cast<typename B::real*>(a.partial);
+#pragma unroll
+  for (int p = 0; p < B::kTargetsPerThread; ++p)
+    if (local[p] < end) {
+      if (B::kSourceSlices == 1 || slices == 1) B::store(a, ti[p], acc[p]);
+      else
+#pragma unroll
+        for (int o = 0; o < B::kOutputs; ++o) partial[(static_cast<long long>(o) * slices + slice) * a.n_targets + ti[p]] = acc[p][o];
+    }
+}
+
 // Every target against every source; a block owns kBlock * P consecutive
 // targets. With gridDim.y slices (the host's choice when the targets alone
 // make too few blocks to fill the GPU), block (x, y) takes slice y of the
@@ -122,19 +140,14 @@ __device__ void pairwise_tile(const PairArgs& a) {
   pair_sources<B>(
       a, prm, hi - lo, [=](long long k) { return lo + k; }, [&](long long k0, int n) { return lo + k0 < first + TP && first < lo + k0 + n; }, ti, t,
       acc, tile);
-  typename B::real* partial = static_cast<typename B::real*>(a.partial);
-#pragma unroll
-  for (int p = 0; p < P; ++p)
-    if (local[p] < a.n_targets) {
-      if (B::kSourceSlices == 1 || gridDim.y == 1) B::store(a, ti[p], acc[p]);
-      else
-#pragma unroll
-        for (int o = 0; o < B::kOutputs; ++o) partial[(static_cast<long long>(o) * gridDim.y + blockIdx.y) * a.n_targets + ti[p]] = acc[p][o];
-    }
+  pair_store<B>(a, local, a.n_targets, ti, acc, blockIdx.y, gridDim.y);
 }
 
-// A block per target group: its targets, kBlock * P at a time, against each
-// of its source ranges.
+// A block per target group and chunk of its targets: block (g, c, z) takes
+// group g's targets kBlock * P at a time from chunk c on (gridDim.y chunks
+// apart), against slice z of the group's sources: its ranges laid end to
+// end and cut into gridDim.z slices of whole tiles (each range's part of
+// the slice in turn). With slices, partial results as the tile writes them.
 template <class B>
 __device__ void pairwise_grouped(const PairArgs& a) {
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
@@ -142,20 +155,31 @@ __device__ void pairwise_grouped(const PairArgs& a) {
   const typename B::Params prm = B::params(a);
   const long long g = blockIdx.x;
   const long long end = a.target_groups[g + 1];
-  for (long long first = a.target_groups[g]; first < end; first += TP) {
+  const int r0 = a.range_offsets[g], r1 = a.range_offsets[g + 1];
+  const unsigned slices = B::kSourceSlices == 1 ? 1 : gridDim.z;
+  long long lo = 0, hi = 0;  // the slice, in the group's sources end to end
+  for (int r = r0; r < r1; ++r) hi += a.source_ranges[2 * r + 1] - a.source_ranges[2 * r];
+  if (slices > 1) {
+    const long long slice = (hi + slices * B::kBlock - 1) / (slices * B::kBlock) * B::kBlock;
+    lo = min(hi, blockIdx.z * slice);
+    hi = min(hi, lo + slice);
+  }
+  for (long long first = a.target_groups[g] + static_cast<long long>(blockIdx.y) * TP; first < end; first += static_cast<long long>(gridDim.y) * TP) {
     long long local[P], ti[P];
     typename B::Target t[P];
     typename B::real acc[P][B::kOutputs];
     pair_targets<B>(a, first, end, [](long long k) { return k; }, local, ti, t, acc);
-    for (int r = a.range_offsets[g]; r < a.range_offsets[g + 1]; ++r) {
-      const long long begin = a.source_ranges[2 * r], stop = a.source_ranges[2 * r + 1];
+    long long at = 0;  // where range r starts, end to end
+    for (int r = r0; r < r1 && at < hi; ++r) {
+      const long long b = a.source_ranges[2 * r], n = a.source_ranges[2 * r + 1] - b;
+      const long long begin = b + max(0LL, lo - at), stop = b + min(n, hi - at);
+      at += n;
+      if (begin >= stop) continue;
       pair_sources<B>(
           a, prm, stop - begin, [=](long long k) { return begin + k; },
-          [&](long long k0, int n) { return begin + k0 < first + TP && first < begin + k0 + n; }, ti, t, acc, tile);
+          [&](long long k0, int m) { return begin + k0 < first + TP && first < begin + k0 + m; }, ti, t, acc, tile);
     }
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-      if (local[p] < end) B::store(a, ti[p], acc[p]);
+    pair_store<B>(a, local, end, ti, acc, blockIdx.z, slices);
   }
 }
 

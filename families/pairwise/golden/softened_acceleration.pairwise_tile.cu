@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(Bindings::kBlock) gpen_softened_acc
   gpen::pairwise_tile<Bindings>(args);
 }
 
-// Block on block: folds the partial results of source blocks on the GPU.
+// Folds partial results on the GPU: block on block's source blocks, the sources' slices.
 extern "C" __global__ void __launch_bounds__(256) gpen_softened_acceleration_pairwise_fold(gpen::PairFoldArgs args) {
   gpen::pairwise_fold<Bindings>(args);
 }

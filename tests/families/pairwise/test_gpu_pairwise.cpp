@@ -130,6 +130,19 @@ TEST_CASE("sources split over blocks: every slice count agrees with the referenc
         check_pairwise(s, n, {slices, "block_x=64", "targets_per_thread=1", "unroll=4"});
       }
     }
+  // Groups of 1-160 targets against 0-4 ranges each (some empty, some
+  // holding the group's own targets): slices of a group's ranges laid end
+  // to end, chunks of its targets on blocks of their own.
+  for (Dtype dt : {Dtype::Float32, Dtype::Float64}) {
+    const Spec g = load_spec(spec_path("grouped_potential"), dt);
+    for (const char* slices : {"source_slices=1", "source_slices=2", "source_slices=8", "source_slices=0"})
+      for (const char* n : {"1000", "4099"}) {
+        check_pairwise(g, n, {slices});
+        check_pairwise(g, n, {slices, "block_x=64", "targets_per_thread=2", "unroll=4"});
+        check_pairwise(g, n, {slices, "block_x=256", "targets_per_thread=2", "unroll=8"});
+        check_pairwise(g, n, {slices, "block_x=128", "buffers=2"});
+      }
+  }
   // The grid's tile (default one slice) split too.
   check_pairwise(load_spec(spec_path("radiation_grid")), "9x5x3", {"strategy=tile", "source_slices=4", "block_x=64"});
   // Auto at N = 4099: 9 blocks of 512 targets, 4 slices (sources / 4 tiles): folded in a fixed order.
