@@ -49,8 +49,9 @@
   X(f64_sqrt, double, sqrt(x))                                \
   X(f64_rsqrt, double, rsqrt(x))                              \
   X(f64_div, double, x / y)                                   \
-  X(f64_exp, double, exp(x))                                  \
-  X(f64_exp_neg, double, exp(-x))                             \
+  X(f64_exp, double, gpen::exp_f64(x))                        \
+  X(f64_exp_neg, double, gpen::exp_f64(-x))                   \
+  X(f64_exp_cuda, double, exp(x))                             \
   X(f64_log, double, log(x))                                  \
   X(f64_sin, double, sin(x))                                  \
   X(f64_cos, double, cos(x))                                  \

@@ -47,7 +47,13 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // one unrolling at which neither float64 strategy spills). Particles in float64: 2 targets
   // (twenty-eighth session, with slices: 1.04-1.13x one target for the
   // Yukawa and Coulomb potentials at N = 2^16; 4 spill or lose in Yukawa).
-  const long long block = d.grouped ? 64 : 256;
+  const bool f32 = spec.dtype == Dtype::Float32, particles = !d.grouped && !d.grid;
+  const bool short_pair = pair_cost(spec).issued() <= 24;
+  // Float64 particles with a short formula (Coulomb's): 64 threads x 4
+  // targets (twenty-eighth session: 1.02x 256 x 2 at N = 2^16; the Yukawa
+  // formula spills with 4).
+  const bool four = particles && !f32 && short_pair;
+  const long long block = d.grouped || four ? 64 : 256;
   b.push_back(offer(row_of(t, &PairwisePlan::block), {64LL, 128LL, 256LL, 512LL}, block, 32, 1024));
   // Float32 particles whose source is one 16-byte word (a position and a
   // weight) and whose formula is short (at most 24 instructions a pair,
@@ -56,9 +62,8 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // softened_potential, softened_acceleration and gaussian_sum at N = 2^14
   // to 2^20; multipole_potential's 64-byte sources lose up to 3.4x with 8,
   // and the Yukawa formula in float32 spills with 8).
-  const bool f32 = spec.dtype == Dtype::Float32;
-  const bool eight = !d.grouped && !d.grid && f32 && packed_source_bytes(spec) == 16 && pair_cost(spec).issued() <= 24;
-  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, d.grouped ? 1 : eight ? 8 : 2, 1, 16));
+  const bool eight = particles && f32 && packed_source_bytes(spec) == 16 && short_pair;
+  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, d.grouped ? 1 : eight ? 8 : four ? 4 : 2, 1, 16));
   b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, eight ? 16 : (d.grid && f32) || d.grouped ? 32 : d.grid ? 4 : 8, 1, 1024));
   b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
   // Sources split over blocks when the targets alone leave SMs idle

@@ -93,3 +93,48 @@ __device__ __forceinline__ double fast_sqrt(double x, double rsqrt_x) { return x
 __device__ __forceinline__ double fast_sqrt(double x) { return fast_sqrt(x, fast_rsqrt(x)); }
 
 }  // namespace gpen
+
+// float64 exp, the operations of CUDA's exp (libdevice __nv_exp, CUDA 13)
+// one for one, so the same bits (tests/families/common/test_gpu_exp64.cpp
+// compares them over the whole range): x = k ln 2 + r with k the nearest
+// integer to x log2 e (ln 2 in two parts), e^r by a degree-11 polynomial,
+// 2^k added to the exponent; |x| >= 708.39 takes the overflow, underflow
+// and two-step scaling path. The polynomial's coefficients sit in constant
+// memory, where a DFMA reads them as an operand: written as literals (as
+// CUDA's are), ptxas moves each into a register pair before every use
+// once a kernel runs short of uniform registers, two more instructions a
+// coefficient (22 a call in the accurate Yukawa kernel, a quarter of what
+// it issues; bench/RESULTS.md).
+namespace gpen {
+
+__constant__ double kExpPoly[13] = {
+    0x1.ade1569ce2bdfp-26, 0x1.28af3fca213eap-22, 0x1.71dee62401315p-19, 0x1.a01997c89eb71p-16, 0x1.a01a014761f65p-13,
+    0x1.6c16c1852b7afp-10, 0x1.1111111122322p-7,  0x1.55555555502a1p-5,  0x1.5555555555511p-3,  0x1.000000000000bp-1,
+    0x1.71547652b82fep0,   0x1.62e42fefa39efp-1,  0x1.abc9e3b39803fp-56};
+
+__device__ __forceinline__ double exp_f64(double x) {
+  const double* c = kExpPoly;
+  const double t = fma(x, c[10], 6755399441055744.0);  // 1.5 2^52: k in t's low word
+  const double k = t - 6755399441055744.0;
+  double r = fma(k, -c[11], x);
+  r = fma(k, -c[12], r);
+  double p = fma(r, c[0], c[1]);
+#pragma unroll
+  for (int j = 2; j < 10; ++j) p = fma(r, p, c[j]);
+  p = fma(r, p, 1.0);
+  p = fma(r, p, 1.0);
+  const int i = __double2loint(t);
+  const float h = fabsf(__int_as_float(__double2hiint(x)));  // |x|'s high word as CUDA's code compares it
+  if (!(h < 4.1917929649353027344f)) {                       // |x| >= 708.39, or NaN
+    double y = x < 0.0 ? 0.0 : x + __longlong_as_double(0x7ff0000000000000LL);
+    if (h < 4.2275390625f) {  // |x| < 745.13: 2^k in two steps
+      const int k1 = i / 2, k2 = i - k1;
+      const double q = __hiloint2double(__double2hiint(p) + k1 * 0x100000, __double2loint(p));
+      y = q * __hiloint2double(k2 * 0x100000 + 0x3ff00000, 0);
+    }
+    return y;
+  }
+  return __hiloint2double(__double2hiint(p) + i * 0x100000, __double2loint(p));
+}
+
+}  // namespace gpen

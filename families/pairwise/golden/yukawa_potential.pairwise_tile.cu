@@ -77,7 +77,7 @@ struct Bindings {
     const real l_dy = (t.f_y - s.f_y);
     const real l_dz = (t.f_z - s.f_z);
     const real l_r = sqrt(l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
-    acc[0] += s.f_q * exp(-p_kappa * l_r) / l_r;
+    acc[0] += s.f_q * gpen::exp_f64(-p_kappa * l_r) / l_r;
   }
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {

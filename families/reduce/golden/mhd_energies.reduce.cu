@@ -52,7 +52,7 @@ struct Bindings {
     constexpr real kC0 = 0.75;  // 3/4
     constexpr real kC1 = 0.15;  // 3/20
     constexpr real kC2 = 0.016666666666666666;  // 1/60
-    const real t0 = exp(in.template at<f_lnrho, 0, 0, 0>());
+    const real t0 = gpen::exp_f64(in.template at<f_lnrho, 0, 0, 0>());
     const real t1 = kC0 * (in.template at<f_ay, 0, 0, -1>() - in.template at<f_ay, 0, 0, 1>()
             - in.template at<f_az, 0, -1, 0>() + in.template at<f_az, 0, 1, 0>())
         + kC1 * (-in.template at<f_ay, 0, 0, -2>() + in.template at<f_ay, 0, 0, 2>()

@@ -71,7 +71,7 @@ struct Bindings {
             - in.template at<f_ay, -3, 0, 0>() + in.template at<f_ay, 3, 0, 0>());
     const real t5 = t4 * p_inv_h + p_bz_ext;
     const real t6 = -in.template at<f_lnrho, 0, 0, 0>();
-    v[0] = static_cast<acc>(sqrt(in.template at<f_ux, 0, 0, 0>() * in.template at<f_ux, 0, 0, 0>() + in.template at<f_uy, 0, 0, 0>() * in.template at<f_uy, 0, 0, 0>() + in.template at<f_uz, 0, 0, 0>() * in.template at<f_uz, 0, 0, 0>()) + sqrt(p_cs2 + (t1 * t1 + t3 * t3 + t5 * t5) * p_inv_mu0 * exp(t6)));  // speed
+    v[0] = static_cast<acc>(sqrt(in.template at<f_ux, 0, 0, 0>() * in.template at<f_ux, 0, 0, 0>() + in.template at<f_uy, 0, 0, 0>() * in.template at<f_uy, 0, 0, 0>() + in.template at<f_uz, 0, 0, 0>() * in.template at<f_uz, 0, 0, 0>()) + sqrt(p_cs2 + (t1 * t1 + t3 * t3 + t5 * t5) * p_inv_mu0 * gpen::exp_f64(t6)));  // speed
   }
 
   // Each result's operation and identity, in the accumulator's type.

@@ -237,7 +237,7 @@ struct Bindings {
     const real t24 = t23 * p_inv_h;
     const real t25 = 0.5 /* 1/2 */ * (t16 + t24);
     const real t26 = -in.template at<f_lnrho, 0, 0, 0>();
-    const real t27 = exp(t26) * p_inv_mu0;
+    const real t27 = gpen::exp_f64(t26) * p_inv_mu0;
     const real t28 = kC11 * in.template at<f_ay, 0, 0, 0>()
         + kC7 * (in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>()
             + in.template mid<3, 0, 0, -1>() - in.template mid<3, 0, 0, 1>())

@@ -14,12 +14,13 @@ namespace gpen {
 const std::vector<MathFnInfo>& math_functions() {
   static const std::vector<MathFnInfo> all = {
       {MathFn::Sqrt, "sqrt", 1, "sqrt", "sqrtf"},   {MathFn::Rsqrt, "rsqrt", 1, "rsqrt", "rsqrtf"},
-      {MathFn::Exp, "exp", 1, "exp", "expf"},       {MathFn::Log, "log", 1, "log", "logf"},
+      {MathFn::Exp, "exp", 1, "gpen::exp_f64", "expf"},  // CUDA's exp, bit for bit (math.cuh)
+      {MathFn::Log, "log", 1, "log", "logf"},
       {MathFn::Sin, "sin", 1, "sin", "sinf"},       {MathFn::Cos, "cos", 1, "cos", "cosf"},
       {MathFn::Tanh, "tanh", 1, "tanh", "tanhf"},   {MathFn::Pow, "pow", 2, "pow", "powf"},
       {MathFn::Abs, "abs", 1, "fabs", "fabsf"},     {MathFn::Min, "min", 2, "fmin", "fminf"},
       {MathFn::Max, "max", 2, "fmax", "fmaxf"},     {MathFn::Fma, "fma", 3, "fma", "fmaf"},
-      // one overloaded helper in families/common/device/math.cuh, logf and friends in its float one
+      // helpers in families/common/device/math.cuh: one overloaded, logf and friends in its float one
       {MathFn::LogAddExp, "logaddexp", 2, "gpen::logaddexp", "gpen::logaddexp"},
   };
   return all;

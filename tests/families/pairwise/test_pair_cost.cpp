@@ -2,6 +2,8 @@
 // Nsight Compute measured in gpen's kernels on an H100 (bench/RESULTS.md,
 // twenty-seventh session: FMA, FP64 and XU instructions a pair), and the
 // unit whose bound a formula's rate is quoted against.
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
@@ -51,14 +53,16 @@ TEST_CASE("pair_cost counts what the kernels execute a pair (measured on an H100
       {"gaussian_sum", "fast", Dtype::Float32, 8, 0, 1},
       {"coulomb_potential", "accurate", Dtype::Float64, 3, 13, 1},
       {"coulomb_potential", "fast", Dtype::Float64, 0, 13, 1},
-      {"yukawa_potential", "accurate", Dtype::Float64, 11, 41, 2},
-      {"yukawa_potential", "fast", Dtype::Float64, 5, 32, 1},
+      // float64 exp as gpen::exp_f64 (twenty-eighth session)
+      {"yukawa_potential", "accurate", Dtype::Float64, 7, 41, 2},
+      {"yukawa_potential", "fast", Dtype::Float64, 3, 32, 1},
   };
   for (const Want& w : wants) {
     const PairCost c = pair_cost(shipped(w.spec, w.math, w.dtype));
     INFO(w.spec << " " << w.math);
-    // Within 10%: the compiler folds a constant or fuses a product here and there.
-    CHECK(c.fp32 == doctest::Approx(w.fp32).epsilon(0.1));
+    // Within 10%: the compiler folds a constant or fuses a product here and
+    // there; on the FMA pipe, or within 2 (the moves it makes with IMAD).
+    CHECK(std::abs(c.fp32 - w.fp32) <= std::max(0.1 * w.fp32, 2.0));
     CHECK(c.fp64 == doctest::Approx(w.fp64).epsilon(0.1));
     CHECK(c.mufu == w.mufu);
     CHECK(c.issued() >= c.fp32 + c.fp64 + c.mufu);
