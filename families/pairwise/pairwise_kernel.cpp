@@ -52,6 +52,7 @@ PairGroups::PairGroups(PairGroupLists lists, long long n_targets, long long n_so
 }
 
 long long PairGroups::target_blocks(long long per_block) const {
+  const std::lock_guard<std::mutex> lock(last_mutex_);
   if (per_block != blocks_of_) {
     target_blocks_ = 0;
     for (long long g = 0; g < lists_.groups(); ++g) target_blocks_ += (lists_.target_groups[g + 1] - lists_.target_groups[g] + per_block - 1) / per_block;

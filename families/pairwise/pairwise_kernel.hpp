@@ -3,6 +3,7 @@
 // partial-result buffers and streams it keeps between launches.
 #pragma once
 
+#include <mutex>
 #include <vector>
 
 #include "gpen/families/common/kernel.hpp"
@@ -44,6 +45,7 @@ class PairGroups {
   PairGroupLists lists_;
   DeviceMemory tg_, ro_, sr_;
   long long largest_group_ = 0, range_sources_ = 0;
+  mutable std::mutex last_mutex_;  // launches from several threads
   mutable long long blocks_of_ = 0, target_blocks_ = 0;  // the last target_blocks
 };
 

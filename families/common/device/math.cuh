@@ -107,7 +107,7 @@ __device__ __forceinline__ double fast_sqrt(double x) { return fast_sqrt(x, fast
 // it issues; bench/RESULTS.md).
 namespace gpen {
 
-__constant__ double kExpPoly[13] = {
+static __constant__ double kExpPoly[13] = {  // static: one copy a unit, also where units are linked (-rdc)
     0x1.ade1569ce2bdfp-26, 0x1.28af3fca213eap-22, 0x1.71dee62401315p-19, 0x1.a01997c89eb71p-16, 0x1.a01a014761f65p-13,
     0x1.6c16c1852b7afp-10, 0x1.1111111122322p-7,  0x1.55555555502a1p-5,  0x1.5555555555511p-3,  0x1.000000000000bp-1,
     0x1.71547652b82fep0,   0x1.62e42fefa39efp-1,  0x1.abc9e3b39803fp-56};

@@ -155,6 +155,8 @@ __device__ void pairwise_grouped(const PairArgs& a) {
   const typename B::Params prm = B::params(a);
   const long long g = blockIdx.x;
   const long long end = a.target_groups[g + 1];
+  // A chunk past a smaller group's end: the whole block leaves (no barrier passed yet).
+  if (a.target_groups[g] + static_cast<long long>(blockIdx.y) * TP >= end) return;
   const int r0 = a.range_offsets[g], r1 = a.range_offsets[g + 1];
   const unsigned slices = B::kSourceSlices == 1 ? 1 : gridDim.z;
   long long lo = 0, hi = 0;  // the slice, in the group's sources end to end
