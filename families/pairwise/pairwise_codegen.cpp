@@ -6,6 +6,7 @@
 
 #include "gpen/families/pairwise/device/pairwise_args.h"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
+#include "gpen/generator/ir_common.hpp"
 #include "gpen/families/pairwise/pairwise_scope.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
@@ -120,8 +121,16 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   // hot path of every potential, for the same accuracy (2 ulp); no distance
   // of a simulation comes near 2^-126.
   if (spec.dtype == Dtype::Float32) printer.override_function(MathFn::Rsqrt, "gpen::fast_rsqrt");
-  for (const auto& l : spec.lets) printer.name(l.ir, "l_" + l.name);
-  const std::vector<std::string> results = printer.emit(exprs);
+  // Structurally equal subexpressions made one node (as pair_cost counts
+  // them, and as the stencil and reduce kinds print them): a sqrt(s)
+  // written twice is one rsqrt under fast math. The lets ride along as
+  // roots so that their shared nodes keep their names.
+  std::vector<IrPtr> roots = exprs;
+  for (const auto& l : spec.lets) roots.push_back(l.ir);
+  roots = share_common_subexpressions(roots);
+  for (std::size_t i = 0; i < spec.lets.size(); ++i) printer.name(roots[exprs.size() + i], "l_" + spec.lets[i].name);
+  roots.resize(exprs.size());
+  const std::vector<std::string> results = printer.emit(roots);
   s += "  // One pair: each output's term, reduced into its accumulator.\n";
   s += "  static __device__ __forceinline__ void pair(const Target& t, const Source& s, const Params& prm, real (&acc)[kOutputs]) {\n";
   for (const auto& p : spec.params) s += fmt::format("    const real p_{} = prm.p_{};\n", p.name, p.name);

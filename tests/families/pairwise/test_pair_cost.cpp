@@ -9,6 +9,7 @@
 
 #include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/generator/family.hpp"
+#include "test_nvrtc.hpp"
 #include "test_support.hpp"
 
 using namespace gpen;
@@ -83,6 +84,35 @@ TEST_CASE("fast math: m / sqrt(s) costs what m rsqrt(s) costs, as it prints the 
     CHECK(d.mufu == r.mufu);
     CHECK(d.issued() == r.issued());
   }
+}
+
+TEST_CASE("fast math: a sqrt(s) written out twice prints one rsqrt, as pair_cost counts it") {
+  // m_j / sqrt(S) + m_j * sqrt(S), S spelled out in both: two nodes in the
+  // IR, one in the printed unit (common subexpressions shared first).
+  const std::string s_text = "eps2 + dx*dx + dy*dy + dz*dz";
+  const std::string text = with(with(gpen::test::read_file(gpen::test::source_dir() + "/specs/pairwise/softened_potential.json"),
+                                     "m_j * rsqrt(" + s_text + ")", "m_j / sqrt(" + s_text + ") + m_j * sqrt(" + s_text + ")"),
+                                "\"dims\"", "\"math\": \"fast\", \"dims\"");
+  const Spec s = load_spec_string(text, "twice");
+  const std::string unit = generate(s, s.choose()).source;
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (auto at = unit.find(what); at != std::string::npos; at = unit.find(what, at + 1)) ++n;
+    return n;
+  };
+  // One rsqrt of one S, and the sqrt made from it (fast_sqrt of two
+  // arguments; of one it would make a rsqrt of its own).
+  CHECK(count("gpen::fast_rsqrt(") == 1);
+  CHECK(count("const real t0 = p_eps2 + l_dx * l_dx") == 1);
+  CHECK(count("gpen::fast_sqrt(t0, t1)") == 1);
+  CHECK(pair_cost(s).mufu == 1);
+  // S used also on its own: one temporary holds it, rsqrt reads that (no copy of it).
+  const Spec u = load_spec_string(with(text, "m_j * sqrt(" + s_text + ")", "(" + s_text + ")"), "used alone");
+  const std::string v = generate(u, u.choose()).source;
+  CHECK(v.find("const real t1 = gpen::fast_rsqrt(t0);") != std::string::npos);
+  CHECK(v.find("= t0;") == std::string::npos);
+  gpen::test::check_compiles(generate(s, s.choose()), s.name);
+  gpen::test::check_compiles(generate(u, u.choose()), u.name);
 }
 
 TEST_CASE("the unit bound: the special-function unit for rsqrt and exp in float32, the float64 pipe in float64") {
