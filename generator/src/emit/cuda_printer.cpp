@@ -202,8 +202,7 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
   const bool leaf = e.kind == Ir::Kind::Const || e.kind == Ir::Kind::Param || e.kind == Ir::Kind::Field;
   // The negation of a value that prints as a name (-l_w) is written out at
   // each use: the instruction that uses it takes the sign.
-  const Ir* arg = e.args.empty() ? nullptr : e.args[0].get();
-  const bool negated_name = e.kind == Ir::Kind::Neg && (arg->kind == Ir::Kind::Param || arg->kind == Ir::Kind::Field || named_.count(arg) || hoisted_.count(arg));
+  const bool negated_name = e.kind == Ir::Kind::Neg && prints_as_name(*e.args[0]);
   if (!leaf && !negated_name && shared_.erase(&e)) return hoist(e, "");
   auto wrap = [](const Printed& p, int need) { return p.prec < need ? "(" + p.text + ")" : p.text; };
   switch (e.kind) {
@@ -277,12 +276,15 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
   }
 }
 
+bool CudaPrinter::prints_as_name(const Ir& e) const {
+  return e.kind == Ir::Kind::Const || e.kind == Ir::Kind::Param || e.kind == Ir::Kind::Field || hoisted_.count(&e) || named_.count(&e);
+}
+
 std::string CudaPrinter::rsqrt_of(const Ir& s) {
   if (auto it = rsqrt_of_.find(&s); it != rsqrt_of_.end()) return it->second;
-  // s is printed twice (here and in sqrt's s rsqrt(s)): a temporary of its own.
-  const bool atom = s.kind == Ir::Kind::Const || s.kind == Ir::Kind::Param || s.kind == Ir::Kind::Field || hoisted_.count(&s) || named_.count(&s);
-  // A shared s hoists itself when printed.
-  const std::string arg = atom || shared_.count(&s) ? print(s).text : hoist(s, "").text;
+  // s is printed twice (here and in sqrt's s rsqrt(s)): a temporary of its
+  // own, unless it is a name already or a shared node (which hoists itself).
+  const std::string arg = prints_as_name(s) || shared_.count(&s) ? print(s).text : hoist(s, "").text;
   const std::string name = fmt::format("t{}", temps_++);
   statements_.push_back(fmt::format("const real {} = gpen::fast_rsqrt({});", name, arg));
   rsqrt_of_.emplace(&s, name);

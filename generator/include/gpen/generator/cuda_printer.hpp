@@ -67,6 +67,8 @@ class CudaPrinter {
   std::string linear(const Ir& e, const std::string& name = "");
   std::string coefficient(const Rational& c);
   bool fast() const { return spec_.math == MathPolicy::Fast; }
+  // A leaf, or a node printed (or to be printed) into a named temporary or let.
+  bool prints_as_name(const Ir& e) const;
   // "math": "fast": the name of a temporary holding rsqrt(s), computed once.
   std::string rsqrt_of(const Ir& s);
 
