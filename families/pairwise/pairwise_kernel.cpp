@@ -15,6 +15,16 @@ unsigned grid_x(long long blocks, const Spec& spec, const char* what) {
   return static_cast<unsigned>(blocks);
 }
 
+// A fold of `count` partial results a cell, [output][count][cells], into a's outputs.
+PairFoldArgs fold_into_outputs(const PairArgs& a, void* partial, long long count, long long cells) {
+  PairFoldArgs f{};
+  f.partial = partial;
+  for (int i = 0; i < kPairMaxOutputs; ++i) f.out[i] = a.out[i];
+  f.count = count;
+  f.cells = cells;
+  return f;
+}
+
 }  // namespace
 
 void check_group_lists(const PairGroupLists& g, long long n_targets, long long n_sources) {
@@ -168,20 +178,17 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   // The slices' partials are one buffer: a launch on another stream waits
   // until the last launch that used it has folded them.
   if (slices > 1) slices_folded_.make_wait(stream);
+  const unsigned grid_y = static_cast<unsigned>(groups ? chunks : slices), grid_z = static_cast<unsigned>(groups ? slices : 1);
   void* kp[] = {&a};
-  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), static_cast<unsigned>(groups ? chunks : slices), static_cast<unsigned>(groups ? slices : 1),
-                         p.block, 1, 1, 0, stream, kp, nullptr),
-          doing);
+  GPEN_CU(cuLaunchKernel(function(), grid_x(blocks, spec_, "targets"), grid_y, grid_z, p.block, 1, 1, 0, stream, kp, nullptr), doing);
   if (slices == 1) return;
-  PairFoldArgs f{};
-  f.partial = a.partial;
-  for (int i = 0; i < kPairMaxOutputs; ++i) f.out[i] = a.out[i];
-  f.count = slices;
-  f.cells = sizes.targets;
-  void* fp[] = {&f};
-  GPEN_CU(cuLaunchKernel(fold_, grid_x((sizes.targets + 255) / 256, spec_, "targets"), 1, 1, 256, 1, 1, 0, stream, fp, nullptr),
-          doing + " (folding the source slices' results)");
+  fold(fold_into_outputs(a, a.partial, slices, sizes.targets), stream, doing + " (folding the source slices' results)");
   slices_folded_.record(stream);
+}
+
+void PairwiseKernel::fold(PairFoldArgs f, CUstream stream, const std::string& doing) const {
+  void* fp[] = {&f};
+  GPEN_CU(cuLaunchKernel(fold_, grid_x((f.cells + 255) / 256, spec_, "cells"), 1, 1, 256, 1, 1, 0, stream, fp, nullptr), doing);
 }
 
 PairwiseKernel::BlockGeometry PairwiseKernel::reserve_blocks(const std::array<long long, 3>& grid, long long cells) const {
@@ -239,7 +246,6 @@ void PairwiseKernel::launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream
   const std::size_t streams = b.streams, partial_bytes = b.partial_bytes, real = size_of(spec_.dtype);
   start_.record(stream);
   for (std::size_t s = 0; s < streams; ++s) start_.make_wait(streams_[s].get());
-  const unsigned fold_blocks = grid_x((cells + 255) / 256, spec_, "cells");
   for (long long pencil = 0; pencil < pencils; ++pencil) {
     const std::size_t s = static_cast<std::size_t>(pencil) % streams;
     CUstream st = streams_[s].get();
@@ -255,22 +261,13 @@ void PairwiseKernel::launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream
     f.cells = cells;
     f.running_stride = static_cast<long long>(streams) * cells;
     f.accumulate = pencil >= static_cast<long long>(streams);
-    void* fp[] = {&f};
-    GPEN_CU(cuLaunchKernel(fold_, fold_blocks, 1, 1, 256, 1, 1, 0, st, fp, nullptr), doing + " (folding a pencil's partial results)");
+    fold(f, st, doing + " (folding a pencil's partial results)");
   }
   for (std::size_t s = 0; s < streams; ++s) {
     done_[s].record(streams_[s].get());
     done_[s].make_wait(stream);
   }
-  PairFoldArgs f{};
-  f.partial = device_pointer(running_.get());
-  f.running = nullptr;
-  for (int i = 0; i < kPairMaxOutputs; ++i) f.out[i] = a.out[i];
-  f.count = static_cast<long long>(streams);
-  f.cells = cells;
-  f.accumulate = 0;
-  void* fp[] = {&f};
-  GPEN_CU(cuLaunchKernel(fold_, fold_blocks, 1, 1, 256, 1, 1, 0, stream, fp, nullptr), doing + " (folding the streams' results)");
+  fold(fold_into_outputs(a, device_pointer(running_.get()), static_cast<long long>(streams), cells), stream, doing + " (folding the streams' results)");
 }
 
 }  // namespace gpen

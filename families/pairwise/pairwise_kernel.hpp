@@ -11,7 +11,8 @@
 
 namespace gpen {
 
-struct PairArgs;  // the kernel's argument block (families/pairwise/device/pairwise_args.h)
+struct PairArgs;  // the kernel's argument blocks (families/pairwise/device/pairwise_args.h)
+struct PairFoldArgs;
 
 // The interaction lists of a grouped spec: group g's targets are
 // [target_groups[g], target_groups[g+1]); its sources are the ranges
@@ -85,11 +86,13 @@ class PairwiseKernel : public Kernel {
   // give every SM 2048 threads' worth of blocks, each slice at least four
   // tiles, at most 32 slices); 1 for block on block.
   long long source_slices(long long targets, long long sources) const;
-  // The same for `blocks` blocks of targets, each against `sources`
-  // sources (grouped: a group's chunks against its ranges).
-  long long source_slices_of(long long blocks, long long sources) const;
 
  private:
+  // source_slices for `blocks` blocks of targets, each against `sources`
+  // sources (grouped: a group's chunks against its ranges).
+  long long source_slices_of(long long blocks, long long sources) const;
+  // The fold kernel on `stream`, a thread a cell of f.cells.
+  void fold(PairFoldArgs f, CUstream stream, const std::string& doing) const;
   // Block on block: the launches over source pencils, their folds and the last fold.
   void launch_blocks(PairArgs& a, const PairSizes& sizes, CUstream stream) const;
   // Block on block: source blocks a pencil (k[0]) and pencils, the streams
