@@ -6,10 +6,10 @@
 
 #include "gpen/families/pairwise/device/pairwise_args.h"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
-#include "gpen/generator/ir_common.hpp"
 #include "gpen/families/pairwise/pairwise_scope.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/cuda_printer.hpp"
+#include "gpen/generator/ir_common.hpp"
 #include "gpen/generator/templates.hpp"
 
 namespace gpen {

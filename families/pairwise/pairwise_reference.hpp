@@ -20,7 +20,6 @@ struct PairReference {
   std::vector<long long> terms;            // [k]: pairs reduced into target k
   int operations = 0;                      // in one evaluation of the outputs
   double approximation_ulps = 0;           // "math": "fast": the ulps its approximations may add
-
 };
 
 // inputs[slot]: input slot's values (N, M or the grid's cells, x fastest).

@@ -93,5 +93,4 @@ struct UnitBound {
 };
 UnitBound pair_unit_bound(const PairCost& cost, const DeviceInfo& d);
 
-
 }  // namespace gpen
