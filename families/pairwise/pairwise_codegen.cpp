@@ -82,6 +82,48 @@ std::string combine_expr(Reduce r, Dtype dtype, const std::string& x, const std:
   return fmt::format("{}({}, {})", r == Reduce::Min ? (f32 ? "fminf" : "fmin") : (f32 ? "fmaxf" : "fmax"), x, y);
 }
 
+// `acc` reduced with `term`: acc += term, or acc = fmin(acc, term), ...
+std::string accumulate(Reduce r, Dtype dtype, const std::string& acc, const std::string& term) {
+  return r == Reduce::Sum ? fmt::format("{} += {};", acc, term) : fmt::format("{} = {};", acc, combine_expr(r, dtype, acc, term));
+}
+
+// The params as locals, and (void) for the arguments a formula leaves unread.
+std::string unused_arguments(const Spec& spec, const std::vector<int>& target_values, const std::vector<int>& source_values) {
+  std::string s;
+  for (const auto& p : spec.params) s += fmt::format("    const real p_{} = prm.p_{};\n", p.name, p.name);
+  if (target_values.empty()) s += "    (void)t;\n";
+  if (source_values.empty()) s += "    (void)s;\n";
+  if (spec.params.empty()) s += "    (void)prm;\n";
+  return s;
+}
+
+// The statements of a pair's terms and each output's term.
+struct PairTerms {
+  std::string body;
+  std::vector<std::string> results;
+  int flagged_calls = 0;  // sqrt, exp and divisions printed in their flagged forms
+};
+
+// `roots`: the outputs' expressions, then the lets' (which keep their
+// names); `flag` non-empty: float64 IEEE operations as flagged forms.
+PairTerms print_terms(const Spec& spec, const std::vector<std::string>& names, std::vector<IrPtr> roots, const std::string& flag) {
+  CudaPrinter printer(spec, names);
+  // float32 rsqrt as one MUFU.RSQ under both policies: rsqrtf wraps it in a
+  // scale-up and scale-down for subnormal x, three more instructions on the
+  // hot path of every potential, for the same accuracy (2 ulp); no distance
+  // of a simulation comes near 2^-126.
+  if (spec.dtype == Dtype::Float32) printer.override_function(MathFn::Rsqrt, "gpen::fast_rsqrt");
+  if (!flag.empty()) printer.flag_slow_paths(flag);
+  const std::size_t outputs = roots.size() - spec.lets.size();
+  for (std::size_t i = 0; i < spec.lets.size(); ++i) printer.name(roots[outputs + i], "l_" + spec.lets[i].name);
+  roots.resize(outputs);
+  PairTerms t;
+  t.results = printer.emit(roots);
+  t.body = printer.body("    ");
+  t.flagged_calls = printer.flagged_calls();
+  return t;
+}
+
 std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   const PairwiseDecl& d = spec.pairwise();
   const auto exprs = spec.output_exprs();
@@ -115,12 +157,6 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
 
   std::vector<std::string> names;
   for (const auto& v : d.values) names.push_back((v.source ? "s." : "t.") + v.member);
-  CudaPrinter printer(spec, names);
-  // float32 rsqrt as one MUFU.RSQ under both policies: rsqrtf wraps it in a
-  // scale-up and scale-down for subnormal x, three more instructions on the
-  // hot path of every potential, for the same accuracy (2 ulp); no distance
-  // of a simulation comes near 2^-126.
-  if (spec.dtype == Dtype::Float32) printer.override_function(MathFn::Rsqrt, "gpen::fast_rsqrt");
   // Structurally equal subexpressions made one node (as pair_cost counts
   // them, and as the stencil and reduce kinds print them): a sqrt(s)
   // written twice is one rsqrt under fast math. The lets ride along as
@@ -128,22 +164,29 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   std::vector<IrPtr> roots = exprs;
   for (const auto& l : spec.lets) roots.push_back(l.ir);
   roots = share_common_subexpressions(roots);
-  for (std::size_t i = 0; i < spec.lets.size(); ++i) printer.name(roots[exprs.size() + i], "l_" + spec.lets[i].name);
-  roots.resize(exprs.size());
-  const std::vector<std::string> results = printer.emit(roots);
+  const PairTerms exact = print_terms(spec, names, roots, "");
   s += "  // One pair: each output's term, reduced into its accumulator.\n";
   s += "  static __device__ __forceinline__ void pair(const Target& t, const Source& s, const Params& prm, real (&acc)[kOutputs]) {\n";
-  for (const auto& p : spec.params) s += fmt::format("    const real p_{} = prm.p_{};\n", p.name, p.name);
-  if (target_values.empty()) s += "    (void)t;\n";
-  if (source_values.empty()) s += "    (void)s;\n";
-  if (spec.params.empty()) s += "    (void)prm;\n";
-  s += printer.body("    ");
-  for (std::size_t o = 0; o < outs; ++o) {
-    const std::string a = fmt::format("acc[{}]", o);
-    s += spec.outputs[o].reduce == Reduce::Sum ? fmt::format("    {} += {};\n", a, results[o])
-                                     : fmt::format("    {} = {};\n", a, combine_expr(spec.outputs[o].reduce, spec.dtype, a, results[o]));
+  s += unused_arguments(spec, target_values, source_values) + exact.body;
+  for (std::size_t o = 0; o < outs; ++o) s += "    " + accumulate(spec.outputs[o].reduce, spec.dtype, fmt::format("acc[{}]", o), exact.results[o]) + "\n";
+  s += "  }\n\n";
+  // float64 accurate: the same terms without the branches of IEEE sqrt,
+  // division and exp, where the formula has any (pairwise.cuh, pair_targets_with).
+  const PairTerms flagged = spec.dtype == Dtype::Float64 && spec.math == MathPolicy::Accurate ? print_terms(spec, names, roots, "slow") : PairTerms{};
+  s += fmt::format("  static constexpr bool kFlaggedPair = {};\n", flagged.flagged_calls > 0);
+  if (flagged.flagged_calls > 0) {
+    s += "  // The pair's terms without the branches of IEEE sqrt, division and exp\n"
+         "  // (math.cuh): `slow` set where an argument lies outside their common\n"
+         "  // case; where it stays unset, the bits pair() adds.\n";
+    s += "  static __device__ __forceinline__ void terms(const Target& t, const Source& s, const Params& prm, real (&v)[kOutputs], bool& slow) {\n";
+    s += unused_arguments(spec, target_values, source_values) + flagged.body;
+    for (std::size_t o = 0; o < outs; ++o) s += fmt::format("    v[{}] = {};\n", o, flagged.results[o]);
+    s += "  }\n  static __device__ __forceinline__ void accumulate(real (&acc)[kOutputs], const real (&v)[kOutputs]) {\n";
+    for (std::size_t o = 0; o < outs; ++o)
+      s += "    " + accumulate(spec.outputs[o].reduce, spec.dtype, fmt::format("acc[{}]", o), fmt::format("v[{}]", o)) + "\n";
+    s += "  }\n";
   }
-  s += "  }\n\n  static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {\n";
+  s += "\n  static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {\n";
   for (std::size_t o = 0; o < outs; ++o)
     s += fmt::format("    static_cast<real*>(a.out[{}])[i] = acc[{}];  // {}\n", spec.fields[spec.outputs[o].field].slot, o,
                      spec.fields[spec.outputs[o].field].name);

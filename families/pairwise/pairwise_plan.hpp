@@ -36,6 +36,7 @@ struct PairwisePlan {
   int unroll = 1;                // full tiles: the source loop unrolled this many times
   int buffers = 1;               // source tiles in shared memory (2: double buffered)
   int source_slices = 1;         // tile, grouped: sources split over this many blocks (0: the host chooses)
+  int target_lanes = 1;          // grouped: the most threads that share a target of a small group
   int cell_block = 0;            // blocks: a cell block's side along every grid axis
   int streams = 1;               // blocks
   std::size_t shared_bytes = 0;  // the source tile

@@ -20,6 +20,8 @@ const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
       {"source_slices", "slices the sources (grouped: a group's) are split into, a block each, their partial results folded; 0: as many as fill the GPU",
        "kSourceSlices", "tile, grouped",
        &PairwisePlan::source_slices},
+      {"target_lanes", "grouped: at most this many threads share a target of a small group, each taking every lane-th source of a tile",
+       "kTargetLanes", "grouped", &PairwisePlan::target_lanes},
       {"cell_block", "blocks: a cell block's side along every grid axis", "kCellBlock", "blocks", &PairwisePlan::cell_block},
       {"streams", "blocks: streams the source pencils are spread over", "", "blocks", &PairwisePlan::streams},
   };
@@ -42,7 +44,7 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // thread, unroll 8: close to the best variant for the softened potential
   // at N = 2^20. The twenty-eighth session, with source slices: grouped 64
   // threads, a target each, unroll 32 (the best for groups of 1-160
-  // targets; groups of 512 do 1.12x better with 256 x 2); grids 256 x 2,
+  // targets before lanes; float64 still); grids 256 x 2,
   // unroll 32 in float32 and 4 in float64 (the one unrolling at which
   // neither float64 strategy spills); float64 particles 2 targets
   // (1.04-1.09x one for the Yukawa and Coulomb potentials at N = 2^16).
@@ -52,7 +54,11 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // targets (twenty-eighth session: 1.02x 256 x 2 at N = 2^16; the Yukawa
   // formula spills with 4).
   const bool four = particles && !f32 && short_pair;
-  const long long block = d.grouped || four ? 64 : 256;
+  // Grouped in float32: 128 x 2 with lanes (twenty-ninth session: faster
+  // than 64 x 1 on groups of 512 and of 64 targets, as fast on gpen run's
+  // groups of 1-160); float64, without lanes, keeps 64 x 1.
+  const bool grouped_lanes = d.grouped && f32;
+  const long long block = grouped_lanes ? 128 : d.grouped || four ? 64 : 256;
   b.push_back(offer(row_of(t, &PairwisePlan::block), {64LL, 128LL, 256LL, 512LL}, block, 32, 1024));
   // Float32 particles whose source is one 16-byte word (a position and a
   // weight) and whose formula is short (at most 24 instructions a pair,
@@ -62,13 +68,20 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // to 2^20; multipole_potential's 64-byte sources lose up to 3.4x with 8,
   // and the Yukawa formula in float32 spills with 8).
   const bool eight = particles && f32 && packed_source_bytes(spec) == 16 && short_pair;
-  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, d.grouped ? 1 : eight ? 8 : four ? 4 : 2, 1, 16));
+  b.push_back(offer(row_of(t, &PairwisePlan::targets_per_thread), {1LL, 2LL, 4LL, 8LL}, grouped_lanes ? 2 : d.grouped ? 1 : eight ? 8 : four ? 4 : 2, 1, 16));
   b.push_back(offer(row_of(t, &PairwisePlan::unroll), {1LL, 4LL, 8LL, 16LL, 32LL}, eight ? 16 : (d.grid && f32) || d.grouped ? 32 : d.grid ? 4 : 8, 1, 1024));
   b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
   // Sources split over blocks when the targets alone leave SMs idle
   // (twenty-seventh session: 23-34% occupancy at N = 2^16 to 2^18 on an
   // H100); 0 lets the host choose for the size it launches.
   b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, 0, 0, 64, 1));
+  // Groups smaller than half a block's targets share each target among
+  // lanes (pairwise_grouped), so that a block of several targets a thread
+  // keeps its threads busy on groups of tens of targets. Not by default in
+  // float64: with a kernel body per lane count, ptxas saves registers to
+  // the stack around the calls of CUDA's rsqrt's slow path (spills, which
+  // the tuner refuses).
+  if (d.grouped) b.push_back(offer(row_of(t, &PairwisePlan::target_lanes), {1LL, 2LL, 4LL, 8LL, 16LL}, f32 ? 8 : 1, 1, 16, 1));
   if (strategies.size() > 1) {  // block-on-block is possible
     b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
     b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));

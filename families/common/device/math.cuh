@@ -95,7 +95,7 @@ __device__ __forceinline__ double fast_sqrt(double x) { return fast_sqrt(x, fast
 }  // namespace gpen
 
 // float64 exp, the operations of CUDA's exp (libdevice __nv_exp, CUDA 13)
-// one for one, so the same bits (tests/families/common/test_gpu_exp64.cpp
+// one for one, so the same bits (tests/families/common/test_gpu_math64.cpp
 // compares them over the whole range): x = k ln 2 + r with k the nearest
 // integer to x log2 e (ln 2 in two parts), e^r by a degree-11 polynomial,
 // 2^k added to the exponent; |x| >= 708.39 takes the overflow, underflow
@@ -112,7 +112,14 @@ static __constant__ double kExpPoly[13] = {  // static: one copy a unit, also wh
     0x1.6c16c1852b7afp-10, 0x1.1111111122322p-7,  0x1.55555555502a1p-5,  0x1.5555555555511p-3,  0x1.000000000000bp-1,
     0x1.71547652b82fep0,   0x1.62e42fefa39efp-1,  0x1.abc9e3b39803fp-56};
 
-__device__ __forceinline__ double exp_f64(double x) {
+// The polynomial of e^r and k, shared by both forms below.
+struct ExpF64Parts {
+  double p;  // e^r
+  int k;     // x = k ln 2 + r
+  unsigned h;  // |x|'s high word: CUDA's code compares it as a float, and
+              // for these (non-negative) bits the integer order is the float order
+};
+__device__ __forceinline__ ExpF64Parts exp_f64_parts(double x) {
   const double* c = kExpPoly;
   const double t = fma(x, c[10], 6755399441055744.0);  // 1.5 2^52: k in t's low word
   const double k = t - 6755399441055744.0;
@@ -123,18 +130,73 @@ __device__ __forceinline__ double exp_f64(double x) {
   for (int j = 2; j < 10; ++j) p = fma(r, p, c[j]);
   p = fma(r, p, 1.0);
   p = fma(r, p, 1.0);
-  const int i = __double2loint(t);
-  const float h = fabsf(__int_as_float(__double2hiint(x)));  // |x|'s high word as CUDA's code compares it
-  if (!(h < 4.1917929649353027344f)) {                       // |x| >= 708.39, or NaN
+  // The mask rather than fabsf: where x is a negation (exp(-kappa r)),
+  // the compiler takes the high word of kappa r as it is, where fabsf of
+  // x's needs x made (one more FP64 instruction).
+  return {p, __double2loint(t), static_cast<unsigned>(__double2hiint(x)) & 0x7fffffffu};
+}
+
+__device__ __forceinline__ double exp_f64(double x) {
+  const ExpF64Parts e = exp_f64_parts(x);
+  if (e.h >= 0x4086232bu) {  // |x| >= 708.39 (4.1917929649353027344f), or NaN
     double y = x < 0.0 ? 0.0 : x + __longlong_as_double(0x7ff0000000000000LL);
-    if (h < 4.2275390625f) {  // |x| < 745.13: 2^k in two steps
-      const int k1 = i / 2, k2 = i - k1;
-      const double q = __hiloint2double(__double2hiint(p) + k1 * 0x100000, __double2loint(p));
+    if (e.h < 0x40874800u) {  // |x| < 745.13 (4.2275390625f): 2^k in two steps
+      const int k1 = e.k / 2, k2 = e.k - k1;
+      const double q = __hiloint2double(__double2hiint(e.p) + k1 * 0x100000, __double2loint(e.p));
       y = q * __hiloint2double(k2 * 0x100000 + 0x3ff00000, 0);
     }
     return y;
   }
-  return __hiloint2double(__double2hiint(p) + i * 0x100000, __double2loint(p));
+  return __hiloint2double(__double2hiint(e.p) + e.k * 0x100000, __double2loint(e.p));
+}
+
+}  // namespace gpen
+
+// float64 sqrt, division and exp without their branches (pairwise
+// kernels, "math": "accurate"; pairwise.cuh): each computes the common
+// case of CUDA's operation and sets `slow` where its argument lies outside
+// it. Where `slow` stays false the result is CUDA's, bit for bit: sqrt and
+// division are correctly rounded (IEEE), and these are the steps and the
+// range tests of the sequences ptxas emits for them (a seed, Newton steps,
+// a last correction); exp is exp_f64's common path. The caller evaluates
+// the pair again with the branching forms where any `slow` is set, so a
+// pair's several IEEE operations cost one test, and the operations of
+// several pairs can interleave (a branch a call serializes them).
+namespace gpen {
+
+// Common case: x in [2^-970, 2^1024) (not 0, negative, subnormal, inf or NaN).
+__device__ __forceinline__ double sqrt_rn(double x, bool& slow) {
+  slow |= static_cast<unsigned>(__double2hiint(x) - 0x03500000) >= 0x7ca00000u;
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+  const double e = fma(x, -(y * y), 1.0);
+  y = fma(fma(e, 0.375, 0.5), y * e, y);                   // rsqrt(x) to about 2^-60
+  const double q = x * y;
+  const double h = __hiloint2double(__double2hiint(y) - 0x00100000, __double2loint(y));  // y / 2 by its exponent, as ptxas does
+  return fma(fma(-q, q, x), h, q);                         // q + (x - q^2) / (2 sqrt(x)), rounded once
+}
+
+// Common case: |a| >= 2^-969, |b| below about 2^1017, and the quotient a
+// normal number (not 0, subnormal, inf or NaN) below about 2^1017.
+__device__ __forceinline__ double div_rn(double a, double b, bool& slow) {
+  double y;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(b));
+  double e = fma(y, -b, 1.0);
+  y = fma(y, fma(e, e, e), y);
+  y = fma(y, fma(y, -b, 1.0), y);                          // 1 / b to about 2^-64
+  const double q = a * y;
+  const double r = fma(y, fma(q, -b, a), q);               // q + (a - q b) / b, rounded once
+  // ptxas' tests, on the high words' bits (it compares them as floats).
+  const unsigned ha = __double2hiint(a) & 0x7fffffff, hb = __double2hiint(b) & 0x7fffffff, hr = __double2hiint(r) & 0x7fffffff;
+  slow |= !(ha >= 0x03600000u && hb < 0x7f800000u && hr - 0x00100001u <= 0x7f800000u - 0x00100001u);
+  return r;
+}
+
+// Common case: |x| < 708.39.
+__device__ __forceinline__ double exp_f64(double x, bool& slow) {
+  const ExpF64Parts e = exp_f64_parts(x);
+  slow |= e.h >= 0x4086232bu;
+  return __hiloint2double(__double2hiint(e.p) + e.k * 0x100000, __double2loint(e.p));
 }
 
 }  // namespace gpen

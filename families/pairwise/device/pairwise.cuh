@@ -5,7 +5,8 @@
 //
 // `B` is the bindings struct that the generator writes for one spec:
 //   using real;
-//   kBlock, kTargetsPerThread, kUnroll, kBuffers, kSourceSlices   tunables
+//   kBlock, kTargetsPerThread, kUnroll, kBuffers, kSourceSlices,
+//   kTargetLanes                         tunables
 //   kOutputs                             outputs (accumulators a target)
 //   kSkipSelf                            leave out the pair i == j
 //   kDims, kCellBlock                    grids: axes; blocks: a cell block's side
@@ -13,6 +14,8 @@
 //   Params                               the spec's params in `real`
 //   load_target(a, i), load_source(a, j), params(a)
 //   init(acc), pair(t, s, p, acc), store(a, i, acc)
+//   kFlaggedPair, and where true terms(t, s, p, v, slow), accumulate(acc, v)
+//                                        the pair without IEEE branches (pair_targets_with)
 //   combine(o, x, y)                     output o's reduction of two partial results
 #pragma once
 
@@ -29,6 +32,35 @@ __device__ __forceinline__ void pair_cell(const PairArgs& a, long long i, long l
   c[2] = rest / a.grid[1];
 }
 
+// Applies source s to the thread's P targets. Bindings with a flagged pair
+// (float64 IEEE sqrt, division and exp without their branches, math.cuh)
+// compute every target's terms first and test once, so the P targets'
+// operations interleave; where an argument lies outside the common case
+// (rare: a zero distance, an underflowing exp) the branching pair() is
+// evaluated instead. Either way pair()'s results.
+template <class B>
+__device__ __forceinline__ void pair_targets_with(const typename B::Target (&t)[B::kTargetsPerThread], const typename B::Source& s,
+                                                  const typename B::Params& prm,
+                                                  typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs]) {
+  constexpr int P = B::kTargetsPerThread;
+  if constexpr (B::kFlaggedPair) {
+    typename B::real v[P][B::kOutputs];
+    bool slow = false;
+#pragma unroll
+    for (int p = 0; p < P; ++p) B::terms(t[p], s, prm, v[p], slow);
+    if (__builtin_expect(slow, 0)) {
+#pragma unroll
+      for (int p = 0; p < P; ++p) B::pair(t[p], s, prm, acc[p]);
+    } else {
+#pragma unroll
+      for (int p = 0; p < P; ++p) B::accumulate(acc[p], v[p]);
+    }
+  } else {
+#pragma unroll
+    for (int p = 0; p < P; ++p) B::pair(t[p], s, prm, acc[p]);
+  }
+}
+
 // Applies the `count` sources index(0 .. count-1) to the P targets whose
 // indices are `ti`, a shared-memory tile at a time. `maybe_self(k0, n)`
 // says whether sources k0 .. k0+n-1 may include a target of the block;
@@ -39,12 +71,18 @@ __device__ __forceinline__ void pair_cell(const PairArgs& a, long long i, long l
 // source loaded into registers while this tile is applied, one barrier a
 // tile: a thread stores tile b again two tiles later, after the barrier
 // that every thread passes only once it has applied tile b.
-template <class B, class Index, class MaybeSelf>
+//
+// L lanes (grouped, small groups): the L neighbouring threads that share
+// targets each take every L-th source of a tile, from their lane on;
+// pair_lanes_fold combines their results.
+template <class B, int L = 1, class Index, class MaybeSelf>
 __device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B::Params& prm, long long count, Index index,
                                              MaybeSelf maybe_self, const long long (&ti)[B::kTargetsPerThread],
                                              const typename B::Target (&t)[B::kTargetsPerThread],
                                              typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], typename B::Source* tiles) {
   constexpr int T = B::kBlock, P = B::kTargetsPerThread;
+  constexpr int kSteps = T / L, kUnroll = B::kUnroll < kSteps ? B::kUnroll : kSteps;
+  const int lane = threadIdx.x % L;
   typename B::Source next;
   if (B::kBuffers == 2) {
     __syncthreads();  // an earlier call's last tile is consumed
@@ -65,15 +103,11 @@ __device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B
     }
     const int n = count - k0 < T ? static_cast<int>(count - k0) : T;
     if (n == T && !(B::kSkipSelf && maybe_self(k0, n))) {
-#pragma unroll B::kUnroll
-      for (int k = 0; k < T; ++k) {
-        const typename B::Source s = tile[k];
-#pragma unroll
-        for (int p = 0; p < P; ++p) B::pair(t[p], s, prm, acc[p]);
-      }
+#pragma unroll kUnroll
+      for (int k = 0; k < kSteps; ++k) pair_targets_with<B>(t, tile[k * L + lane], prm, acc);
     } else {
       // The ragged last tile, or one that may hold a target's own index.
-      for (int k = 0; k < n; ++k) {
+      for (int k = lane; k < n; k += L) {
         const typename B::Source s = tile[k];
         const long long j = B::kSkipSelf ? index(k0 + k) : -1;
 #pragma unroll
@@ -84,34 +118,49 @@ __device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B
   }
 }
 
-// The targets local[p] = first + p * kBlock + threadIdx.x below `end` (the
-// rest repeat end - 1 and are not stored) at indices ti[p] = index(local[p]),
-// their accumulators reset.
-template <class B, class Index>
+// The targets local[p] = first + p * kBlock / L + threadIdx.x / L below
+// `end` (the rest repeat end - 1 and are not stored) at indices
+// ti[p] = index(local[p]), their accumulators reset: with L lanes, L
+// neighbouring threads share each target.
+template <class B, int L = 1, class Index>
 __device__ __forceinline__ void pair_targets(const PairArgs& a, long long first, long long end, Index index,
                                              long long (&local)[B::kTargetsPerThread], long long (&ti)[B::kTargetsPerThread],
                                              typename B::Target (&t)[B::kTargetsPerThread],
                                              typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs]) {
 #pragma unroll
   for (int p = 0; p < B::kTargetsPerThread; ++p) {
-    local[p] = first + p * B::kBlock + threadIdx.x;
+    local[p] = first + p * (B::kBlock / L) + threadIdx.x / L;
     ti[p] = index(local[p] < end ? local[p] : end - 1);
     t[p] = B::load_target(a, ti[p]);
     B::init(acc[p]);
   }
 }
 
+// The L lanes' results of their shared targets combined, in a butterfly
+// of shuffles: every lane ends with the same values, in a fixed order.
+// Every thread of the warp calls it.
+template <class B, int L>
+__device__ __forceinline__ void pair_lanes_fold(typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs]) {
+#pragma unroll
+  for (int m = 1; m < L; m *= 2)
+#pragma unroll
+    for (int p = 0; p < B::kTargetsPerThread; ++p)
+#pragma unroll
+      for (int o = 0; o < B::kOutputs; ++o) acc[p][o] = B::combine(o, acc[p][o], __shfl_xor_sync(0xffffffffu, acc[p][o], m));
+}
+
 // Stores the results of the targets local[p] below `end`: into the outputs,
 // or with `slices` > 1 as slice `slice`'s partial results
-// a.partial[output][slice][target], which pairwise_fold combines.
-template <class B>
+// a.partial[output][slice][target], which pairwise_fold combines. With L
+// lanes, lane 0 of each target's.
+template <class B, int L = 1>
 __device__ __forceinline__ void pair_store(const PairArgs& a, const long long (&local)[B::kTargetsPerThread], long long end,
                                            const long long (&ti)[B::kTargetsPerThread],
                                            const typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], unsigned slice, unsigned slices) {
   typename B::real* partial = static_cast<typename B::real*>(a.partial);
 #pragma unroll
   for (int p = 0; p < B::kTargetsPerThread; ++p)
-    if (local[p] < end) {
+    if (local[p] < end && threadIdx.x % L == 0) {
       if (B::kSourceSlices == 1 || slices == 1) B::store(a, ti[p], acc[p]);
       else
 #pragma unroll
@@ -143,11 +192,54 @@ __device__ void pairwise_tile(const PairArgs& a) {
   pair_store<B>(a, local, a.n_targets, ti, acc, blockIdx.y, gridDim.y);
 }
 
+// Group g's targets from `first` on, chunks of kBlock * P / L targets
+// gridDim.y chunks apart, against the sources lo .. hi of its ranges laid
+// end to end; L lanes a target (pair_sources).
+template <class B, int L>
+__device__ __forceinline__ void pair_group_chunks(const PairArgs& a, const typename B::Params& prm, long long first, long long end, int r0,
+                                                  int r1, long long lo, long long hi, unsigned slices, typename B::Source* tile) {
+  constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P / L;
+  for (; first < end; first += static_cast<long long>(gridDim.y) * TP) {
+    long long local[P], ti[P];
+    typename B::Target t[P];
+    typename B::real acc[P][B::kOutputs];
+    pair_targets<B, L>(a, first, end, [](long long k) { return k; }, local, ti, t, acc);
+    long long at = 0;  // where range r starts, end to end
+    for (int r = r0; r < r1 && at < hi; ++r) {
+      const long long b = a.source_ranges[2 * r], n = a.source_ranges[2 * r + 1] - b;
+      const long long begin = b + max(0LL, lo - at), stop = b + min(n, hi - at);
+      at += n;
+      if (begin >= stop) continue;
+      pair_sources<B, L>(
+          a, prm, stop - begin, [=](long long k) { return begin + k; },
+          [&](long long k0, int m) { return begin + k0 < first + TP && first < begin + k0 + m; }, ti, t, acc, tile);
+    }
+    pair_lanes_fold<B, L>(acc);
+    pair_store<B, L>(a, local, end, ti, acc, blockIdx.z, slices);
+  }
+}
+
+// pair_group_chunks with `lanes` lanes, from L up to kTargetLanes.
+template <class B, int L>
+__device__ __forceinline__ void pair_group_lanes(int lanes, const PairArgs& a, const typename B::Params& prm, long long first, long long end,
+                                                 int r0, int r1, long long lo, long long hi, unsigned slices, typename B::Source* tile) {
+  if constexpr (L < B::kTargetLanes) {
+    if (lanes > L) {
+      pair_group_lanes<B, 2 * L>(lanes, a, prm, first, end, r0, r1, lo, hi, slices, tile);
+      return;
+    }
+  }
+  pair_group_chunks<B, L>(a, prm, first, end, r0, r1, lo, hi, slices, tile);
+}
+
 // A block per target group and chunk of its targets: block (g, c, z) takes
 // group g's targets kBlock * P at a time from chunk c on (gridDim.y chunks
 // apart), against slice z of the group's sources: its ranges laid end to
 // end and cut into gridDim.z slices of whole tiles (each range's part of
 // the slice in turn). With slices, partial results as the tile writes them.
+// A group that fits in half a chunk or less shares each target among
+// lanes: the most, up to kTargetLanes, that leave no lane without a target
+// slot, so the block's threads stay busy on small groups.
 template <class B>
 __device__ void pairwise_grouped(const PairArgs& a) {
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
@@ -155,8 +247,9 @@ __device__ void pairwise_grouped(const PairArgs& a) {
   const typename B::Params prm = B::params(a);
   const long long g = blockIdx.x;
   const long long end = a.target_groups[g + 1];
+  const long long first = a.target_groups[g] + static_cast<long long>(blockIdx.y) * TP;
   // A chunk past a smaller group's end: the whole block leaves (no barrier passed yet).
-  if (a.target_groups[g] + static_cast<long long>(blockIdx.y) * TP >= end) return;
+  if (first >= end) return;
   const int r0 = a.range_offsets[g], r1 = a.range_offsets[g + 1];
   const unsigned slices = B::kSourceSlices == 1 ? 1 : gridDim.z;
   long long lo = 0, hi = 0;  // the slice, in the group's sources end to end
@@ -166,23 +259,9 @@ __device__ void pairwise_grouped(const PairArgs& a) {
     lo = min(hi, blockIdx.z * slice);
     hi = min(hi, lo + slice);
   }
-  for (long long first = a.target_groups[g] + static_cast<long long>(blockIdx.y) * TP; first < end; first += static_cast<long long>(gridDim.y) * TP) {
-    long long local[P], ti[P];
-    typename B::Target t[P];
-    typename B::real acc[P][B::kOutputs];
-    pair_targets<B>(a, first, end, [](long long k) { return k; }, local, ti, t, acc);
-    long long at = 0;  // where range r starts, end to end
-    for (int r = r0; r < r1 && at < hi; ++r) {
-      const long long b = a.source_ranges[2 * r], n = a.source_ranges[2 * r + 1] - b;
-      const long long begin = b + max(0LL, lo - at), stop = b + min(n, hi - at);
-      at += n;
-      if (begin >= stop) continue;
-      pair_sources<B>(
-          a, prm, stop - begin, [=](long long k) { return begin + k; },
-          [&](long long k0, int m) { return begin + k0 < first + TP && first < begin + k0 + m; }, ti, t, acc, tile);
-    }
-    pair_store<B>(a, local, end, ti, acc, blockIdx.z, slices);
-  }
+  int lanes = 1;
+  while (lanes < B::kTargetLanes && (end - a.target_groups[g]) * 2 * lanes <= TP) lanes *= 2;
+  pair_group_lanes<B, 1>(lanes, a, prm, first, end, r0, r1, lo, hi, slices, tile);
 }
 
 // A cell block: its first cell's coordinates and its extent, clipped at the grid's edge.

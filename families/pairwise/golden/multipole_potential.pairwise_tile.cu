@@ -22,6 +22,7 @@ struct Bindings {
   static constexpr int kUnroll = 8;
   static constexpr int kBuffers = 1;
   static constexpr int kSourceSlices = 0;
+  static constexpr int kTargetLanes = 1;
   static constexpr int kCellBlock = 0;
   static constexpr int kOutputs = 1, kDims = 1;
   static constexpr bool kSkipSelf = false;
@@ -96,6 +97,8 @@ struct Bindings {
     const real t2 = kC0 * (t.f_z - s.f_cz);
     acc[0] += s.f_q * l_inv_r - (s.f_px * l_dx + s.f_py * l_dy + s.f_pz * l_dz) * l_inv_r3 + s.f_qxx * (t0 * l_dx * l_inv_r5 - l_inv_r3) + s.f_qyy * (t1 * l_dy * l_inv_r5 - l_inv_r3) + s.f_qzz * (t2 * l_dz * l_inv_r5 - l_inv_r3) + 3.0f * (s.f_qxy * l_dx * l_dy + s.f_qyz * l_dy * l_dz + s.f_qzx * l_dz * l_dx) * l_inv_r5;
   }
+
+  static constexpr bool kFlaggedPair = false;
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {
     static_cast<real*>(a.out[0])[i] = acc[0];  // phi

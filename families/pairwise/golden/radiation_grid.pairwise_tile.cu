@@ -21,6 +21,7 @@ struct Bindings {
   static constexpr int kUnroll = 32;
   static constexpr int kBuffers = 1;
   static constexpr int kSourceSlices = 0;
+  static constexpr int kTargetLanes = 1;
   static constexpr int kCellBlock = 0;
   static constexpr int kOutputs = 1, kDims = 3;
   static constexpr bool kSkipSelf = true;
@@ -85,6 +86,8 @@ struct Bindings {
     const real l_geometry = 0.07957747f / (p_h * p_h);
     acc[0] += s.f_e * l_inv_d * l_inv_d * l_geometry;
   }
+
+  static constexpr bool kFlaggedPair = false;
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {
     static_cast<real*>(a.out[0])[i] = acc[0];  // flux

@@ -23,6 +23,7 @@ struct Bindings {
   static constexpr int kUnroll = 16;
   static constexpr int kBuffers = 1;
   static constexpr int kSourceSlices = 0;
+  static constexpr int kTargetLanes = 1;
   static constexpr int kCellBlock = 0;
   static constexpr int kOutputs = 3, kDims = 1;
   static constexpr bool kSkipSelf = false;
@@ -91,6 +92,8 @@ struct Bindings {
     acc[1] += -l_w * l_dy;
     acc[2] += -l_w * l_dz;
   }
+
+  static constexpr bool kFlaggedPair = false;
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {
     static_cast<real*>(a.out[0])[i] = acc[0];  // ax

@@ -19,6 +19,7 @@ struct Bindings {
   static constexpr int kUnroll = 16;
   static constexpr int kBuffers = 1;
   static constexpr int kSourceSlices = 0;
+  static constexpr int kTargetLanes = 1;
   static constexpr int kCellBlock = 0;
   static constexpr int kOutputs = 1, kDims = 1;
   static constexpr bool kSkipSelf = false;
@@ -77,6 +78,8 @@ struct Bindings {
     const real l_dz = (t.f_z - s.f_z);
     acc[0] += s.f_m * gpen::fast_rsqrt(p_eps2 + l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
   }
+
+  static constexpr bool kFlaggedPair = false;
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {
     static_cast<real*>(a.out[0])[i] = acc[0];  // phi

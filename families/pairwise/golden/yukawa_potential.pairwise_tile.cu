@@ -20,6 +20,7 @@ struct Bindings {
   static constexpr int kUnroll = 8;
   static constexpr int kBuffers = 1;
   static constexpr int kSourceSlices = 0;
+  static constexpr int kTargetLanes = 1;
   static constexpr int kCellBlock = 0;
   static constexpr int kOutputs = 1, kDims = 1;
   static constexpr bool kSkipSelf = true;
@@ -78,6 +79,22 @@ struct Bindings {
     const real l_dz = (t.f_z - s.f_z);
     const real l_r = sqrt(l_dx * l_dx + l_dy * l_dy + l_dz * l_dz);
     acc[0] += s.f_q * gpen::exp_f64(-p_kappa * l_r) / l_r;
+  }
+
+  static constexpr bool kFlaggedPair = true;
+  // The pair's terms without the branches of IEEE sqrt, division and exp
+  // (math.cuh): `slow` set where an argument lies outside their common
+  // case; where it stays unset, the bits pair() adds.
+  static __device__ __forceinline__ void terms(const Target& t, const Source& s, const Params& prm, real (&v)[kOutputs], bool& slow) {
+    const real p_kappa = prm.p_kappa;
+    const real l_dx = (t.f_x - s.f_x);
+    const real l_dy = (t.f_y - s.f_y);
+    const real l_dz = (t.f_z - s.f_z);
+    const real l_r = gpen::sqrt_rn(l_dx * l_dx + l_dy * l_dy + l_dz * l_dz, slow);
+    v[0] = gpen::div_rn(s.f_q * gpen::exp_f64(-p_kappa * l_r, slow), l_r, slow);
+  }
+  static __device__ __forceinline__ void accumulate(real (&acc)[kOutputs], const real (&v)[kOutputs]) {
+    acc[0] += v[0];
   }
 
   static __device__ __forceinline__ void store(const gpen::PairArgs& a, long long i, const real (&acc)[kOutputs]) {

@@ -244,9 +244,14 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
       if (const char* f = fast() ? fast_function(e.fn, spec_.dtype) : nullptr) s = f;
       for (const auto& [fn, name] : overrides_)
         if (fn == e.fn) s = name;
+      const bool flagged = !slow_flag_.empty() && (e.fn == MathFn::Sqrt || e.fn == MathFn::Exp);
+      if (flagged) {
+        s = e.fn == MathFn::Sqrt ? "gpen::sqrt_rn" : "gpen::exp_f64";
+        ++flagged_calls_;
+      }
       s += "(";
       for (std::size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + print(*e.args[i]).text;
-      return {s + ")", 4};
+      return {s + (flagged ? ", " + slow_flag_ : "") + ")", 4};
     }
     default: {
       // x / c with an exact constant c: x times 1/c, rounded once. A
@@ -263,6 +268,11 @@ CudaPrinter::Printed CudaPrinter::print(const Ir& e) {
         const Printed l = print(*e.args[0]);
         if (is_call(den, MathFn::Sqrt)) return {fmt::format("{} * {}", wrap(l, 2), rsqrt_of(*den.args[0])), 2};
         return {fmt::format("gpen::fast_div({}, {})", l.text, print(den).text), 4};
+      }
+      if (e.kind == Ir::Kind::Div && !slow_flag_.empty()) {
+        ++flagged_calls_;
+        const Printed l = print(*e.args[0]);
+        return {fmt::format("gpen::div_rn({}, {}, {})", l.text, print(den).text, slow_flag_), 4};
       }
       const bool additive = e.kind == Ir::Kind::Add || e.kind == Ir::Kind::Sub;
       const int prec = additive ? 1 : 2;

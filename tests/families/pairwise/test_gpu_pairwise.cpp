@@ -57,12 +57,33 @@ TEST_CASE("multipole evaluation: N targets from M expansions, both odd") {
   }
 }
 
-// The shipped spec with "math" set: its text, re-read.
-static Spec with_math(const std::string& name, const char* math, Dtype dt) {
+// The shipped spec's text with `from` replaced by `to`, re-read.
+static Spec edited_spec(const std::string& name, const std::string& from, const std::string& to, Dtype dt) {
   std::ifstream in(spec_path(name.c_str()));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.insert(text.find("\"dims\""), std::string("\"math\": \"") + math + "\", ");
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), to);
   return parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(text, name)), dt);
+}
+
+// The shipped spec with "math" set.
+static Spec with_math(const std::string& name, const char* math, Dtype dt) {
+  return edited_spec(name, "\"dims\"", std::string("\"math\": \"") + math + "\", \"dims\"", dt);
+}
+
+// Float64 accurate formulas evaluate a source's pairs without the
+// branches of IEEE sqrt, division and exp, and again with them where an
+// argument left the common case. With kappa = 2000 exp(-kappa r)
+// underflows past r = 0.354 (a third of the pairs) and the quotient
+// q exp(-kappa r) / r is subnormal or 0 further in: most sources take the
+// slow path for some of a thread's targets and not for others.
+TEST_CASE("float64 Yukawa with exp underflowing for many pairs: the pairs taken again on the branching path match the CPU reference") {
+  const Spec s = edited_spec("yukawa_potential", "\"value\": 2.0", "\"value\": 2000.0", Dtype::Float64);
+  for (const char* n : {"1000", "4099"}) {
+    check_pairwise(s, n);
+    check_pairwise(s, n, {"targets_per_thread=4", "block_x=64", "unroll=4"});
+    check_pairwise(s, n, {"targets_per_thread=1", "buffers=2"});
+  }
 }
 
 TEST_CASE("the Gaussian kernel sum and the Yukawa potential, accurate and fast math, match the CPU reference") {
@@ -141,6 +162,9 @@ TEST_CASE("sources split over blocks: every slice count agrees with the referenc
         check_pairwise(g, n, {slices, "block_x=64", "targets_per_thread=2", "unroll=4"});
         check_pairwise(g, n, {slices, "block_x=256", "targets_per_thread=2", "unroll=8"});
         check_pairwise(g, n, {slices, "block_x=128", "buffers=2"});
+        // Lanes: up to 16 threads a target of a small group, and none.
+        check_pairwise(g, n, {slices, "block_x=128", "targets_per_thread=4", "target_lanes=16"});
+        check_pairwise(g, n, {slices, "block_x=64", "targets_per_thread=4", "target_lanes=1"});
       }
   }
   // The grid's tile (default one slice) split too.

@@ -47,6 +47,14 @@ class CudaPrinter {
   // Prints calls of `fn` as `name` instead of the CUDA math function.
   void override_function(MathFn fn, const std::string& name) { overrides_.emplace_back(fn, name); }
 
+  // float64, "math": "accurate": prints sqrt, exp and division by a
+  // non-constant as math.cuh's flagged forms, gpen::sqrt_rn(x, flag),
+  // gpen::exp_f64(x, flag), gpen::div_rn(a, b, flag): CUDA's results
+  // without their branches, `flag` (a bool) set where an argument lies
+  // outside the common case. flagged_calls() counts them.
+  void flag_slow_paths(const std::string& flag) { slow_flag_ = flag; }
+  int flagged_calls() const { return flagged_calls_; }
+
   // Prints `e` (a let) as a statement of its own, `const real <name> = ...;`,
   // the first time an expression uses it, and as `name` after that.
   void name(const IrPtr& e, const std::string& name);
@@ -83,6 +91,8 @@ class CudaPrinter {
   std::set<const Ir*> shared_;  // nodes reached along more than one path from the roots
   std::set<const Ir*> divided_by_sqrt_;         // "fast": the s of every a / sqrt(s)
   std::map<const Ir*, std::string> rsqrt_of_;   // "fast": s -> the temporary holding rsqrt(s)
+  std::string slow_flag_;  // see flag_slow_paths()
+  int flagged_calls_ = 0;
   int temps_ = 0;
 };
 
