@@ -130,9 +130,6 @@ __device__ __forceinline__ ExpF64Parts exp_f64_parts(double x) {
   for (int j = 2; j < 10; ++j) p = fma(r, p, c[j]);
   p = fma(r, p, 1.0);
   p = fma(r, p, 1.0);
-  // The mask rather than fabsf: where x is a negation (exp(-kappa r)),
-  // the compiler takes the high word of kappa r as it is, where fabsf of
-  // x's needs x made (one more FP64 instruction).
   return {p, __double2loint(t), static_cast<unsigned>(__double2hiint(x)) & 0x7fffffffu};
 }
 
