@@ -163,9 +163,14 @@ namespace gpen {
 
 // Common case: x in [2^-970, 2^1024) (not 0, negative, subnormal, inf or NaN).
 __device__ __forceinline__ double sqrt_rn(double x, bool& slow) {
-  slow |= static_cast<unsigned>(__double2hiint(x) - 0x03500000) >= 0x7ca00000u;
+  slow |= static_cast<unsigned>(__double2hiint(x)) - 0x03500000u >= 0x7ca00000u;
   double y;
   asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+  // y y as ptxas' sequence has it. For x near 2^1024 y y is subnormal,
+  // exact only while the seed's low word is 0 (MUFU.RSQ64H with a zeroed
+  // low word, as the SASS of gpen's kernels shows): with other low words a
+  // review's emulation misrounded some x there, where fma(-(x y), y, 1)
+  // did not.
   const double e = fma(x, -(y * y), 1.0);
   y = fma(fma(e, 0.375, 0.5), y * e, y);                   // rsqrt(x) to about 2^-60
   const double q = x * y;

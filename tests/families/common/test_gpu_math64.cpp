@@ -128,6 +128,12 @@ TEST_CASE("gpen::sqrt_rn and gpen::div_rn give CUDA's IEEE sqrt and division bit
     const double m = std::ldexp(static_cast<double>((g() >> 38) | 1), static_cast<int>(g() % 200) - 100);
     x[n / 2 - 1 - i] = std::nextafter(m * m, i % 2 ? HUGE_VAL : 0.0);
   }
+  // The same at the top of the range, m^2 in [2^1023, 2^1024), and at the
+  // bottom of the common one, m^2 just above 2^-969.
+  for (int i = 0; i < n / 16; ++i) {
+    const double m = std::ldexp(static_cast<double>((g() >> 39) | (1ULL << 25) | (3ULL << 23) | 1), i % 2 ? 486 : -510);
+    x[n / 2 - n / 8 - 1 - i] = std::nextafter(m * m, i % 4 < 2 ? HUGE_VAL : 0.0);
+  }
   const double sqrt_edges[] = {0.0, -0.0, -1.0, HUGE_VAL, NAN, 0x1p-970, std::nextafter(0x1p-970, 0.0), 0x1p-1022, 4.9e-324, 0x1.fffffffffffffp1023};
   for (std::size_t e = 0; e < std::size(sqrt_edges); ++e) x[e] = sqrt_edges[e];
   const Compared s = compare_on_gpu("sqrt(a[i])", "gpen::sqrt_rn(a[i], slow)", x, x);

@@ -169,6 +169,9 @@ TEST_CASE("pairwise plans refuse tunables that cannot run") {
   CHECK_THROWS_WITH_AS(generate(odd, odd.choose()), doctest::Contains("a multiple of 32"), SpecError);
   const Spec unroll = load_spec_string(with(potential_json(), "\"outputs\"", "\"tunables\": {\"unroll\": {\"values\": [5]}}, \"outputs\""));
   CHECK_THROWS_WITH_AS(generate(unroll, unroll.choose()), doctest::Contains("a divisor of block_x"), SpecError);
+  const std::string grouped = with(potential_json(), "\"self\": \"include\"", "\"self\": \"include\", \"pairs\": \"grouped\"");
+  const Spec lanes = load_spec_string(with(grouped, "\"outputs\"", "\"tunables\": {\"target_lanes\": {\"values\": [3]}}, \"outputs\""));
+  CHECK_THROWS_WITH_AS(generate(lanes, lanes.choose()), doctest::Contains("expected: a power of two"), SpecError);
   const Spec mp = load_spec(pair_path("multipole_potential"), Dtype::Float64);
   CHECK(packed_source_bytes(mp) == 13 * 8 + 8);  // padded to whole 16-byte words
   CHECK_THROWS_WITH_AS(generate(mp, mp.choose({"block_x=512"})), doctest::Contains("at most 48 KiB"), SpecError);
