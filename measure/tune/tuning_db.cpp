@@ -108,6 +108,11 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
         continue;
       overrides.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
     }
+    // A record made before one of the spec's tunables existed holds no
+    // value for it: today's default there would make a variant nobody
+    // measured.
+    for (const auto& t : spec.tunables)
+      if (!choice.contains(t.name)) return std::nullopt;
     r.choice = spec.choose(overrides);
   } catch (const std::exception&) {
     return std::nullopt;  // a value the spec no longer allows, or a malformed record

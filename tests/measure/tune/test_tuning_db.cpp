@@ -9,6 +9,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpen/families/common/problem.hpp"
 #include "gpen/measure/tune/tuned_kernel.hpp"
@@ -106,6 +107,18 @@ TEST_CASE("records round-trip, other keys, stale choices and corrupt files find 
   js = gpen::test::with(js, "\"tunables\": {", "\"tunables\": {\n    \"block_x\": {\"values\": [32]},");
   const Spec narrowed = load_spec_string(js);
   CHECK(!db.find(key, narrowed));
+
+  // A record from before a tunable existed (one of its tunables taken out
+  // of the stored choice): ignored, not completed with today's default.
+  {
+    nlohmann::json all = nlohmann::json::parse(gpen::test::read_file(db.path()));
+    REQUIRE(all[key.str()]["choice"].contains("rows_y"));
+    all[key.str()]["choice"].erase("rows_y");
+    std::ofstream(db.path()) << all.dump();
+    CHECK(!db.find(key, s));
+    CHECK(db.find(key2, s));
+    db.store(key, r);
+  }
 
   // A corrupt file: nothing found, and the next store starts over.
   std::ofstream(db.path()) << "{ not json";
