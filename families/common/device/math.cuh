@@ -133,18 +133,22 @@ __device__ __forceinline__ ExpF64Parts exp_f64_parts(double x) {
   return {p, __double2loint(t), static_cast<unsigned>(__double2hiint(x)) & 0x7fffffffu};
 }
 
+// p 2^k, k added to p's exponent (no test of its range).
+__device__ __forceinline__ double exp_f64_scale(double p, int k) {
+  return __hiloint2double(__double2hiint(p) + k * 0x100000, __double2loint(p));
+}
+
 __device__ __forceinline__ double exp_f64(double x) {
   const ExpF64Parts e = exp_f64_parts(x);
   if (e.h >= 0x4086232bu) {  // |x| >= 708.39 (4.1917929649353027344f), or NaN
     double y = x < 0.0 ? 0.0 : x + __longlong_as_double(0x7ff0000000000000LL);
     if (e.h < 0x40874800u) {  // |x| < 745.13 (4.2275390625f): 2^k in two steps
       const int k1 = e.k / 2, k2 = e.k - k1;
-      const double q = __hiloint2double(__double2hiint(e.p) + k1 * 0x100000, __double2loint(e.p));
-      y = q * __hiloint2double(k2 * 0x100000 + 0x3ff00000, 0);
+      y = exp_f64_scale(e.p, k1) * exp_f64_scale(1.0, k2);
     }
     return y;
   }
-  return __hiloint2double(__double2hiint(e.p) + e.k * 0x100000, __double2loint(e.p));
+  return exp_f64_scale(e.p, e.k);
 }
 
 }  // namespace gpen
@@ -198,7 +202,7 @@ __device__ __forceinline__ double div_rn(double a, double b, bool& slow) {
 __device__ __forceinline__ double exp_f64(double x, bool& slow) {
   const ExpF64Parts e = exp_f64_parts(x);
   slow |= e.h >= 0x4086232bu;
-  return __hiloint2double(__double2hiint(e.p) + e.k * 0x100000, __double2loint(e.p));
+  return exp_f64_scale(e.p, e.k);
 }
 
 }  // namespace gpen
