@@ -44,10 +44,10 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // thread, unroll 8: close to the best variant for the softened potential
   // at N = 2^20. The twenty-eighth session, with source slices: grouped 64
   // threads, a target each, unroll 32 (the best for groups of 1-160
-  // targets before lanes; float64 still); grids 256 x 2,
-  // unroll 32 in float32 and 4 in float64 (the one unrolling at which
-  // neither float64 strategy spills); float64 particles 2 targets
-  // (1.04-1.09x one for the Yukawa and Coulomb potentials at N = 2^16).
+  // targets before lanes; float64 keeps it); grids 256 x 2, unroll 32 in
+  // float32 and 4 in float64 (the one unrolling at which neither float64
+  // strategy spills); float64 particles 2 targets (1.04-1.09x one for the
+  // Yukawa and Coulomb potentials at N = 2^16).
   const bool f32 = spec.dtype == Dtype::Float32, particles = !d.grouped && !d.grid;
   const bool short_pair = pair_cost(spec).issued() <= 24;
   // Float64 particles with a short formula (Coulomb's): 64 threads x 4

@@ -237,9 +237,10 @@ __device__ __forceinline__ void pair_group_lanes(int lanes, const PairArgs& a, c
 // apart), against slice z of the group's sources: its ranges laid end to
 // end and cut into gridDim.z slices of whole tiles (each range's part of
 // the slice in turn). With slices, partial results as the tile writes them.
-// A group that fits in half a chunk or less shares each target among
-// lanes: the most, up to kTargetLanes, that leave no lane without a target
-// slot, so the block's threads stay busy on small groups.
+// A group that fits in half a chunk or less shares each target among L
+// lanes, L the most (up to kTargetLanes) whose chunk of kBlock * P / L
+// targets still holds the group, so the block's threads stay busy on
+// small groups.
 template <class B>
 __device__ void pairwise_grouped(const PairArgs& a) {
   constexpr int P = B::kTargetsPerThread, TP = B::kBlock * P;
