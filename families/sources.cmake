@@ -20,7 +20,7 @@ set(GPEN_FAMILY_RUNTIME_SOURCES
   stencil/stencil_kernel.cpp stencil/stencil_reference.cpp stencil/stencil_runtime.cpp
   scan/scan_kernel.cpp scan/scan_reference.cpp scan/scan_runtime.cpp
   sbp/sbp_kernel.cpp sbp/sbp_reference.cpp sbp/sbp_runtime.cpp
-  pairwise/pairwise_kernel.cpp pairwise/pairwise_reference.cpp pairwise/pairwise_run.cpp pairwise/pairwise_runtime.cpp
+  pairwise/pairwise_kernel.cpp pairwise/pair_slices.cpp pairwise/pairwise_reference.cpp pairwise/pairwise_run.cpp pairwise/pairwise_runtime.cpp
   reduce/reduce_kernel.cpp reduce/reduce_reference.cpp reduce/reduce_runtime.cpp)
 list(TRANSFORM GPEN_FAMILY_GENERATOR_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
 list(TRANSFORM GPEN_FAMILY_RUNTIME_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -111,22 +111,25 @@ PairwiseKernel::PairwiseKernel(const Spec& spec, Variant variant, const Context&
     : Kernel(spec, std::move(variant), ctx, cache) {
   check_block_fits(function(), plan().block, "use a smaller block_x or fewer targets_per_thread");
   if (!plan().fold_kernel_name.empty()) fold_ = module_.function(plan().fold_kernel_name);
-  sm_count_ = std::max(1, ctx.info().sm_count);
+  // Where the driver cannot say, the threads of a full SM.
+  int per_sm = 0;
+  if (driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function(), plan().block, 0) != CUDA_SUCCESS || per_sm < 1)
+    per_sm = std::max(1, 2048 / plan().block);
+  resident_ = static_cast<long long>(std::max(1, ctx.info().sm_count)) * per_sm;
 }
 
 long long PairwiseKernel::source_slices(long long targets, long long sources) const {
-  const long long per_block = plan().targets_per_block();
-  return source_slices_of((targets + per_block - 1) / per_block, sources);
+  const PairwisePlan& p = plan();
+  const long long tiles = sources / p.block;
+  return source_slices_of({(targets + p.targets_per_block() - 1) / p.targets_per_block(), static_cast<double>(tiles)});
 }
 
-long long PairwiseKernel::source_slices_of(long long blocks, long long sources) const {
+long long PairwiseKernel::source_slices_of(SliceLoad load) const {
   const PairwisePlan& p = plan();
   if (p.strategy == PairStrategy::Blocks) return 1;
   if (p.source_slices > 0) return p.source_slices;
-  blocks = std::max(1LL, blocks);
-  const long long wanted = static_cast<long long>(sm_count_) * (2048 / p.block);
-  const long long by_tiles = std::max(1LL, sources / (4LL * p.block));
-  return std::clamp((wanted + blocks - 1) / blocks, 1LL, std::min(32LL, by_tiles));
+  load.resident = resident_;
+  return host_slices(load);
 }
 
 void PairwiseKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
@@ -159,8 +162,8 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
   }
   // Tile: blocks of targets x slices of the sources. Grouped: groups x
   // chunks of a group's targets (enough for the largest) x slices of a
-  // group's sources (as many as the tile would take for the chunks that
-  // hold targets, against a group's mean sources).
+  // group's sources (the chunks that hold targets, against a group's mean
+  // sources).
   long long blocks = (sizes.targets + p.targets_per_block() - 1) / p.targets_per_block(), chunks = 1, slices = 1;
   if (groups) {
     a.target_groups = device_pointer<const int>(groups->target_groups());
@@ -169,7 +172,8 @@ void PairwiseKernel::launch(const FieldBindings& fields, const PairGroups* group
     a.groups = groups->lists().groups();
     blocks = a.groups;
     chunks = std::clamp((groups->largest_group() + p.targets_per_block() - 1) / p.targets_per_block(), 1LL, 65535LL);
-    if (blocks > 0) slices = source_slices_of(groups->target_blocks(p.targets_per_block()), groups->range_sources() / blocks);
+    if (blocks > 0)
+      slices = source_slices_of({groups->target_blocks(p.targets_per_block()), static_cast<double>(groups->range_sources()) / blocks / p.block});
   } else {
     slices = source_slices(sizes.targets, sizes.sources);
   }
@@ -224,7 +228,9 @@ void PairwiseKernel::prepare(const std::array<long long, 3>& shape) const {
     const long long targets = shape[0] * shape[1] * shape[2];
     // As many slices as any number of sources may take (grouped: groups
     // make at least as many blocks as their targets alone).
-    if (const long long slices = source_slices(targets, 1LL << 40); slices > 1) reserve_slices(slices, targets);
+    const PairwisePlan& p = plan();
+    const long long blocks = (targets + p.targets_per_block() - 1) / p.targets_per_block();
+    if (const long long slices = p.source_slices > 0 ? p.source_slices : most_host_slices(blocks, resident_); slices > 1) reserve_slices(slices, targets);
     return;
   }
   check_extents(shape);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/pairwise/pair_slices.hpp"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
 
 namespace gpen {
@@ -82,15 +83,15 @@ class PairwiseKernel : public Kernel {
   void prepare(const std::array<long long, 3>& shape) const override;
 
   // The tile strategy: the slices the sources of a launch of `targets` x
-  // `sources` are split into (source_slices, or where it is 0 enough to
-  // give every SM 2048 threads' worth of blocks, each slice at least four
-  // tiles, at most 32 slices); 1 for block on block.
+  // `sources` are split into (source_slices, or where it is 0 the host's
+  // choice, host_slices in pair_slices.hpp); 1 for block on block.
   long long source_slices(long long targets, long long sources) const;
+  // Blocks of this kernel the GPU holds at once (the driver's occupancy).
+  long long resident_blocks() const { return resident_; }
 
  private:
-  // source_slices for `blocks` blocks of targets, each against `sources`
-  // sources (grouped: a group's chunks against its ranges).
-  long long source_slices_of(long long blocks, long long sources) const;
+  // source_slices for a launch's load (load.resident is filled in here).
+  long long source_slices_of(SliceLoad load) const;
   // The fold kernel on `stream`, a thread a cell of f.cells.
   void fold(PairFoldArgs f, CUstream stream, const std::string& doing) const;
   // Block on block: the launches over source pencils, their folds and the last fold.
@@ -107,7 +108,7 @@ class PairwiseKernel : public Kernel {
   void* reserve_slices(long long slices, long long targets) const;
 
   CUfunction fold_ = nullptr;
-  int sm_count_ = 1;
+  long long resident_ = 1;
   // Block on block: per stream, partial results of a pencil and a running
   // result; reused while the grid keeps its size. Sources in slices: the
   // slices' partial results.

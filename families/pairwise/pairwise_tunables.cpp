@@ -73,8 +73,8 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   b.push_back(offer(row_of(t, &PairwisePlan::buffers), {1LL, 2LL}, 1, 1, 2));
   // Sources split over blocks when the targets alone leave SMs idle
   // (twenty-seventh session: 23-34% occupancy at N = 2^16 to 2^18 on an
-  // H100); 0 lets the host choose for the size it launches.
-  b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL}, 0, 0, 64, 1));
+  // H100); 0 lets the host choose for the size it launches (pair_slices.hpp).
+  b.push_back(offer(row_of(t, &PairwisePlan::source_slices), {0LL, 1LL, 2LL, 4LL, 8LL, 16LL, 32LL}, 0, 0, 64, 1));
   // Groups smaller than half a block's targets share each target among
   // lanes (pairwise_grouped), so that a block of several targets a thread
   // keeps its threads busy on groups of tens of targets. Not by default in

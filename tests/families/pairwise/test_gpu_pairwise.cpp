@@ -169,12 +169,17 @@ TEST_CASE("sources split over blocks: every slice count agrees with the referenc
   }
   // The grid's tile (default one slice) split too.
   check_pairwise(load_spec(spec_path("radiation_grid")), "9x5x3", {"strategy=tile", "source_slices=4", "block_x=64"});
-  // Auto at N = 4099: 9 blocks of 512 targets, 4 slices (sources / 4 tiles): folded in a fixed order.
+  // Auto at N = 4099: a few blocks of targets, the sources in many slices
+  // (the host's model with the driver's occupancy), folded in a fixed order.
   const Spec s = load_spec(spec_path("softened_potential"));
   PairWorkload w(pair_ctx(), s, parse_pair_size(s, "4099"));
   const PairwiseKernel k(s, s.choose(), pair_ctx());
-  CHECK(k.source_slices(4099, 4099) == 4);
-  CHECK(k.source_slices(1 << 22, 1 << 22) == 1);
+  const long long per_block = k.plan().targets_per_block(), tiles = 4099 / k.plan().block;
+  CHECK(k.resident_blocks() >= pair_ctx().info().sm_count);
+  CHECK(k.resident_blocks() <= pair_ctx().info().sm_count * (2048LL / k.plan().block));
+  CHECK(k.source_slices(4099, 4099) == host_slices({(4099 + per_block - 1) / per_block, static_cast<double>(tiles), k.resident_blocks()}));
+  CHECK(k.source_slices(4099, 4099) > 4);
+  CHECK(k.source_slices(1 << 24, 1 << 24) == 1);  // eight waves of blocks of targets alone
   k.prepare({4099, 1, 1});
   const std::size_t before = DeviceMemory::allocations();
   std::vector<std::vector<double>> first;
