@@ -16,8 +16,9 @@ struct Line {
   }
 };
 
-void fill_line(const Line& line, long long n, int g, const std::array<Boundary, 2>& b) {
+void fill_line(const Line& line, long long n, int g, const std::array<Boundary, 2>& b, std::array<bool, 2> faces) {
   for (int side = 0; side < 2; ++side) {
+    if (!faces[side]) continue;
     // The boundary point, and the direction out of the domain.
     const long long bp = side == 0 ? 0 : n - 1;
     const long long out = side == 0 ? -1 : 1;
@@ -48,19 +49,21 @@ void fill_line(const Line& line, long long n, int g, const std::array<Boundary, 
 
 }  // namespace
 
-void apply_boundaries(const ProgramField& f, HostArray& a) {
+void apply_boundary_faces(const ProgramField& f, HostArray& a, int ax, std::array<bool, 2> faces) {
   const int g = a.ghost;
-  for (int ax = 0; ax < a.dims; ++ax) {
-    const int ua = ax == 0 ? 1 : 0, va = ax == 2 ? 1 : 2;  // the other two axes, in order
-    auto range = [&](int axis) -> std::pair<long long, long long> {
-      if (axis >= a.dims) return {0, 1};
-      return {-g, a.shape[axis] + g};
-    };
-    const auto [u0, u1] = range(ua);
-    const auto [v0, v1] = range(va);
-    for (long long v = v0; v < v1; ++v)
-      for (long long u = u0; u < u1; ++u) fill_line(Line{a, ax, u, v}, a.shape[ax], g, f.boundary[ax]);
-  }
+  const int ua = ax == 0 ? 1 : 0, va = ax == 2 ? 1 : 2;  // the other two axes, in order
+  auto range = [&](int axis) -> std::pair<long long, long long> {
+    if (axis >= a.dims) return {0, 1};
+    return {-g, a.shape[axis] + g};
+  };
+  const auto [u0, u1] = range(ua);
+  const auto [v0, v1] = range(va);
+  for (long long v = v0; v < v1; ++v)
+    for (long long u = u0; u < u1; ++u) fill_line(Line{a, ax, u, v}, a.shape[ax], g, f.boundary[ax], faces);
+}
+
+void apply_boundaries(const ProgramField& f, HostArray& a) {
+  for (int ax = 0; ax < a.dims; ++ax) apply_boundary_faces(f, a, ax, {true, true});
 }
 
 }  // namespace gpen::sim

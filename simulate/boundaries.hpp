@@ -14,4 +14,8 @@ namespace gpen::sim {
 // value faces also set their boundary points (program.hpp says how).
 void apply_boundaries(const ProgramField& f, HostArray& a);
 
+// The faces of axis `ax` that `faces` (lower, upper) names, over the whole
+// padded extent of the other axes: apply_boundaries' step for one axis.
+void apply_boundary_faces(const ProgramField& f, HostArray& a, int ax, std::array<bool, 2> faces);
+
 }  // namespace gpen::sim

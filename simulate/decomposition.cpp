@@ -1,0 +1,106 @@
+#include "decomposition.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "gpen/generator/error.hpp"
+#include "program.hpp"
+
+namespace gpen::sim {
+
+namespace {
+const char* const kAxis = "xyz";
+}
+
+RankGrid parse_ranks(const std::string& text, int dims) {
+  const std::string expected = fmt::format("expected PX{} (positive integers, as many as the program's {} axes or fewer), e.g. {}",
+                                           dims >= 2 ? dims >= 3 ? "[xPY[xPZ]]" : "[xPY]" : "", dims,
+                                           dims >= 3 ? "2x2x1" : dims == 2 ? "2x2" : "4");
+  RankGrid g;
+  std::size_t at = 0;
+  int axis = 0;
+  while (true) {
+    std::size_t end = at;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    if (end == at || end - at > 6) throw UsageError(fmt::format("--ranks {}: {}", text, expected));
+    if (axis >= dims) throw UsageError(fmt::format("--ranks {}: more axes than the program's {}; {}", text, dims, expected));
+    const int n = std::stoi(text.substr(at, end - at));
+    if (n < 1) throw UsageError(fmt::format("--ranks {}: {} ranks along {}; {}", text, n, kAxis[axis], expected));
+    g.ranks[static_cast<std::size_t>(axis++)] = n;
+    if (end == text.size()) break;
+    if (text[end] != 'x') throw UsageError(fmt::format("--ranks {}: '{}' at character {}; {}", text, text[end], end + 1, expected));
+    at = end + 1;
+  }
+  if (static_cast<long long>(g.ranks[0]) * g.ranks[1] * g.ranks[2] > 65536)
+    throw UsageError(fmt::format("--ranks {}: {} ranks; at most 65536", text, static_cast<long long>(g.ranks[0]) * g.ranks[1] * g.ranks[2]));
+  return g;
+}
+
+Decomposition::Decomposition(std::array<long long, 3> size, int dims, RankGrid grid, long long least)
+    : size_(size), dims_(dims), grid_(grid) {
+  for (int ax = 0; ax < 3; ++ax) {
+    const long long n = size_[ax], p = grid_.ranks[ax];
+    if (p > 1 && ax >= dims_) throw UsageError(fmt::format("--ranks: {} ranks along {}, an axis the {}-D program does not have", p, kAxis[ax], dims_));
+    if (p > 1 && n / p < least)
+      throw UsageError(fmt::format("--ranks: {} points along {} over {} ranks leave subdomains of {} points; at least {} needed", n, kAxis[ax], p, n / p,
+                                   least));
+  }
+  parts_.resize(static_cast<std::size_t>(grid_.count()));
+  for (int r = 0; r < grid_.count(); ++r) {
+    Subdomain& s = parts_[static_cast<std::size_t>(r)];
+    s.rank = r;
+    s.coords = {r % grid_.ranks[0], r / grid_.ranks[0] % grid_.ranks[1], r / (grid_.ranks[0] * grid_.ranks[1])};
+    for (int ax = 0; ax < 3; ++ax) {
+      const long long n = size_[ax], p = grid_.ranks[ax], c = s.coords[ax], base = n / p, extra = n % p;
+      s.extent[ax] = base + (c < extra ? 1 : 0);
+      s.offset[ax] = c * base + std::min(c, extra);
+    }
+  }
+}
+
+int Decomposition::rank_at(std::array<int, 3> c) const {
+  return c[0] + grid_.ranks[0] * (c[1] + grid_.ranks[1] * c[2]);
+}
+
+int Decomposition::neighbour(int rank, int axis, int side, bool periodic) const {
+  std::array<int, 3> c = subdomain(rank).coords;
+  const int p = grid_.ranks[static_cast<std::size_t>(axis)];
+  int& at = c[static_cast<std::size_t>(axis)];
+  at += side == 0 ? -1 : 1;
+  if (at < 0 || at >= p) {
+    if (!periodic) return -1;
+    at = (at + p) % p;
+  }
+  return rank_at(c);
+}
+
+Decomposition decompose(const Program& program, RankGrid grid) {
+  const Decomposition d(program.size, program.dims, grid);
+  for (int ax = 0; ax < program.dims; ++ax) {
+    const int p = grid.ranks[static_cast<std::size_t>(ax)];
+    if (p == 1) continue;
+    for (const ProgramField& f : program.fields) {
+      for (int side = 0; side < 2; ++side) {
+        const Boundary& b = f.boundary[static_cast<std::size_t>(ax)][static_cast<std::size_t>(side)];
+        const bool mirrors = b.kind == BoundaryKind::Symmetric || b.kind == BoundaryKind::Antisymmetric || b.kind == BoundaryKind::Value;
+        std::array<int, 3> edge{0, 0, 0};
+        edge[static_cast<std::size_t>(ax)] = side == 0 ? 0 : p - 1;
+        // The thinnest subdomain along the axis, and the one at this face.
+        const long long thinnest = program.size[static_cast<std::size_t>(ax)] / p;
+        const long long at_face = d.subdomain(d.rank_at(edge)).extent[static_cast<std::size_t>(ax)];
+        if (thinnest < f.ghost)
+          throw UsageError(fmt::format("--ranks: {} points along {} over {} ranks leave subdomains of {}; field '{}' needs at least its ghost width, {}",
+                                       program.size[static_cast<std::size_t>(ax)], kAxis[ax], p, thinnest, f.name, f.ghost));
+        if (mirrors && f.ghost > 0 && at_face < f.ghost + 1)
+          throw UsageError(fmt::format("--ranks: the subdomain at the {} {} face holds {} points; field '{}''s {} condition there reads {} points "
+                                       "(its ghost width and the boundary point)",
+                                       side == 0 ? "lower" : "upper", kAxis[ax], at_face, f.name, to_string(b.kind), f.ghost + 1));
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace gpen::sim
