@@ -14,34 +14,10 @@
 #include "fused_update.hpp"
 #include "integrator.hpp"
 #include "memory.hpp"
+#include "time_loop_args.hpp"
 
 namespace gpen::sim {
 namespace {
-
-// The argument the time-loop kernels take (families/common/device/time_loop.cuh).
-struct PaddedArray {
-  long long n[3];
-  long long row, plane;
-  int dims, g;
-};
-static_assert(sizeof(PaddedArray) == 48, "PaddedArray as time_loop.cuh lays it out");
-
-// The faces of one axis of up to kMaxFaceFields arrays (time_loop.cuh's AxisFaces).
-constexpr int kMaxFaceFields = 16;
-struct AxisFaces {
-  CUdeviceptr a[kMaxFaceFields];
-  PaddedArray p[kMaxFaceFields];
-  int kind[kMaxFaceFields][2];
-  double value[kMaxFaceFields][2];
-};
-static_assert(sizeof(AxisFaces) == 1280, "AxisFaces as time_loop.cuh lays it out");
-
-// time_loop.cuh's TimeStepArgs.
-struct TimeStepArgs {
-  double cdt_h, diffusion, dt_max, stop, fixed;
-  int count;
-};
-static_assert(sizeof(TimeStepArgs) == 48, "TimeStepArgs as time_loop.cuh lays it out");
 
 // Page-locked host memory, so that a read-back in a stream is asynchronous to the host.
 class PinnedBytes {
@@ -99,11 +75,6 @@ void check_callers_arrays(const Program& p, const std::vector<const DeviceBuffer
         throw BindingError(fmt::format("program {}: the arrays for fields '{}' and '{}' overlap: each field needs memory of its own", p.name, p.fields[j].name,
                                        pf.name));
   }
-}
-
-PaddedArray padded_of(const DeviceBuffer& b) {
-  const Pitch pitch = b.pitch();  // the caller's, or packed
-  return PaddedArray{{b.shape()[0], b.shape()[1], b.shape()[2]}, pitch.row, pitch.plane, b.dims(), b.ghost()};
 }
 
 // A kernel spec's launch in the loop: its kernel, its fields bound (with

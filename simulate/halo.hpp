@@ -5,7 +5,9 @@
 // first, each face's slab over the whole padded extent of the other axes,
 // so that edges and corners follow from the order, as apply_boundaries
 // fills them: the subdomains' padded arrays then hold bitwise what the
-// undecomposed array holds there.
+// undecomposed array holds there. (The slabs cover the padded extent of the
+// axes after `axis` too, not their interior alone: a face of kind "none"
+// leaves its ghosts as they were, and they match bitwise too.)
 #pragma once
 
 #include <array>

@@ -15,7 +15,8 @@ Variant generate_compare(Dtype dtype);
 // A program's time loop on the GPU (simulate/): boundary conditions,
 // rk4's updates, the search for non-finite values (kernels
 // "gpen_time_loop_<dtype>_boundary_axis", "..._update_rk4",
-// "..._save", "..._copy_padded", "..._non_finite"; kernel_name is the first).
+// "..._save", "..._copy_padded", "..._non_finite", "..._halo_pack",
+// "..._halo_unpack"; kernel_name is the first).
 Variant generate_time_loop(Dtype dtype);
 
 }  // namespace gpen

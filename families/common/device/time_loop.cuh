@@ -189,4 +189,23 @@ __device__ void find_non_finite(const real* f, const PaddedArray& p, unsigned lo
   });
 }
 
+// A box of a padded array (interior coordinates from `begin`, `len`
+// points along each axis) to (pack) or from (unpack) a contiguous buffer,
+// x fastest: a face's slab in the ghost-zone exchange between subdomains
+// (simulate/halo.hpp is its host model).
+struct HaloBoxArg {
+  long long begin[3], len[3];
+};
+
+template <class real>
+__device__ void halo_copy(real* a, const PaddedArray& p, const HaloBoxArg& b, real* buffer, bool pack) {
+  const long long nx = b.len[0], nxy = b.len[0] * b.len[1], total = nxy * b.len[2];
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    const long long k = t / nxy, j = (t - k * nxy) / nx, i = t - k * nxy - j * nx;
+    real* const v = a + p.at(b.begin[0] + i, b.begin[1] + j, b.begin[2] + k);
+    if (pack) buffer[t] = *v;
+    else *v = buffer[t];
+  }
+}
+
 }  // namespace gpen

@@ -1,0 +1,104 @@
+#include "halo_gpu.hpp"
+
+#include <fmt/format.h>
+
+#include "gpen/families/common/kernel.hpp"
+#include "gpen/families/common/spec_program.hpp"
+#include "gpen/families/common/utility_units.hpp"
+#include "gpen/runtime/driver.hpp"
+#include "time_loop_args.hpp"
+
+namespace gpen::sim {
+
+namespace {
+Module time_loop_module(Dtype dtype, const Context& ctx, KernelCache& cache) {
+  const Variant unit = generate_time_loop(dtype);
+  const KernelCache::Result compiled = cache.get(source_program(unit, "time_loop"), ctx.info().arch());
+  return Module(compiled.kernel.cubin, unit.kernel_name, unit.name);
+}
+
+std::string stem_of(Dtype dtype) {
+  const std::string first = generate_time_loop(dtype).kernel_name;
+  return first.substr(0, first.size() - std::string("_boundary_axis").size());
+}
+}  // namespace
+
+HaloCopier::HaloCopier(Dtype dtype, const Context& ctx, KernelCache& cache)
+    : dtype_(dtype), module_(time_loop_module(dtype, ctx, cache)), blocks_(ctx.info().sm_count * 8) {
+  pack_ = module_.function(stem_of(dtype) + "_halo_pack");
+  unpack_ = module_.function(stem_of(dtype) + "_halo_unpack");
+}
+
+void HaloCopier::launch(CUfunction f, const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream, const char* doing) const {
+  if (a.dtype() != dtype_) throw BindingError(fmt::format("{}: the array is {}, these kernels were built for {}", doing, to_string(a.dtype()), to_string(dtype_)));
+  for (int ax = 0; ax < 3; ++ax) {
+    const long long g = ax < a.dims() ? a.ghost() : 0;
+    if (box.begin[ax] < -g || box.end[ax] > a.shape()[ax] + g || box.end[ax] < box.begin[ax])
+      throw BindingError(fmt::format("{}: the box [{}, {}) along axis {} leaves the padded array (-{} .. {})", doing, box.begin[ax], box.end[ax], ax, g,
+                                     a.shape()[ax] + g));
+  }
+  if (box.points() == 0) return;
+  CUdeviceptr p = a.get();
+  PaddedArray pa = padded_of(a);
+  HaloBoxArg b{{box.begin[0], box.begin[1], box.begin[2]}, {box.end[0] - box.begin[0], box.end[1] - box.begin[1], box.end[2] - box.begin[2]}};
+  void* params[] = {&p, &pa, &b, &buffer};
+  const long long blocks = std::min<long long>(blocks_, (box.points() + 255) / 256);
+  GPEN_CU(cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, 256, 1, 1, 0, stream, params, nullptr), doing);
+}
+
+void HaloCopier::pack(const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream) const {
+  launch(pack_, a, box, buffer, stream, "packing a ghost-zone slab");
+}
+
+void HaloCopier::unpack(const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream) const {
+  launch(unpack_, a, box, buffer, stream, "unpacking a ghost-zone slab");
+}
+
+LocalHaloExchange::LocalHaloExchange(const ProgramField& f, const Decomposition& d, std::vector<const DeviceBuffer*> parts, const Context& ctx)
+    : d_(d), parts_(std::move(parts)), copier_(parts_.empty() || !parts_[0] ? Dtype::Float64 : parts_[0]->dtype(), ctx) {
+  if (static_cast<int>(parts_.size()) != d_.count())
+    throw BindingError(fmt::format("ghost-zone exchange of field '{}': {} arrays for {} subdomains", f.name, parts_.size(), d_.count()));
+  for (int r = 0; r < d_.count(); ++r) {
+    const DeviceBuffer* b = parts_[static_cast<std::size_t>(r)];
+    if (!b || b->dims() != d_.dims() || b->shape() != d_.subdomain(r).extent || b->ghost() != f.ghost || b->dtype() != parts_[0]->dtype())
+      throw BindingError(fmt::format("ghost-zone exchange of field '{}': rank {}'s array must be {}-D, {} points, ghost {}, the dtype of rank 0's", f.name, r,
+                                     d_.dims(), fmt::join(d_.subdomain(r).extent, "x"), f.ghost));
+  }
+  faces_.resize(static_cast<std::size_t>(d_.count() * 6));
+  const std::size_t real = parts_.empty() ? 8 : size_of(parts_[0]->dtype());
+  for (int r = 0; r < d_.count(); ++r)
+    for (int ax = 0; ax < d_.dims(); ++ax)
+      for (int side = 0; side < 2; ++side) {
+        Face& fc = faces_[static_cast<std::size_t>((r * 3 + ax) * 2 + side)];
+        if (f.ghost == 0) continue;
+        const auto& shape = d_.subdomain(r).extent;
+        fc.from = d_.neighbour(r, ax, side, f.boundary[ax][side].kind == BoundaryKind::Periodic);
+        fc.send = send_box(d_.dims(), shape, f.ghost, ax, side);
+        fc.receive = receive_box(d_.dims(), shape, f.ghost, ax, side);
+        fc.sent = DeviceMemory(static_cast<std::size_t>(fc.send.points()) * real);
+        fc.received = DeviceMemory(static_cast<std::size_t>(fc.receive.points()) * real);
+      }
+}
+
+void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
+  const std::size_t real = size_of(parts_[0]->dtype());
+  for (int r = 0; r < d_.count(); ++r)
+    for (int side = 0; side < 2; ++side)  // the neighbour across a face sends there and takes this slab
+      if (face(r, ax, side).from >= 0) copier_.pack(*parts_[static_cast<std::size_t>(r)], face(r, ax, side).send, face(r, ax, side).sent.get(), stream);
+  for (int r = 0; r < d_.count(); ++r)
+    for (int side = 0; side < 2; ++side) {
+      const Face& fc = face(r, ax, side);
+      if (fc.from < 0) continue;
+      const Face& src = face(fc.from, ax, 1 - side);  // my lower ghosts are the lower neighbour's upper slab
+      GPEN_CU(cuMemcpyDtoDAsync(fc.received.get(), src.sent.get(), static_cast<std::size_t>(fc.receive.points()) * real, stream),
+              "copying a ghost-zone slab between subdomains");
+      copier_.unpack(*parts_[static_cast<std::size_t>(r)], fc.receive, fc.received.get(), stream);
+    }
+}
+
+void LocalHaloExchange::exchange(CUstream stream) const {
+  if (parts_.empty() || faces_.empty()) return;
+  for (int ax = 0; ax < d_.dims(); ++ax) exchange_axis(ax, stream);
+}
+
+}  // namespace gpen::sim

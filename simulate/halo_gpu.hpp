@@ -1,0 +1,62 @@
+// The GPU's half of the ghost-zone exchange between subdomains (issue 30):
+// a face's slab (halo.hpp's boxes) packed into a contiguous device buffer
+// and unpacked from one (the time-loop unit's halo kernels), and the local
+// transport: several subdomains of one field in one process on one GPU,
+// their slabs delivered by device copies. Its results are the host
+// model's, exchange_halos, bit for bit.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "gpen/families/common/device_buffer.hpp"
+#include "gpen/runtime/device.hpp"
+#include "gpen/runtime/kernel_cache.hpp"
+#include "halo.hpp"
+
+namespace gpen::sim {
+
+class HaloCopier {
+ public:
+  HaloCopier(Dtype dtype, const Context& ctx, KernelCache& cache = process_cache());
+  // `box` of `a` (its interior coordinates) into `buffer` (box.points()
+  // values of a's dtype, x fastest), and back.
+  void pack(const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream) const;
+  void unpack(const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream) const;
+
+ private:
+  void launch(CUfunction f, const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream, const char* doing) const;
+  Dtype dtype_;
+  Module module_;
+  CUfunction pack_ = nullptr, unpack_ = nullptr;
+  int blocks_;
+};
+
+// Field f's subdomains in one process (rank r's padded array parts[r],
+// shaped as d's subdomain r, f's ghost width), each face that has a
+// neighbour (periodic faces wrapped) filled from that neighbour's slab, an
+// axis at a time, x first. Faces at the global edge that are not periodic
+// are left alone: their conditions are the boundary kernel's (run it on
+// an axis before that axis's exchange). Allocates its buffers once;
+// exchange() allocates nothing.
+class LocalHaloExchange {
+ public:
+  LocalHaloExchange(const ProgramField& f, const Decomposition& d, std::vector<const DeviceBuffer*> parts, const Context& ctx);
+  void exchange(CUstream stream) const;
+  // The exchange of one axis (exchange() is every axis in order).
+  void exchange_axis(int axis, CUstream stream) const;
+
+ private:
+  struct Face {
+    int from = -1;  // the rank whose slab lands here; -1: none
+    HaloBox send, receive;
+    DeviceMemory sent, received;
+  };
+  const Face& face(int rank, int axis, int side) const { return faces_[static_cast<std::size_t>((rank * 3 + axis) * 2 + side)]; }
+  Decomposition d_;
+  std::vector<const DeviceBuffer*> parts_;
+  std::vector<Face> faces_;  // [rank][axis][side]
+  HaloCopier copier_;
+};
+
+}  // namespace gpen::sim
