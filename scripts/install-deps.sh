@@ -4,7 +4,9 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ nlohmann-json3-dev libfmt-dev doctest-dev libcli11-dev libpng-dev python3
       # the Python module (python/) and its tests
-      pybind11-dev python3-dev python3-numpy python3-pytest)
+      pybind11-dev python3-dev python3-numpy python3-pytest
+      # several GPUs (issue 30): MPI starts the processes (nccl.h comes with the CUDA toolkit)
+      libopenmpi-dev)
 # The spec fuzzer (scripts/fuzz.sh): clang with libFuzzer and the sanitizers.
 if [ "${GPEN_FUZZ_DEPS:-0}" = 1 ]; then pkgs+=(clang libclang-rt-dev); fi
 missing=()

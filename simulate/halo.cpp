@@ -41,6 +41,17 @@ std::vector<double> pack(const HostArray& a, const HaloBox& box) {
   return out;
 }
 
+HostArray subdomain_window(const HostArray& global, const Subdomain& s) {
+  HostArray w(global.dims, s.extent, global.ghost);
+  HaloBox all;
+  for (int ax = 0; ax < global.dims; ++ax) {
+    all.begin[ax] = -global.ghost;
+    all.end[ax] = s.extent[ax] + global.ghost;
+  }
+  for_each_point(all, [&](long long i, long long j, long long k) { w.at(i, j, k) = global.at(s.offset[0] + i, s.offset[1] + j, s.offset[2] + k); });
+  return w;
+}
+
 void unpack(HostArray& a, const HaloBox& box, const std::vector<double>& values) {
   std::size_t n = 0;
   for_each_point(box, [&](long long i, long long j, long long k) { a.at(i, j, k) = values.at(n++); });

@@ -33,6 +33,9 @@ HaloBox send_box(int dims, const std::array<long long, 3>& shape, int ghost, int
 HaloBox receive_box(int dims, const std::array<long long, 3>& shape, int ghost, int axis, int side);
 
 std::vector<double> pack(const HostArray& a, const HaloBox& box);
+// Subdomain s's padded array cut out of the global padded array (the
+// global array's ghost width): its interior and what surrounds it there.
+HostArray subdomain_window(const HostArray& global, const Subdomain& s);
 void unpack(HostArray& a, const HaloBox& box, const std::vector<double>& values);
 
 // Field f's ghost zones on every subdomain of `d` (parts[r] is rank r's

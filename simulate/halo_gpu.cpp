@@ -54,42 +54,49 @@ void HaloCopier::unpack(const DeviceBuffer& a, const HaloBox& box, CUdeviceptr b
   launch(unpack_, a, box, buffer, stream, "unpacking a ghost-zone slab");
 }
 
+HaloFaces::HaloFaces(const ProgramField& f, const Decomposition& d, int rank, Dtype dtype) {
+  if (f.ghost == 0) return;
+  const std::size_t real = size_of(dtype);
+  const auto& shape = d.subdomain(rank).extent;
+  for (int ax = 0; ax < d.dims(); ++ax)
+    for (int side = 0; side < 2; ++side) {
+      Face& fc = face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(side)];
+      fc.peer = d.neighbour(rank, ax, side, f.boundary[ax][side].kind == BoundaryKind::Periodic);
+      if (fc.peer < 0) continue;
+      fc.send = send_box(d.dims(), shape, f.ghost, ax, side);
+      fc.receive = receive_box(d.dims(), shape, f.ghost, ax, side);
+      fc.sent = DeviceMemory(static_cast<std::size_t>(fc.send.points()) * real);
+      fc.received = DeviceMemory(static_cast<std::size_t>(fc.receive.points()) * real);
+    }
+}
+
+void check_halo_part(const ProgramField& f, const Decomposition& d, int rank, const DeviceBuffer* b, Dtype dtype) {
+  if (!b || b->dims() != d.dims() || b->shape() != d.subdomain(rank).extent || b->ghost() != f.ghost || b->dtype() != dtype)
+    throw BindingError(fmt::format("ghost-zone exchange of field '{}': rank {}'s array must be {} {}-D, {} points, ghost {}", f.name, rank, to_string(dtype),
+                                   d.dims(), fmt::join(d.subdomain(rank).extent, "x"), f.ghost));
+}
+
 LocalHaloExchange::LocalHaloExchange(const ProgramField& f, const Decomposition& d, std::vector<const DeviceBuffer*> parts, const Context& ctx)
-    : d_(d), parts_(std::move(parts)), copier_(parts_.empty() || !parts_[0] ? Dtype::Float64 : parts_[0]->dtype(), ctx) {
-  if (static_cast<int>(parts_.size()) != d_.count())
+    : d_(d), ghost_(f.ghost), parts_(std::move(parts)), copier_(parts_.empty() || !parts_[0] ? Dtype::Float64 : parts_[0]->dtype(), ctx) {
+  if (static_cast<int>(parts_.size()) != d_.count() || parts_.empty())
     throw BindingError(fmt::format("ghost-zone exchange of field '{}': {} arrays for {} subdomains", f.name, parts_.size(), d_.count()));
   for (int r = 0; r < d_.count(); ++r) {
-    const DeviceBuffer* b = parts_[static_cast<std::size_t>(r)];
-    if (!b || b->dims() != d_.dims() || b->shape() != d_.subdomain(r).extent || b->ghost() != f.ghost || b->dtype() != parts_[0]->dtype())
-      throw BindingError(fmt::format("ghost-zone exchange of field '{}': rank {}'s array must be {}-D, {} points, ghost {}, the dtype of rank 0's", f.name, r,
-                                     d_.dims(), fmt::join(d_.subdomain(r).extent, "x"), f.ghost));
+    check_halo_part(f, d_, r, parts_[static_cast<std::size_t>(r)], parts_[0] ? parts_[0]->dtype() : Dtype::Float64);
+    faces_.emplace_back(f, d_, r, parts_[0]->dtype());
   }
-  faces_.resize(static_cast<std::size_t>(d_.count() * 6));
-  const std::size_t real = parts_.empty() ? 8 : size_of(parts_[0]->dtype());
-  for (int r = 0; r < d_.count(); ++r)
-    for (int ax = 0; ax < d_.dims(); ++ax)
-      for (int side = 0; side < 2; ++side) {
-        Face& fc = faces_[static_cast<std::size_t>((r * 3 + ax) * 2 + side)];
-        if (f.ghost == 0) continue;
-        const auto& shape = d_.subdomain(r).extent;
-        fc.from = d_.neighbour(r, ax, side, f.boundary[ax][side].kind == BoundaryKind::Periodic);
-        fc.send = send_box(d_.dims(), shape, f.ghost, ax, side);
-        fc.receive = receive_box(d_.dims(), shape, f.ghost, ax, side);
-        fc.sent = DeviceMemory(static_cast<std::size_t>(fc.send.points()) * real);
-        fc.received = DeviceMemory(static_cast<std::size_t>(fc.receive.points()) * real);
-      }
 }
 
 void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
   const std::size_t real = size_of(parts_[0]->dtype());
   for (int r = 0; r < d_.count(); ++r)
-    for (int side = 0; side < 2; ++side)  // the neighbour across a face sends there and takes this slab
-      if (face(r, ax, side).from >= 0) copier_.pack(*parts_[static_cast<std::size_t>(r)], face(r, ax, side).send, face(r, ax, side).sent.get(), stream);
+    for (const auto& fc : faces_[static_cast<std::size_t>(r)].face[static_cast<std::size_t>(ax)])
+      if (fc.peer >= 0) copier_.pack(*parts_[static_cast<std::size_t>(r)], fc.send, fc.sent.get(), stream);
   for (int r = 0; r < d_.count(); ++r)
     for (int side = 0; side < 2; ++side) {
-      const Face& fc = face(r, ax, side);
-      if (fc.from < 0) continue;
-      const Face& src = face(fc.from, ax, 1 - side);  // my lower ghosts are the lower neighbour's upper slab
+      const HaloFaces::Face& fc = faces_[static_cast<std::size_t>(r)].face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(side)];
+      if (fc.peer < 0) continue;
+      // My lower ghosts are the lower neighbour's upper slab, and back.
+      const HaloFaces::Face& src = faces_[static_cast<std::size_t>(fc.peer)].face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(1 - side)];
       GPEN_CU(cuMemcpyDtoDAsync(fc.received.get(), src.sent.get(), static_cast<std::size_t>(fc.receive.points()) * real, stream),
               "copying a ghost-zone slab between subdomains");
       copier_.unpack(*parts_[static_cast<std::size_t>(r)], fc.receive, fc.received.get(), stream);
@@ -97,7 +104,7 @@ void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
 }
 
 void LocalHaloExchange::exchange(CUstream stream) const {
-  if (parts_.empty() || faces_.empty()) return;
+  if (ghost_ == 0) return;
   for (int ax = 0; ax < d_.dims(); ++ax) exchange_axis(ax, stream);
 }
 

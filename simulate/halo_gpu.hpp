@@ -32,6 +32,24 @@ class HaloCopier {
   int blocks_;
 };
 
+// One rank's faces of field f: per axis and side the rank across it (its
+// neighbour, periodic faces wrapped; -1: none, a global face whose
+// condition is the boundary kernel's), the slab sent there and the one
+// received from there, and a device buffer of each.
+struct HaloFaces {
+  HaloFaces(const ProgramField& f, const Decomposition& d, int rank, Dtype dtype);
+  struct Face {
+    int peer = -1;
+    HaloBox send, receive;
+    DeviceMemory sent, received;
+  };
+  std::array<std::array<Face, 2>, 3> face;  // [axis][side]
+};
+
+// BindingError unless `b` is rank `rank`'s array of f: d's subdomain's
+// shape, f's ghost width, `dtype`.
+void check_halo_part(const ProgramField& f, const Decomposition& d, int rank, const DeviceBuffer* b, Dtype dtype);
+
 // Field f's subdomains in one process (rank r's padded array parts[r],
 // shaped as d's subdomain r, f's ghost width), each face that has a
 // neighbour (periodic faces wrapped) filled from that neighbour's slab, an
@@ -47,15 +65,10 @@ class LocalHaloExchange {
   void exchange_axis(int axis, CUstream stream) const;
 
  private:
-  struct Face {
-    int from = -1;  // the rank whose slab lands here; -1: none
-    HaloBox send, receive;
-    DeviceMemory sent, received;
-  };
-  const Face& face(int rank, int axis, int side) const { return faces_[static_cast<std::size_t>((rank * 3 + axis) * 2 + side)]; }
   Decomposition d_;
+  int ghost_;
   std::vector<const DeviceBuffer*> parts_;
-  std::vector<Face> faces_;  // [rank][axis][side]
+  std::vector<HaloFaces> faces_;  // a rank's
   HaloCopier copier_;
 };
 

@@ -11,6 +11,9 @@
 #include "gpen/families/common/ghost_fill.hpp"
 #include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/halo_gpu.hpp"
+#ifdef GPEN_HAVE_NCCL
+#include "gpen/simulate/halo_nccl.hpp"
+#endif
 
 using namespace gpen;
 using namespace gpen::sim;
@@ -97,17 +100,6 @@ void check_faces(Dtype dt, int dims, std::array<long long, 3> shape, int g, bool
     }
 }
 
-// The subdomains' windows of a global padded array.
-std::vector<double> window(const HostArray& global, const Subdomain& s, int dims) {
-  HostArray w(dims, s.extent, global.ghost);
-  const int g = global.ghost;
-  const long long z0 = dims > 2 ? -g : 0, z1 = dims > 2 ? s.extent[2] + g : 1, y0 = dims > 1 ? -g : 0, y1 = dims > 1 ? s.extent[1] + g : 1;
-  for (long long k = z0; k < z1; ++k)
-    for (long long j = y0; j < y1; ++j)
-      for (long long i = -g; i < s.extent[0] + g; ++i) w.at(i, j, k) = global.at(s.offset[0] + i, s.offset[1] + j, s.offset[2] + k);
-  return w.data;
-}
-
 ProgramField field_of(int g, BoundaryKind z) {
   ProgramField f;
   f.name = "u";
@@ -134,8 +126,7 @@ void check_local_exchange(Dtype dt, int dims, std::array<long long, 3> size, int
   std::vector<DeviceBuffer> parts;
   std::vector<HostArray> model;
   for (int r = 0; r < d.count(); ++r) {
-    HostArray w(dims, d.subdomain(r).extent, g);
-    w.data = window(global, d.subdomain(r), dims);
+    HostArray w = subdomain_window(global, d.subdomain(r));
     if (z == BoundaryKind::Periodic)
       for (std::size_t i = 0; i < w.data.size(); ++i)
         if (!w.is_interior(i)) w.data[i] = std::numeric_limits<double>::quiet_NaN();
@@ -158,7 +149,7 @@ void check_local_exchange(Dtype dt, int dims, std::array<long long, 3> size, int
     filled.data = whole.download();
     for (int r = 0; r < d.count(); ++r) {
       CAPTURE(r);
-      CHECK(differences(parts[static_cast<std::size_t>(r)].download(), window(filled, d.subdomain(r), dims)) == 0);
+      CHECK(differences(parts[static_cast<std::size_t>(r)].download(), subdomain_window(filled, d.subdomain(r)).data) == 0);
     }
   } else {
     exchange_halos(f, d, model);
@@ -192,3 +183,36 @@ TEST_CASE("subdomains on one GPU through the local transport: bitwise the undeco
     check_local_exchange(dt, 3, {13, 11, 9}, 3, RankGrid{{2, 1, 3}}, BoundaryKind::None);
   }
 }
+
+#ifdef GPEN_HAVE_NCCL
+TEST_CASE("one rank through NCCL on periodic boundaries: bitwise the fill without NCCL") {
+  const NcclApi& n = nccl();
+  ncclUniqueId id;
+  nccl_check(n.ncclGetUniqueId(&id), "ncclGetUniqueId");
+  ncclComm_t comm = nullptr;
+  halo_ctx().make_current();
+  nccl_check(n.ncclCommInitRank(&comm, 1, id, 0), "ncclCommInitRank");
+  for (Dtype dt : {Dtype::Float64, Dtype::Float32})
+    for (int dims : {1, 2, 3}) {
+      CAPTURE(to_string(dt));
+      CAPTURE(dims);
+      const std::array<long long, 3> size = dims == 3 ? std::array<long long, 3>{13, 11, 9} : dims == 2 ? std::array<long long, 3>{17, 9, 1} : std::array<long long, 3>{23, 1, 1};
+      const int g = dims == 3 ? 3 : 2;
+      const ProgramField f = field_of(g, BoundaryKind::Periodic);
+      const Decomposition d(size, dims, RankGrid{}, g);
+      HostArray host(dims, size, g);
+      fill_random(host, 5, dt);
+      DeviceBuffer whole(dt, dims, size, g), through_nccl(dt, dims, size, g);
+      whole.upload(host.data);
+      for (std::size_t i = 0; i < host.data.size(); ++i)
+        if (!host.is_interior(i)) host.data[i] = std::numeric_limits<double>::quiet_NaN();
+      through_nccl.upload(host.data);
+      PeriodicFill(dt, halo_ctx()).launch(whole);
+      const NcclHaloExchange exchange(f, d, 0, through_nccl, comm, halo_ctx());
+      exchange.exchange(nullptr);
+      halo_ctx().synchronize();
+      CHECK(differences(through_nccl.download(), whole.download()) == 0);
+    }
+  nccl_check(n.ncclCommDestroy(comm), "ncclCommDestroy");
+}
+#endif

@@ -39,18 +39,6 @@ ProgramField field(int ghost, std::array<std::array<BoundaryKind, 2>, 3> kinds) 
   return f;
 }
 
-// parts[r] holds the window of `global` that rank r's padded array covers.
-HostArray window(const HostArray& global, const Subdomain& s, int dims) {
-  HostArray w(dims, s.extent, global.ghost);
-  const int g = global.ghost;
-  const long long z0 = dims > 2 ? -g : 0, z1 = dims > 2 ? s.extent[2] + g : 1;
-  const long long y0 = dims > 1 ? -g : 0, y1 = dims > 1 ? s.extent[1] + g : 1;
-  for (long long k = z0; k < z1; ++k)
-    for (long long j = y0; j < y1; ++j)
-      for (long long i = -g; i < s.extent[0] + g; ++i) w.at(i, j, k) = global.at(s.offset[0] + i, s.offset[1] + j, s.offset[2] + k);
-  return w;
-}
-
 // Bitwise (a NaN never equals): the points of rank r's array that differ from the global window.
 long long differences(const HostArray& got, const HostArray& want) {
   long long n = 0;
@@ -82,7 +70,7 @@ bool check_exchange(const ProgramField& f, int dims, std::array<long long, 3> si
   fill_random(global, 1234 + static_cast<std::uint64_t>(size[0] * 7 + grid.count()), Dtype::Float64);
   std::vector<HostArray> parts;
   for (int r = 0; r < d.count(); ++r) {
-    parts.push_back(window(global, d.subdomain(r), dims));  // the same stale ghosts as the global array's
+    parts.push_back(subdomain_window(global, d.subdomain(r)));  // the same stale ghosts as the global array's
     if (poison)
       for (std::size_t i = 0; i < parts.back().data.size(); ++i)
         if (!parts.back().is_interior(i)) parts.back().data[i] = std::numeric_limits<double>::quiet_NaN();
@@ -91,7 +79,7 @@ bool check_exchange(const ProgramField& f, int dims, std::array<long long, 3> si
   exchange_halos(f, d, parts);
   for (int r = 0; r < d.count(); ++r) {
     CAPTURE(r);
-    CHECK(differences(parts[static_cast<std::size_t>(r)], window(global, d.subdomain(r), dims)) == 0);
+    CHECK(differences(parts[static_cast<std::size_t>(r)], subdomain_window(global, d.subdomain(r))) == 0);
   }
   return true;
 }

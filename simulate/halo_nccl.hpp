@@ -1,0 +1,35 @@
+// The ghost-zone exchange of one rank's subdomain with the others through
+// NCCL (issue 30): a process a GPU, its communicator's rank the
+// decomposition's. Per axis, x first: both slabs packed, every send and
+// receive of the axis in one NCCL group, then unpacked, all on the
+// caller's stream. The sends go lower face first and the receives upper
+// first, so that two ranks that are each other's lower and upper
+// neighbour (two ranks along a periodic axis), or one rank that is its
+// own, match each slab with the ghosts it belongs to (NCCL pairs one
+// peer's sends and receives in the order they are posted).
+#pragma once
+
+#include <vector>
+
+#include "halo_gpu.hpp"
+#include "nccl_library.hpp"
+
+namespace gpen::sim {
+
+class NcclHaloExchange {
+ public:
+  // `part`: this rank's array of f (check_halo_part); `comm`: a
+  // communicator of d.count() ranks in which this one is `rank`.
+  NcclHaloExchange(const ProgramField& f, const Decomposition& d, int rank, const DeviceBuffer& part, ncclComm_t comm, const Context& ctx);
+  void exchange(CUstream stream) const;
+  void exchange_axis(int axis, CUstream stream) const;
+
+ private:
+  const DeviceBuffer& part_;
+  int dims_, ghost_;
+  ncclComm_t comm_;
+  HaloFaces faces_;
+  HaloCopier copier_;
+};
+
+}  // namespace gpen::sim
