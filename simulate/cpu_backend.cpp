@@ -23,21 +23,23 @@ void for_interior(const std::array<long long, 3>& shape, Fn&& fn) {
 
 }  // namespace
 
-CpuBackend::CpuBackend(const Program& p) : p_(p) {
+CpuBackend::CpuBackend(const Program& p) : CpuBackend(p, p.size) {}
+
+CpuBackend::CpuBackend(const Program& p, std::array<long long, 3> extent) : p_(p), size_(extent) {
   MemoryHave have;
   have.host_total = host_memory_total();
   const std::string problem = memory_problem(program_memory(p, false), have);
   if (!problem.empty()) throw std::runtime_error(problem);
   const Scheme& s = scheme(p.integrator);
   for (const ProgramField& f : p.fields) {
-    f_.emplace_back(p.dims, p.size, f.ghost);
-    k_.emplace_back(p.dims, p.size, 0);
-    d_.emplace_back(p.dims, p.size, 0);
-    if (!s.two_n) f0_.emplace_back(p.dims, p.size, 0);
+    f_.emplace_back(p.dims, size_, f.ghost);
+    k_.emplace_back(p.dims, size_, 0);
+    d_.emplace_back(p.dims, size_, 0);
+    if (!s.two_n) f0_.emplace_back(p.dims, size_, 0);
   }
   for (const RhsKernel& r : p.rhs) {
     std::vector<HostArray> outs;
-    for (const FieldDecl* o : r.use.spec.output_fields()) outs.emplace_back(p.dims, p.size, o->ghost);
+    for (const FieldDecl* o : r.use.spec.output_fields()) outs.emplace_back(p.dims, size_, o->ghost);
     out_.push_back(std::move(outs));
   }
 }
@@ -79,38 +81,42 @@ void CpuBackend::evaluate_rhs() {
       if (k.output_field[o] < 0) continue;
       HostArray& dst = k_[static_cast<std::size_t>(k.output_field[o])];
       const HostArray& src = out_[r][o];
-      for_interior(p_.size, [&](long long i, long long j, long long kk) { dst.at(i, j, kk) = src.at(i, j, kk); });
+      for_interior(size_, [&](long long i, long long j, long long kk) { dst.at(i, j, kk) = src.at(i, j, kk); });
     }
   }
 }
 
 void CpuBackend::step(double dt) {
-  const Scheme& s = scheme(p_.integrator);
-  for (std::size_t st = 0; st < s.stages.size(); ++st) {
-    const Stage& g = s.stages[st];
-    const bool last = st + 1 == s.stages.size();
-    if (!s.two_n && st == 0)
-      for (std::size_t f = 0; f < f_.size(); ++f)
-        for_interior(p_.size, [&](long long i, long long j, long long k) { f0_[f].at(i, j, k) = f_[f].at(i, j, k); });
-    evaluate_rhs();
-    for (std::size_t f = 0; f < f_.size(); ++f) {
-      HostArray &a = f_[f], &d = d_[f], &k = k_[f];
-      if (s.two_n) {
-        for_interior(p_.size, [&](long long i, long long j, long long kk) {
-          const double dv = (st == 0 ? 0.0 : g.alpha * d.at(i, j, kk)) + k.at(i, j, kk);
-          d.at(i, j, kk) = dv;
-          a.at(i, j, kk) += dt * g.beta * dv;
-        });
-      } else {
-        const HostArray& a0 = f0_[f];
-        for_interior(p_.size, [&](long long i, long long j, long long kk) {
-          const double acc = (st == 0 ? 0.0 : d.at(i, j, kk)) + g.weight * k.at(i, j, kk);
-          d.at(i, j, kk) = acc;
-          a.at(i, j, kk) = a0.at(i, j, kk) + dt * (last ? acc : g.next * k.at(i, j, kk));
-        });
-      }
-    }
+  for (std::size_t st = 0; st < scheme(p_.integrator).stages.size(); ++st) {
+    stage(dt, st);
     fill_boundaries();
+  }
+}
+
+void CpuBackend::stage(double dt, std::size_t st) {
+  const Scheme& s = scheme(p_.integrator);
+  const Stage& g = s.stages[st];
+  const bool last = st + 1 == s.stages.size();
+  if (!s.two_n && st == 0)
+    for (std::size_t f = 0; f < f_.size(); ++f)
+      for_interior(size_, [&](long long i, long long j, long long k) { f0_[f].at(i, j, k) = f_[f].at(i, j, k); });
+  evaluate_rhs();
+  for (std::size_t f = 0; f < f_.size(); ++f) {
+    HostArray &a = f_[f], &d = d_[f], &k = k_[f];
+    if (s.two_n) {
+      for_interior(size_, [&](long long i, long long j, long long kk) {
+        const double dv = (st == 0 ? 0.0 : g.alpha * d.at(i, j, kk)) + k.at(i, j, kk);
+        d.at(i, j, kk) = dv;
+        a.at(i, j, kk) += dt * g.beta * dv;
+      });
+    } else {
+      const HostArray& a0 = f0_[f];
+      for_interior(size_, [&](long long i, long long j, long long kk) {
+        const double acc = (st == 0 ? 0.0 : d.at(i, j, kk)) + g.weight * k.at(i, j, kk);
+        d.at(i, j, kk) = acc;
+        a.at(i, j, kk) = a0.at(i, j, kk) + dt * (last ? acc : g.next * k.at(i, j, kk));
+      });
+    }
   }
 }
 
@@ -118,8 +124,8 @@ std::vector<double> CpuBackend::reduce(const ReduceUse& r) const {
   std::vector<const HostArray*> ins;
   for (int f : r.use.input_field) ins.push_back(&f_[static_cast<std::size_t>(f)]);
   std::vector<HostArray> want, scale;
-  for (const FieldDecl* o : r.use.spec.output_fields()) want.emplace_back(p_.dims, field_shape(*o, p_.size), 0);
-  reference_reduce(r.use.spec, ins, param_values(r.use), p_.size, want, scale);
+  for (const FieldDecl* o : r.use.spec.output_fields()) want.emplace_back(p_.dims, field_shape(*o, size_), 0);
+  reference_reduce(r.use.spec, ins, param_values(r.use), size_, want, scale);
   std::vector<double> v;
   for (const HostArray& w : want) v.push_back(w.at(0, 0, 0));
   return v;
@@ -138,9 +144,9 @@ std::vector<double> CpuBackend::diagnostics() {
 
 std::optional<NonFinite> CpuBackend::first_non_finite() const {
   for (std::size_t f = 0; f < f_.size(); ++f)
-    for (long long k = 0; k < p_.size[2]; ++k)
-      for (long long j = 0; j < p_.size[1]; ++j)
-        for (long long i = 0; i < p_.size[0]; ++i) {
+    for (long long k = 0; k < size_[2]; ++k)
+      for (long long j = 0; j < size_[1]; ++j)
+        for (long long i = 0; i < size_[0]; ++i) {
           const double v = f_[f].at(i, j, k);
           if (!std::isfinite(v)) return NonFinite{static_cast<int>(f), {i, j, k}, v};
         }

@@ -14,6 +14,9 @@ namespace gpen::sim {
 class CpuBackend : public Backend {
  public:
   explicit CpuBackend(const Program& p);
+  // A subdomain of p's grid (decomposed_cpu_backend.hpp): arrays of
+  // `extent` points, p's params and spacing.
+  CpuBackend(const Program& p, std::array<long long, 3> extent);
 
   void set_fields(const std::vector<std::vector<double>>& interiors) override;
   void fill_boundaries() override;
@@ -25,6 +28,10 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu (reference, float64)"; }
 
   const std::vector<HostArray>& arrays() const { return f_; }
+  std::vector<HostArray>& arrays() { return f_; }
+  // Stage `st` of a step without the boundary fill after it (step() is
+  // every stage, each followed by fill_boundaries()).
+  void stage(double dt, std::size_t st);
 
  private:
   void evaluate_rhs();  // k_ from f_, boundaries already filled
@@ -32,6 +39,7 @@ class CpuBackend : public Backend {
   std::vector<double> param_values(const KernelUse& u) const;
 
   const Program& p_;
+  std::array<long long, 3> size_;  // the arrays' interior: p's size, or a subdomain's
   std::vector<HostArray> f_;     // the fields
   std::vector<HostArray> k_;     // their right-hand sides
   std::vector<HostArray> d_;     // 2N: the register; rk4: the sum of the stages

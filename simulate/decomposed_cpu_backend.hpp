@@ -1,0 +1,43 @@
+// A program's CPU reference run on subdomains (issue 30): a CpuBackend a
+// rank on its part of the grid, all in this process, the stages in
+// lockstep, the ghost zones after each stage from the host model of the
+// exchange (halo.hpp) instead of each part's own boundary fill. The
+// semantics every decomposed run (P GPUs, or P subdomains on one) is
+// checked against: its fields equal the undecomposed run's bit for bit.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "cpu_backend.hpp"
+#include "decomposition.hpp"
+
+namespace gpen::sim {
+
+class DecomposedCpuBackend : public Backend {
+ public:
+  // Refuses (UsageError) what decompose() refuses, and a split axis along
+  // which a right-hand side of kind "sbp" closes its own boundaries.
+  DecomposedCpuBackend(const Program& p, RankGrid grid);
+
+  // Interiors of the whole grid, as CpuBackend takes and gives them.
+  void set_fields(const std::vector<std::vector<double>>& interiors) override;
+  std::vector<std::vector<double>> fields() const override;
+  void fill_boundaries() override;
+  void step(double dt) override;
+  // The largest over the ranks (a maximum: the same as the undecomposed run's).
+  double max_speed() override;
+  // Not yet: sums over ranks would not repeat the undecomposed run's bits.
+  std::vector<double> diagnostics() override;
+  std::optional<NonFinite> first_non_finite() const override;
+  std::string name() const override;
+
+  const Decomposition& decomposition() const { return d_; }
+
+ private:
+  const Program& p_;
+  Decomposition d_;
+  std::vector<std::unique_ptr<CpuBackend>> ranks_;
+};
+
+}  // namespace gpen::sim
