@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/generator/error.hpp"
 #include "halo.hpp"
 #include "integrator.hpp"
@@ -76,14 +77,38 @@ void DecomposedCpuBackend::step(double dt) {
   }
 }
 
+namespace {
+// The ranks' results of reductions `rs` (each rank's in CpuBackend's
+// order: reduction by reduction, output by output) combined by each
+// output's own operation, rank after rank.
+std::vector<double> combined(const std::vector<const ReduceUse*>& rs, const std::vector<std::vector<double>>& per_rank) {
+  std::vector<const AssociativeOp*> ops;
+  for (const ReduceUse* r : rs)
+    for (const auto& o : r->use.spec.outputs) ops.push_back(o.op.get());
+  std::vector<double> v;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    double x = ops[i]->identity;
+    for (const auto& rank : per_rank) x = apply_op(*ops[i], x, rank.at(i));
+    v.push_back(x);
+  }
+  return v;
+}
+}  // namespace
+
 double DecomposedCpuBackend::max_speed() {
-  double most = 0;
-  for (auto& r : ranks_) most = std::max(most, r->max_speed());
-  return most;
+  // The speed is the reduction's first result alone: fold that one.
+  const AssociativeOp& op = *p_.time_step.speed->use.spec.outputs.at(0).op;
+  double x = op.identity;
+  for (auto& r : ranks_) x = apply_op(op, x, r->max_speed());
+  return x;
 }
 
 std::vector<double> DecomposedCpuBackend::diagnostics() {
-  throw UsageError("--ranks: diagnostics of a decomposed run are not combined across ranks yet; run without \"diagnostics\" or with one rank");
+  std::vector<std::vector<double>> per_rank;
+  for (auto& r : ranks_) per_rank.push_back(r->diagnostics());
+  std::vector<const ReduceUse*> rs;
+  for (const ReduceUse& r : p_.diagnostics.reductions) rs.push_back(&r);
+  return combined(rs, per_rank);
 }
 
 std::optional<NonFinite> DecomposedCpuBackend::first_non_finite() const {

@@ -25,9 +25,10 @@ class DecomposedCpuBackend : public Backend {
   std::vector<std::vector<double>> fields() const override;
   void fill_boundaries() override;
   void step(double dt) override;
-  // The largest over the ranks (a maximum: the same as the undecomposed run's).
+  // The ranks' results folded by each reduction's own operation, rank
+  // after rank: a maximum or minimum repeats the undecomposed run's bits,
+  // a sum agrees to rounding (its terms are added in another order).
   double max_speed() override;
-  // Not yet: sums over ranks would not repeat the undecomposed run's bits.
   std::vector<double> diagnostics() override;
   std::optional<NonFinite> first_non_finite() const override;
   std::string name() const override;

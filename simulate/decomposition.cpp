@@ -44,8 +44,8 @@ Decomposition::Decomposition(std::array<long long, 3> size, int dims, RankGrid g
     const long long n = size_[ax], p = grid_.ranks[ax];
     if (p > 1 && ax >= dims_) throw UsageError(fmt::format("--ranks: {} ranks along {}, an axis the {}-D program does not have", p, kAxis[ax], dims_));
     if (p > 1 && n / p < least)
-      throw UsageError(fmt::format("--ranks: {} points along {} over {} ranks leave subdomains of {} points; at least {} needed", n, kAxis[ax], p, n / p,
-                                   least));
+      throw UsageError(fmt::format("--ranks: {} points along {} over {} ranks leave subdomains of {} point{}; at least {} needed", n, kAxis[ax], p,
+                                   n / p, n / p == 1 ? "" : "s", least));
   }
   parts_.resize(static_cast<std::size_t>(grid_.count()));
   for (int r = 0; r < grid_.count(); ++r) {
@@ -94,9 +94,9 @@ Decomposition decompose(const Program& program, RankGrid grid) {
           throw UsageError(fmt::format("--ranks: {} points along {} over {} ranks leave subdomains of {}; field '{}' needs at least its ghost width, {}",
                                        program.size[static_cast<std::size_t>(ax)], kAxis[ax], p, thinnest, f.name, f.ghost));
         if (mirrors && f.ghost > 0 && at_face < f.ghost + 1)
-          throw UsageError(fmt::format("--ranks: the subdomain at the {} {} face holds {} points; field '{}''s {} condition there reads {} points "
+          throw UsageError(fmt::format("--ranks: the subdomain at the {} {} face holds {} point{}; field '{}''s {} condition there reads {} points "
                                        "(its ghost width and the boundary point)",
-                                       side == 0 ? "lower" : "upper", kAxis[ax], at_face, f.name, to_string(b.kind), f.ghost + 1));
+                                       side == 0 ? "lower" : "upper", kAxis[ax], at_face, at_face == 1 ? "" : "s", f.name, to_string(b.kind), f.ghost + 1));
       }
     }
   }

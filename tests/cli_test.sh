@@ -177,6 +177,16 @@ expect 1 "program sound_wave3d \(float64\) at 10000x10000x1000 does not fit in t
 expect_json 0 'd["schema"] == "gpen.simulate/1" and d["steps"] == 5 and d["stop"] == "steps" and "total" in d["diagnostics"] and d["last_snapshot"] is None' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 5 --no-output --json
 expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu
 expect 3 'no GPU for gpen simulate .*--device cpu runs' -- $gpen simulate $specs/programs/heat_walls3d.json --steps 1
+# Subdomains (issue 30): the CPU reference split 2x2x1 writes the undecomposed run's snapshots bit for bit.
+expect 0 'last snapshot: .*/snap_000000010' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/whole
+expect 0 'on 2x2x1 subdomains' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/split --ranks 2x2
+for f in $tmp/whole/snap_000000010/*.npy; do
+  if cmp -s "$f" "$tmp/split/snap_000000010/$(basename "$f")"; then echo "ok: $(basename "$f") split 2x2x1 = whole"
+  else echo "FAIL: $(basename "$f") of the run split 2x2x1 differs from the whole run's"; fail=1; fi
+done
+expect 2 'ranks 2x2: a decomposed run on GPUs is not built yet' -- $gpen simulate $specs/programs/heat_walls3d.json --size 9x8x9 --steps 1 --ranks 2x2
+expect 2 "more axes than the program's 3" -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --ranks 2x2x2x2
+expect 2 "the subdomain at the lower x face holds 1 point; field 'T''s symmetric condition there reads 2 points" -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 1 --ranks 9
 # Ctrl-C: a clean stop with a last snapshot (exit 130).
 $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 33x32x33 --until 1000 --out $tmp/int >$tmp/int.txt 2>&1 &
 pid=$!
