@@ -1,6 +1,7 @@
 #include "decomposed_cpu_backend.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -112,11 +113,14 @@ std::vector<double> DecomposedCpuBackend::diagnostics() {
 }
 
 std::optional<NonFinite> DecomposedCpuBackend::first_non_finite() const {
-  for (int r = 0; r < d_.count(); ++r)
-    if (auto bad = ranks_[static_cast<std::size_t>(r)]->first_non_finite()) {
-      for (int ax = 0; ax < 3; ++ax) bad->at[ax] += d_.subdomain(r).offset[ax];
-      return bad;
-    }
+  // As the undecomposed run finds it: field by field, then z, y, x of the whole grid.
+  const std::vector<std::vector<double>> all = fields();
+  for (std::size_t f = 0; f < all.size(); ++f)
+    for (std::size_t i = 0; i < all[f].size(); ++i)
+      if (!std::isfinite(all[f][i])) {
+        const long long at = static_cast<long long>(i), nx = p_.size[0], ny = p_.size[1];
+        return NonFinite{static_cast<int>(f), {at % nx, at / nx % ny, at / (nx * ny)}, all[f][i]};
+      }
   return std::nullopt;
 }
 

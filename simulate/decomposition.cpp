@@ -25,10 +25,11 @@ RankGrid parse_ranks(const std::string& text, int dims) {
     std::size_t end = at;
     while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
     if (end == at || end - at > 6) throw UsageError(fmt::format("--ranks {}: {}", text, expected));
-    if (axis >= dims) throw UsageError(fmt::format("--ranks {}: more axes than the program's {}; {}", text, dims, expected));
     const int n = std::stoi(text.substr(at, end - at));
+    if (axis >= 3 || (axis >= dims && n != 1)) throw UsageError(fmt::format("--ranks {}: more axes than the program's {}; {}", text, dims, expected));
     if (n < 1) throw UsageError(fmt::format("--ranks {}: {} ranks along {}; {}", text, n, kAxis[axis], expected));
-    g.ranks[static_cast<std::size_t>(axis++)] = n;
+    if (axis < 3) g.ranks[static_cast<std::size_t>(axis)] = n;
+    ++axis;
     if (end == text.size()) break;
     if (text[end] != 'x') throw UsageError(fmt::format("--ranks {}: '{}' at character {}; {}", text, text[end], end + 1, expected));
     at = end + 1;
@@ -79,20 +80,26 @@ int Decomposition::neighbour(int rank, int axis, int side, bool periodic) const 
 Decomposition decompose(const Program& program, RankGrid grid) {
   const Decomposition d(program.size, program.dims, grid);
   for (int ax = 0; ax < program.dims; ++ax) {
-    const int p = grid.ranks[static_cast<std::size_t>(ax)];
-    if (p == 1) continue;
+    const auto a = static_cast<std::size_t>(ax);
+    const int p = grid.ranks[a];
+    const long long n = program.size[a], thinnest = n / p;
     for (const ProgramField& f : program.fields) {
+      const bool periodic = f.boundary[a][0].kind == BoundaryKind::Periodic, upper_periodic = f.boundary[a][1].kind == BoundaryKind::Periodic;
+      if (periodic != upper_periodic)
+        throw UsageError(fmt::format("--ranks: field '{}' is periodic at one {} face only; a split run needs both or neither", f.name, kAxis[ax]));
+      // A periodic axis exchanges slabs even with one rank (with itself):
+      // each slab is ghost-wide interior, where the undecomposed fill wraps.
+      if ((p > 1 || periodic) && thinnest < f.ghost)
+        throw UsageError(fmt::format("--ranks: {} points along {}{} leave {} of {} point{}; field '{}' needs at least its ghost width, {}, in each", n,
+                                     kAxis[ax], p > 1 ? fmt::format(" over {} ranks", p) : std::string(" (periodic)"), p > 1 ? "subdomains" : "a subdomain",
+                                     thinnest, thinnest == 1 ? "" : "s", f.name, f.ghost));
+      if (p == 1) continue;
       for (int side = 0; side < 2; ++side) {
-        const Boundary& b = f.boundary[static_cast<std::size_t>(ax)][static_cast<std::size_t>(side)];
+        const Boundary& b = f.boundary[a][static_cast<std::size_t>(side)];
         const bool mirrors = b.kind == BoundaryKind::Symmetric || b.kind == BoundaryKind::Antisymmetric || b.kind == BoundaryKind::Value;
         std::array<int, 3> edge{0, 0, 0};
-        edge[static_cast<std::size_t>(ax)] = side == 0 ? 0 : p - 1;
-        // The thinnest subdomain along the axis, and the one at this face.
-        const long long thinnest = program.size[static_cast<std::size_t>(ax)] / p;
-        const long long at_face = d.subdomain(d.rank_at(edge)).extent[static_cast<std::size_t>(ax)];
-        if (thinnest < f.ghost)
-          throw UsageError(fmt::format("--ranks: {} points along {} over {} ranks leave subdomains of {}; field '{}' needs at least its ghost width, {}",
-                                       program.size[static_cast<std::size_t>(ax)], kAxis[ax], p, thinnest, f.name, f.ghost));
+        edge[a] = side == 0 ? 0 : p - 1;
+        const long long at_face = d.subdomain(d.rank_at(edge)).extent[a];
         if (mirrors && f.ghost > 0 && at_face < f.ghost + 1)
           throw UsageError(fmt::format("--ranks: the subdomain at the {} {} face holds {} point{}; field '{}''s {} condition there reads {} points "
                                        "(its ghost width and the boundary point)",

@@ -1,5 +1,9 @@
 #include "halo.hpp"
 
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 #include "boundaries.hpp"
 
 namespace gpen::sim {
@@ -59,7 +63,10 @@ void unpack(HostArray& a, const HaloBox& box, const std::vector<double>& values)
 
 void exchange_halos(const ProgramField& f, const Decomposition& d, std::vector<HostArray>& parts) {
   const int g = f.ghost;
-  if (g == 0) return;
+  if (static_cast<int>(parts.size()) != d.count()) throw std::invalid_argument(fmt::format("exchange_halos: {} arrays for {} subdomains", parts.size(), d.count()));
+  for (int r = 0; r < d.count(); ++r)
+    if (parts[static_cast<std::size_t>(r)].ghost != g || parts[static_cast<std::size_t>(r)].shape != d.subdomain(r).extent)
+      throw std::invalid_argument(fmt::format("exchange_halos: rank {}'s array is not its subdomain's with field '{}''s ghost width {}", r, f.name, g));
   for (int ax = 0; ax < d.dims(); ++ax) {
     // The global faces first: a mirrored condition may set the boundary
     // point, which no neighbour's slab holds (decompose() keeps such
@@ -72,7 +79,10 @@ void exchange_halos(const ProgramField& f, const Decomposition& d, std::vector<H
       }
       if (edge[0] || edge[1]) apply_boundary_faces(f, parts[static_cast<std::size_t>(r)], ax, edge);
     }
-    // Then every slab, all packed before any lands (as a transport would).
+    // Then every slab, all packed before any lands (as a transport would);
+    // without ghosts there are none (the faces above may still set their
+    // boundary points).
+    if (g == 0) continue;
     std::vector<std::vector<double>> sent(static_cast<std::size_t>(2 * d.count()));
     for (int r = 0; r < d.count(); ++r)
       for (int side = 0; side < 2; ++side) {

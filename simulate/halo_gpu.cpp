@@ -55,6 +55,9 @@ void HaloCopier::unpack(const DeviceBuffer& a, const HaloBox& box, CUdeviceptr b
 }
 
 HaloFaces::HaloFaces(const ProgramField& f, const Decomposition& d, int rank, Dtype dtype) {
+  for (int ax = 0; ax < d.dims(); ++ax)
+    if ((f.boundary[ax][0].kind == BoundaryKind::Periodic) != (f.boundary[ax][1].kind == BoundaryKind::Periodic))
+      throw BindingError(fmt::format("ghost-zone exchange of field '{}': periodic at one face of axis {} only (decompose() refuses it)", f.name, ax));
   if (f.ghost == 0) return;
   const std::size_t real = size_of(dtype);
   const auto& shape = d.subdomain(rank).extent;

@@ -28,10 +28,13 @@ TEST_CASE("host slices keep two tiles a slice and 32 slices at most") {
   CHECK(host_slices({0, 0, 0}) == 1);
   CHECK(most_host_slices(1, 100000) == 32);
   CHECK(most_host_slices(1 << 20, 528) == 1);
+  // prepare() reserves most_host_slices for the blocks of the targets
+  // alone; a launch (grouped: more blocks, a group's chunks each) never takes more.
   for (long long blocks = 1; blocks < 5000; blocks += 37)
-    for (double tiles : {1.0, 7.0, 64.0, 1e6}) {
-      const long long s = host_slices({blocks, tiles, 924});
-      REQUIRE(s >= 1);
-      REQUIRE(s <= most_host_slices(blocks, 924));  // what prepare() reserves
-    }
+    for (long long more : {0LL, 1LL, 100LL, 4000LL})
+      for (double tiles : {1.0, 7.0, 64.0, 1e6}) {
+        const long long s = host_slices({blocks + more, tiles, 924});
+        REQUIRE(s >= 1);
+        REQUIRE(s <= most_host_slices(blocks, 924));
+      }
 }
