@@ -39,4 +39,10 @@ void NcclHaloExchange::exchange(CUstream stream) const {
   for (int ax = 0; ax < dims_; ++ax) exchange_axis(ax, stream);
 }
 
+void all_ranks_max(CUdeviceptr values, std::size_t count, Dtype dtype, ncclComm_t comm, CUstream stream) {
+  void* v = reinterpret_cast<void*>(values);
+  nccl_check(nccl().ncclAllReduce(v, v, count, dtype == Dtype::Float64 ? ncclFloat64 : ncclFloat32, ncclMax, comm, stream),
+             "the maximum over the ranks (all-reduce)");
+}
+
 }  // namespace gpen::sim

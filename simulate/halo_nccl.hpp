@@ -32,4 +32,10 @@ class NcclHaloExchange {
   HaloCopier copier_;
 };
 
+// `count` values of `dtype` at `values` on every rank replaced, in place
+// and in `stream`'s order, by their maximum over the ranks (ncclMax: the
+// same bits on every rank, whatever the order): the CFL condition's
+// largest speed of a decomposed run, before its time step.
+void all_ranks_max(CUdeviceptr values, std::size_t count, Dtype dtype, ncclComm_t comm, CUstream stream);
+
 }  // namespace gpen::sim

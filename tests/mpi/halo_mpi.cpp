@@ -1,7 +1,8 @@
 // The ghost-zone exchange through NCCL between processes, one a GPU,
 // started by Open MPI (issue 30): every rank's padded array after the
 // exchange against the host model of the whole decomposition (halo.hpp),
-// bit for bit, both dtypes, periodic faces and faces of kind "none".
+// bit for bit, both dtypes, periodic faces and faces of kind "none"; and
+// the maximum over the ranks (the CFL speed's all-reduce) on every rank.
 //
 //   mpirun -np P gpen_mpi_halo_test PXxPYxPZ [NXxNYxNZ [--time]]
 //
@@ -13,6 +14,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -133,6 +135,28 @@ int main(int argc, char** argv) {
                       to_string(z), argv[1] ? argv[1] : "", n[0], n[1], n[2], all);
         bad += all;
       }
+    if (!timing) {
+      // The CFL speed's maximum over the ranks, in place on the device.
+      for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+        const std::vector<double> mine{1.5 + rank, -2.0 * rank, 0.25 * ((rank * 7) % 5)};
+        DeviceBuffer v(dt, 1, {3, 1, 1}, 0);
+        v.upload(mine);
+        all_ranks_max(v.get(), 3, dt, comm, nullptr);
+        ctx.synchronize();
+        const std::vector<double> got = v.download();
+        double want[3] = {-1e300, -1e300, -1e300};
+        for (int r = 0; r < size; ++r) {
+          want[0] = std::max(want[0], 1.5 + r);
+          want[1] = std::max(want[1], -2.0 * r);
+          want[2] = std::max(want[2], 0.25 * ((r * 7) % 5));
+        }
+        long long wrong = 0, all = 0;
+        for (int i = 0; i < 3; ++i) wrong += got[static_cast<std::size_t>(i)] != want[i];
+        MPI_Allreduce(&wrong, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0) std::printf("%s %s: the maximum over %d ranks on every rank: %lld values wrong\n", all == 0 ? "PASS" : "FAIL", to_string(dt), size, all);
+        bad += all;
+      }
+    }
     if (timing) {
       const auto [mine, bytes] = time_exchange(d, rank, comm, ctx);
       double slowest = 0;
