@@ -44,6 +44,11 @@ void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype) {
 
 void fill_nan(HostArray& a) { std::fill(a.data.begin(), a.data.end(), std::numeric_limits<double>::quiet_NaN()); }
 
+void fill_ghosts_nan(HostArray& a) {
+  for (std::size_t i = 0; i < a.data.size(); ++i)
+    if (!a.is_interior(i)) a.data[i] = std::numeric_limits<double>::quiet_NaN();
+}
+
 void fill_periodic(HostArray& a, unsigned axes) {
   const auto p = a.padded();
   const long long g = a.ghost;

@@ -39,6 +39,8 @@ void parallel_for(long long n, const std::function<void(long long)>& f);
 // dtype so that the GPU and the reference read the same numbers.
 void fill_random(HostArray& a, std::uint64_t seed, Dtype dtype);
 void fill_nan(HostArray& a);
+// NaN in the ghost zones alone (what a fill must overwrite), the interior kept.
+void fill_ghosts_nan(HostArray& a);
 // Periodic ghost zones from the interior (the CPU twin of the GPU fill):
 // along the axes whose bit `axes` has (axis a: bit a), the ghost points
 // outside the interior along those axes alone; the others stay.

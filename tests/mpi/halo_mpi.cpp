@@ -26,6 +26,7 @@
 #include "gpen/runtime/driver.hpp"
 #include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/halo_nccl.hpp"
+#include "simulate/halo_support.hpp"
 
 using namespace gpen;
 using namespace gpen::sim;
@@ -47,19 +48,13 @@ std::array<long long, 3> parse_size(const std::string& text) {
 // Differences of this rank's array from the host model's, for field kinds
 // `z` on the z faces (periodic elsewhere).
 long long check(const Decomposition& d, int rank, Dtype dt, int g, BoundaryKind z, ncclComm_t comm, const Context& ctx) {
-  ProgramField f;
-  f.name = "u";
-  f.ghost = g;
-  for (auto& axis : f.boundary) axis = {Boundary{BoundaryKind::Periodic, 0, ""}, Boundary{BoundaryKind::Periodic, 0, ""}};
-  f.boundary[2] = {Boundary{z, 0, ""}, Boundary{z, 0, ""}};
+  const ProgramField f = test::periodic_but_z(g, z);
   HostArray global(3, d.size(), g);
   fill_random(global, 11, dt);  // the same on every rank
   std::vector<HostArray> model;
   for (int r = 0; r < d.count(); ++r) {
     HostArray w = subdomain_window(global, d.subdomain(r));
-    if (z == BoundaryKind::Periodic)
-      for (std::size_t i = 0; i < w.data.size(); ++i)
-        if (!w.is_interior(i)) w.data[i] = std::numeric_limits<double>::quiet_NaN();
+    if (z == BoundaryKind::Periodic) fill_ghosts_nan(w);
     model.push_back(w);
   }
   DeviceBuffer mine(dt, 3, d.subdomain(rank).extent, g);
@@ -68,10 +63,7 @@ long long check(const Decomposition& d, int rank, Dtype dt, int g, BoundaryKind 
   const NcclHaloExchange exchange(f, d, rank, mine, comm, ctx);
   exchange.exchange(nullptr);
   ctx.synchronize();
-  const std::vector<double> got = mine.download(), want = model[static_cast<std::size_t>(rank)].data;
-  long long n = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) n += !(got[i] == want[i]);
-  return n;
+  return test::differing_values(mine.download(), model[static_cast<std::size_t>(rank)].data);
 }
 
 // The mean seconds of an exchange of a float64 periodic field on this

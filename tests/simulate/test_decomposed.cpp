@@ -11,6 +11,7 @@
 #include "gpen/generator/error.hpp"
 #include "gpen/simulate/decomposed_cpu_backend.hpp"
 #include "gpen/simulate/simulation.hpp"
+#include "halo_support.hpp"
 #include "program_support.hpp"
 
 using namespace gpen;
@@ -22,8 +23,7 @@ std::string shipped(const std::string& name) { return test::read_file(test::sour
 
 long long differences(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
   long long n = a.size() == b.size() ? 0 : 1;
-  for (std::size_t f = 0; f < std::min(a.size(), b.size()); ++f)
-    for (std::size_t i = 0; i < a[f].size(); ++i) n += !(a[f][i] == b[f][i]);
+  for (std::size_t f = 0; f < std::min(a.size(), b.size()); ++f) n += test::differing_values(a[f], b[f]);
   return n;
 }
 

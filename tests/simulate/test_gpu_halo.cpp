@@ -11,6 +11,7 @@
 #include "gpen/families/common/ghost_fill.hpp"
 #include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/halo_gpu.hpp"
+#include "halo_support.hpp"
 #ifdef GPEN_HAVE_NCCL
 #include "gpen/simulate/halo_nccl.hpp"
 #endif
@@ -23,14 +24,6 @@ namespace {
 Context& halo_ctx() {
   static Context c(0);
   return c;
-}
-
-// Bitwise, NaN matching NaN: the values of `got` that differ from `want`.
-long long differences(const std::vector<double>& got, const std::vector<double>& want) {
-  long long n = got.size() == want.size() ? 0 : 1;
-  for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i)
-    n += !(got[i] == want[i] || (got[i] != got[i] && want[i] != want[i]));
-  return n;
 }
 
 std::vector<double> download(CUdeviceptr p, std::size_t count, Dtype dt) {
@@ -86,7 +79,7 @@ void check_faces(Dtype dt, int dims, std::array<long long, 3> shape, int g, bool
         DeviceMemory buf(n * size_of(dt));
         upload(buf.get(), std::vector<double>(n, std::numeric_limits<double>::quiet_NaN()), dt);
         copier.pack(a, box, buf.get(), nullptr);
-        CHECK(differences(download(buf.get(), n, dt), pack(host, box)) == 0);
+        CHECK(test::differing_values(download(buf.get(), n, dt), pack(host, box), true) == 0);
         // Unpack new values into the box: they land there, nothing else moves.
         HostArray changed = host;
         std::vector<double> values(n);
@@ -94,19 +87,10 @@ void check_faces(Dtype dt, int dims, std::array<long long, 3> shape, int g, bool
         unpack(changed, box, values);
         upload(buf.get(), values, dt);
         copier.unpack(a, box, buf.get(), nullptr);
-        CHECK(differences(download(mem.get(), image.size(), dt), pitched ? pitched_image(changed, pitch) : changed.data) == 0);
+        CHECK(test::differing_values(download(mem.get(), image.size(), dt), pitched ? pitched_image(changed, pitch) : changed.data, true) == 0);
         upload(mem.get(), image, dt);  // back as it was
       }
     }
-}
-
-ProgramField field_of(int g, BoundaryKind z) {
-  ProgramField f;
-  f.name = "u";
-  f.ghost = g;
-  for (auto& axis : f.boundary) axis = {Boundary{BoundaryKind::Periodic, 0, ""}, Boundary{BoundaryKind::Periodic, 0, ""}};
-  f.boundary[2] = {Boundary{z, 0, ""}, Boundary{z, 0, ""}};
-  return f;
 }
 
 // P subdomains of a field on the GPU exchanged through the local transport:
@@ -119,7 +103,7 @@ void check_local_exchange(Dtype dt, int dims, std::array<long long, 3> size, int
   CAPTURE(grid.ranks[1]);
   CAPTURE(grid.ranks[2]);
   CAPTURE(to_string(z));
-  const ProgramField f = field_of(g, z);
+  const ProgramField f = test::periodic_but_z(g, z);
   const Decomposition d(size, dims, grid, g);
   HostArray global(dims, size, g);
   fill_random(global, 7 + static_cast<std::uint64_t>(grid.count()), dt);
@@ -127,9 +111,7 @@ void check_local_exchange(Dtype dt, int dims, std::array<long long, 3> size, int
   std::vector<HostArray> model;
   for (int r = 0; r < d.count(); ++r) {
     HostArray w = subdomain_window(global, d.subdomain(r));
-    if (z == BoundaryKind::Periodic)
-      for (std::size_t i = 0; i < w.data.size(); ++i)
-        if (!w.is_interior(i)) w.data[i] = std::numeric_limits<double>::quiet_NaN();
+    if (z == BoundaryKind::Periodic) fill_ghosts_nan(w);
     parts.emplace_back(dt, dims, d.subdomain(r).extent, g);
     parts.back().upload(w.data);
     model.push_back(w);
@@ -149,13 +131,13 @@ void check_local_exchange(Dtype dt, int dims, std::array<long long, 3> size, int
     filled.data = whole.download();
     for (int r = 0; r < d.count(); ++r) {
       CAPTURE(r);
-      CHECK(differences(parts[static_cast<std::size_t>(r)].download(), subdomain_window(filled, d.subdomain(r)).data) == 0);
+      CHECK(test::differing_values(parts[static_cast<std::size_t>(r)].download(), subdomain_window(filled, d.subdomain(r)).data, true) == 0);
     }
   } else {
     exchange_halos(f, d, model);
     for (int r = 0; r < d.count(); ++r) {
       CAPTURE(r);
-      CHECK(differences(parts[static_cast<std::size_t>(r)].download(), model[static_cast<std::size_t>(r)].data) == 0);
+      CHECK(test::differing_values(parts[static_cast<std::size_t>(r)].download(), model[static_cast<std::size_t>(r)].data, true) == 0);
     }
   }
 }
@@ -198,20 +180,19 @@ TEST_CASE("one rank through NCCL on periodic boundaries: bitwise the fill withou
       CAPTURE(dims);
       const std::array<long long, 3> size = dims == 3 ? std::array<long long, 3>{13, 11, 9} : dims == 2 ? std::array<long long, 3>{17, 9, 1} : std::array<long long, 3>{23, 1, 1};
       const int g = dims == 3 ? 3 : 2;
-      const ProgramField f = field_of(g, BoundaryKind::Periodic);
+      const ProgramField f = test::periodic_but_z(g, BoundaryKind::Periodic);
       const Decomposition d(size, dims, RankGrid{}, g);
       HostArray host(dims, size, g);
       fill_random(host, 5, dt);
       DeviceBuffer whole(dt, dims, size, g), through_nccl(dt, dims, size, g);
       whole.upload(host.data);
-      for (std::size_t i = 0; i < host.data.size(); ++i)
-        if (!host.is_interior(i)) host.data[i] = std::numeric_limits<double>::quiet_NaN();
+      fill_ghosts_nan(host);
       through_nccl.upload(host.data);
       PeriodicFill(dt, halo_ctx()).launch(whole);
       const NcclHaloExchange exchange(f, d, 0, through_nccl, comm, halo_ctx());
       exchange.exchange(nullptr);
       halo_ctx().synchronize();
-      CHECK(differences(through_nccl.download(), whole.download()) == 0);
+      CHECK(test::differing_values(through_nccl.download(), whole.download(), true) == 0);
     }
   nccl_check(n.ncclCommDestroy(comm), "ncclCommDestroy");
 }

@@ -15,6 +15,7 @@
 #include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/decomposition.hpp"
 #include "gpen/simulate/halo.hpp"
+#include "halo_support.hpp"
 
 using namespace gpen;
 using namespace gpen::sim;
@@ -28,22 +29,6 @@ std::string usage_error(const std::function<void()>& f) {
     return e.what();
   }
   return "";
-}
-
-ProgramField field(int ghost, std::array<std::array<BoundaryKind, 2>, 3> kinds) {
-  ProgramField f;
-  f.name = "u";
-  f.ghost = ghost;
-  for (int ax = 0; ax < 3; ++ax)
-    for (int side = 0; side < 2; ++side) f.boundary[ax][side] = Boundary{kinds[ax][side], 0.25, ""};
-  return f;
-}
-
-// Bitwise (a NaN never equals): the points of rank r's array that differ from the global window.
-long long differences(const HostArray& got, const HostArray& want) {
-  long long n = 0;
-  for (std::size_t i = 0; i < got.data.size(); ++i) n += !(got.data[i] == want.data[i]);
-  return n;
 }
 
 // False where decompose() refuses the split for f (too thin at a mirrored face).
@@ -71,15 +56,13 @@ bool check_exchange(const ProgramField& f, int dims, std::array<long long, 3> si
   std::vector<HostArray> parts;
   for (int r = 0; r < d.count(); ++r) {
     parts.push_back(subdomain_window(global, d.subdomain(r)));  // the same stale ghosts as the global array's
-    if (poison)
-      for (std::size_t i = 0; i < parts.back().data.size(); ++i)
-        if (!parts.back().is_interior(i)) parts.back().data[i] = std::numeric_limits<double>::quiet_NaN();
+    if (poison) fill_ghosts_nan(parts.back());
   }
   apply_boundaries(f, global);
   exchange_halos(f, d, parts);
   for (int r = 0; r < d.count(); ++r) {
     CAPTURE(r);
-    CHECK(differences(parts[static_cast<std::size_t>(r)], subdomain_window(global, d.subdomain(r))) == 0);
+    CHECK(test::differing_values(parts[static_cast<std::size_t>(r)].data, subdomain_window(global, d.subdomain(r)).data) == 0);
   }
   return true;
 }
@@ -126,7 +109,7 @@ TEST_CASE("subdomains thinner than a field needs are refused before any GPU work
   Program p;
   p.dims = 3;
   p.size = {12, 12, 12};
-  p.fields.push_back(field(3, {{{P, P}, {S, S}, {P, P}}}));
+  p.fields.push_back(test::halo_field(3, {{{P, P}, {S, S}, {P, P}}}));
   p.fields.back().name = "rho";
   CHECK(usage_error([&] { decompose(p, RankGrid{{5, 1, 1}}); }).find("field 'rho' needs at least its ghost width, 3") != std::string::npos);
   CHECK(decompose(p, RankGrid{{4, 1, 1}}).count() == 4);  // periodic: 3 points suffice
@@ -150,7 +133,7 @@ TEST_CASE("the exchange gives every subdomain bitwise the ghost zones of the und
   int ran = 0;
   for (const auto& kinds : conditions)
     for (int ghost : {0, 1, 3}) {
-      const ProgramField f = field(ghost, kinds);
+      const ProgramField f = test::halo_field(ghost, kinds);
       const bool writes_all = kinds[0][0] != N && kinds[2][0] != N;
       for (bool poison : {false, true}) {
         if (poison && !writes_all) continue;  // "none" leaves the global ghosts as they were
