@@ -12,6 +12,13 @@ namespace gpen::sim {
 
 namespace {
 const char* const kAxis = "xyz";
+
+// " (file /pointer, line L, column C)": where the program declares what a refusal names.
+std::string declared_at(const Program& p, const std::string& pointer) {
+  if (!p.source || pointer.empty()) return "";
+  const Location l = p.source->locate(pointer);
+  return fmt::format(" ({} {}, line {}, column {})", p.source->name(), pointer, l.line, l.column);
+}
 }
 
 RankGrid parse_ranks(const std::string& text, int dims) {
@@ -86,13 +93,14 @@ Decomposition decompose(const Program& program, RankGrid grid) {
     for (const ProgramField& f : program.fields) {
       const bool periodic = f.boundary[a][0].kind == BoundaryKind::Periodic, upper_periodic = f.boundary[a][1].kind == BoundaryKind::Periodic;
       if (periodic != upper_periodic)
-        throw UsageError(fmt::format("--ranks: field '{}' is periodic at one {} face only; a split run needs both or neither", f.name, kAxis[ax]));
+        throw UsageError(fmt::format("--ranks: field '{}'{} is periodic at one {} face only; a split run needs both or neither", f.name,
+                                     declared_at(program, f.pointer), kAxis[ax]));
       // A periodic axis exchanges slabs even with one rank (with itself):
       // each slab is ghost-wide interior, where the undecomposed fill wraps.
       if ((p > 1 || periodic) && thinnest < f.ghost)
-        throw UsageError(fmt::format("--ranks: {} points along {}{} leave {} of {} point{}; field '{}' needs at least its ghost width, {}, in each", n,
-                                     kAxis[ax], p > 1 ? fmt::format(" over {} ranks", p) : std::string(" (periodic)"), p > 1 ? "subdomains" : "a subdomain",
-                                     thinnest, thinnest == 1 ? "" : "s", f.name, f.ghost));
+        throw UsageError(fmt::format("--ranks: {} points along {}{} leave {} of {} point{}; field '{}'{} needs at least its ghost width, {}, in each",
+                                     n, kAxis[ax], p > 1 ? fmt::format(" over {} ranks", p) : std::string(" (periodic)"), p > 1 ? "subdomains" : "a subdomain",
+                                     thinnest, thinnest == 1 ? "" : "s", f.name, declared_at(program, f.pointer), f.ghost));
       if (p == 1) continue;
       for (int side = 0; side < 2; ++side) {
         const Boundary& b = f.boundary[a][static_cast<std::size_t>(side)];
@@ -101,9 +109,10 @@ Decomposition decompose(const Program& program, RankGrid grid) {
         edge[a] = side == 0 ? 0 : p - 1;
         const long long at_face = d.subdomain(d.rank_at(edge)).extent[a];
         if (mirrors && f.ghost > 0 && at_face < f.ghost + 1)
-          throw UsageError(fmt::format("--ranks: the subdomain at the {} {} face holds {} point{}; field '{}''s {} condition there reads {} points "
+          throw UsageError(fmt::format("--ranks: the subdomain at the {} {} face holds {} point{}; field '{}''s {} condition there{} reads {} points "
                                        "(its ghost width and the boundary point)",
-                                       side == 0 ? "lower" : "upper", kAxis[ax], at_face, at_face == 1 ? "" : "s", f.name, to_string(b.kind), f.ghost + 1));
+                                       side == 0 ? "lower" : "upper", kAxis[ax], at_face, at_face == 1 ? "" : "s", f.name, to_string(b.kind),
+                                       declared_at(program, b.pointer.empty() ? f.pointer : b.pointer), f.ghost + 1));
       }
     }
   }
