@@ -73,6 +73,16 @@ HaloFaces::HaloFaces(const ProgramField& f, const Decomposition& d, int rank, Dt
     }
 }
 
+void HaloFaces::pack(int axis, const HaloCopier& copier, const DeviceBuffer& part, CUstream stream) const {
+  for (const Face& fc : face[static_cast<std::size_t>(axis)])
+    if (fc.peer >= 0) copier.pack(part, fc.send, fc.sent.get(), stream);
+}
+
+void HaloFaces::unpack(int axis, const HaloCopier& copier, const DeviceBuffer& part, CUstream stream) const {
+  for (const Face& fc : face[static_cast<std::size_t>(axis)])
+    if (fc.peer >= 0) copier.unpack(part, fc.receive, fc.received.get(), stream);
+}
+
 void check_halo_part(const ProgramField& f, const Decomposition& d, int rank, const DeviceBuffer* b, Dtype dtype) {
   if (!b || b->dims() != d.dims() || b->shape() != d.subdomain(rank).extent || b->ghost() != f.ghost || b->dtype() != dtype)
     throw BindingError(fmt::format("ghost-zone exchange of field '{}': rank {}'s array must be {} {}-D, {} points, ghost {}", f.name, rank, to_string(dtype),
@@ -91,10 +101,8 @@ LocalHaloExchange::LocalHaloExchange(const ProgramField& f, const Decomposition&
 
 void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
   const std::size_t real = size_of(parts_[0]->dtype());
-  for (int r = 0; r < d_.count(); ++r)
-    for (const auto& fc : faces_[static_cast<std::size_t>(r)].face[static_cast<std::size_t>(ax)])
-      if (fc.peer >= 0) copier_.pack(*parts_[static_cast<std::size_t>(r)], fc.send, fc.sent.get(), stream);
-  for (int r = 0; r < d_.count(); ++r)
+  for (int r = 0; r < d_.count(); ++r) faces_[static_cast<std::size_t>(r)].pack(ax, copier_, *parts_[static_cast<std::size_t>(r)], stream);
+  for (int r = 0; r < d_.count(); ++r) {
     for (int side = 0; side < 2; ++side) {
       const HaloFaces::Face& fc = faces_[static_cast<std::size_t>(r)].face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(side)];
       if (fc.peer < 0) continue;
@@ -102,8 +110,9 @@ void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
       const HaloFaces::Face& src = faces_[static_cast<std::size_t>(fc.peer)].face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(1 - side)];
       GPEN_CU(cuMemcpyDtoDAsync(fc.received.get(), src.sent.get(), static_cast<std::size_t>(fc.receive.points()) * real, stream),
               "copying a ghost-zone slab between subdomains");
-      copier_.unpack(*parts_[static_cast<std::size_t>(r)], fc.receive, fc.received.get(), stream);
     }
+    faces_[static_cast<std::size_t>(r)].unpack(ax, copier_, *parts_[static_cast<std::size_t>(r)], stream);
+  }
 }
 
 void LocalHaloExchange::exchange(CUstream stream) const {

@@ -44,6 +44,9 @@ struct HaloFaces {
     DeviceMemory sent, received;
   };
   std::array<std::array<Face, 2>, 3> face;  // [axis][side]
+  // The slabs of `axis` that have a peer: packed from `part`, or unpacked into it.
+  void pack(int axis, const HaloCopier& copier, const DeviceBuffer& part, CUstream stream) const;
+  void unpack(int axis, const HaloCopier& copier, const DeviceBuffer& part, CUstream stream) const;
 };
 
 // BindingError unless `b` is rank `rank`'s array of f: d's subdomain's

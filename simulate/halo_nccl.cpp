@@ -13,8 +13,7 @@ NcclHaloExchange::NcclHaloExchange(const ProgramField& f, const Decomposition& d
 void NcclHaloExchange::exchange_axis(int ax, CUstream stream) const {
   const auto& faces = faces_.face[static_cast<std::size_t>(ax)];
   const ncclDataType_t type = part_.dtype() == Dtype::Float64 ? ncclFloat64 : ncclFloat32;
-  for (const auto& fc : faces)
-    if (fc.peer >= 0) copier_.pack(part_, fc.send, fc.sent.get(), stream);
+  faces_.pack(ax, copier_, part_, stream);
   const NcclApi& n = nccl();
   nccl_check(n.ncclGroupStart(), "starting a ghost-zone exchange's group");
   for (int side = 0; side < 2; ++side) {
@@ -30,8 +29,7 @@ void NcclHaloExchange::exchange_axis(int ax, CUstream stream) const {
                  "receiving a ghost-zone slab");
   }
   nccl_check(n.ncclGroupEnd(), "ending a ghost-zone exchange's group");
-  for (const auto& fc : faces)
-    if (fc.peer >= 0) copier_.unpack(part_, fc.receive, fc.received.get(), stream);
+  faces_.unpack(ax, copier_, part_, stream);
 }
 
 void NcclHaloExchange::exchange(CUstream stream) const {
