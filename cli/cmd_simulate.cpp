@@ -15,18 +15,26 @@
 #include "gpen/runtime/driver.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
 #include "gpen/simulate/decomposed_cpu_backend.hpp"
+#include "gpen/simulate/decomposed_gpu_backend.hpp"
 #include "gpen/simulate/gpu_backend.hpp"
+#ifdef GPEN_HAVE_MPI
+#include "gpen/simulate/halo_nccl.hpp"
+#include "mpi_ranks.hpp"
+#endif
 #include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/simulation.hpp"
 
 namespace gpen::cli {
 
+class MpiRanks;  // mpi_ranks.hpp, where MPI is built in
+
 namespace {
 
 struct SimulateOptions {
-  std::string program, size, dtype, out = "gpen-out", restart, device = "gpu", ranks;
+  std::string program, size, dtype, out = "gpen-out", restart, device = "gpu", ranks, periodic_ghosts = "measured";
   long long steps = -1;
   double until = -1;
+  int parts = 0;
   bool no_output = false, json = false;
 };
 
@@ -40,7 +48,30 @@ std::string stop_words(const sim::RunResult& r) {
   return "?";
 }
 
+int simulate_here(const SimulateOptions& o, MpiRanks* mpi);
+
 int simulate(const SimulateOptions& o) {
+#ifdef GPEN_HAVE_MPI
+  if (mpirun_world_size() > 1) {
+    // Every rank runs to the end or none does: a failure anywhere aborts them all.
+    MpiRanks mpi;
+    try {
+      return simulate_here(o, &mpi);
+    } catch (const UsageError& e) {
+      mpi.abort(e.what(), kExitUsage);
+    } catch (const NoDeviceError& e) {
+      mpi.abort(e.what(), kExitNoDevice);
+    } catch (const std::exception& e) {
+      mpi.abort(e.what(), kExitInvalid);
+    }
+  }
+#endif
+  return simulate_here(o, nullptr);
+}
+
+// The run of this process: the whole grid, every subdomain on this GPU,
+// or (mpi) this rank's subdomain.
+int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   if (o.steps < 0 && o.until == -1) throw UsageError("gpen simulate: give --steps N or --until T (how long to run)");
   if (o.until != -1 && !(o.until >= 0 && std::isfinite(o.until))) throw UsageError(fmt::format("--until {}: not a finite time >= 0", o.until));
   std::optional<Dtype> dtype;
@@ -52,15 +83,34 @@ int simulate(const SimulateOptions& o) {
   std::optional<Context> ctx;
   // The split is checked against the program before any GPU work.
   const sim::RankGrid ranks = o.ranks.empty() ? sim::RankGrid{} : sim::parse_ranks(o.ranks, p.dims);
-  if (ranks.count() > 1 && o.device != "cpu")
-    throw UsageError(fmt::format("--ranks {}: a decomposed run on GPUs is not built yet (issue 30: the exchange is, the time loop on subdomains is "
-                                 "not); --device cpu runs the program's CPU reference on {} subdomains",
-                                 o.ranks, ranks.count()));
-  if (ranks.count() > 1) {
-    backend = std::make_unique<sim::DecomposedCpuBackend>(p, ranks);
+  sim::GpuOptions go;
+  go.periodic_ghosts = o.periodic_ghosts == "stores"  ? sim::GpuOptions::PeriodicGhosts::Stores
+                       : o.periodic_ghosts == "fills" ? sim::GpuOptions::PeriodicGhosts::Fills
+                                                      : sim::GpuOptions::PeriodicGhosts::Measured;
+  std::shared_ptr<sim::RankLinks> links;  // this rank's, under mpirun
+  sim::GpuBackend* timed = nullptr;         // --parts: the loop of this process
+  bool speaks = true;                      // the process that reports (rank 0 of several)
+  if (mpi) {
+#ifdef GPEN_HAVE_MPI
+    speaks = mpi->rank() == 0;
+    if (o.device == "cpu") throw UsageError("--device cpu runs in one process: start it without mpirun");
+    if (ranks.count() != mpi->size())
+      throw UsageError(fmt::format("--ranks {} makes {} subdomain{}, and mpirun started {} processes: one a subdomain", o.ranks.empty() ? "1" : o.ranks,
+                                   ranks.count(), ranks.count() == 1 ? "" : "s", mpi->size()));
+    const sim::Decomposition d = sim::decompose(p, ranks);
+    fmt::print(stderr, "{}: compiling or loading the GPU loop's kernels\n", p.name);
+    links = std::make_shared<sim::NcclRankLinks>(p, d, mpi->rank(), mpi->comm(), mpi->context());
+    go.links = links;
+    auto gpu = std::make_unique<sim::GpuBackend>(p, mpi->context(), go);
+    timed = gpu.get();
+    for (const std::string& c : gpu->periodic_ghost_choices()) fmt::print(stderr, "{}: {}\n", p.name, c);
+    backend = std::move(gpu);
+#endif
   } else if (o.device == "cpu") {
-    backend = std::make_unique<sim::CpuBackend>(p);
+    if (ranks.count() > 1) backend = std::make_unique<sim::DecomposedCpuBackend>(p, ranks);
+    else backend = std::make_unique<sim::CpuBackend>(p);
   } else {
+    if (ranks.count() > 1) sim::decompose(p, ranks);  // refused before any GPU work
     std::string why;
     if (!driver_available(&why)) throw NoDeviceError(fmt::format("no GPU for gpen simulate ({}); --device cpu runs the program's CPU reference", why));
     ctx.emplace(0);
@@ -68,13 +118,28 @@ int simulate(const SimulateOptions& o) {
     // stage where faces are periodic, to time their ghosts both ways),
     // seconds for heavy specs; later runs load them from the cache.
     fmt::print(stderr, "{}: compiling or loading the GPU loop's kernels\n", p.name);
-    auto gpu = std::make_unique<sim::GpuBackend>(p, *ctx);
-    for (const std::string& c : gpu->periodic_ghost_choices()) fmt::print(stderr, "{}: {}\n", p.name, c);
-    backend = std::move(gpu);
+    const sim::GpuBackend* first = nullptr;  // whose choices are printed
+    if (ranks.count() > 1) {
+      // Every subdomain on this GPU, a thread each (local_links.hpp).
+      auto parts = std::make_unique<sim::DecomposedGpuBackend>(p, ranks, *ctx, go);
+      first = &parts->rank(0);
+      backend = std::move(parts);
+    } else {
+      auto gpu = std::make_unique<sim::GpuBackend>(p, *ctx, go);
+      first = timed = gpu.get();
+      backend = std::move(gpu);
+    }
+    for (const std::string& c : first->periodic_ghost_choices()) fmt::print(stderr, "{}: {}\n", p.name, c);
   }
   sim::Simulation s(p, std::move(backend));
+  if (links) s.set_rank(links);
   if (o.restart.empty()) s.initialize();
   else s.restart(o.restart);
+  if (o.parts > 0) {
+    if (!timed) throw UsageError("--parts times the GPU loop of one process (the whole grid, or a rank's under mpirun)");
+    fmt::print(stderr, "{}: a step's parts, each repeated {} times alone (ms a step{}):\n", p.name, o.parts, links ? ", this rank's" : "");
+    for (const sim::GpuBackend::PartTime& part : timed->time_parts(1e-3, o.parts)) fmt::print(stderr, "  {:9.3f}  {}\n", part.ms, part.what);
+  }
   fmt::print(stderr, "{}: {}-D {}, {} field{}, {}, {} on {}; output: {}\n", p.name, p.dims,
              fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), p.fields.size() == 1 ? "" : "s", to_string(p.integrator),
              p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.no_output ? "none (--no-output)" : o.out + "/");
@@ -112,7 +177,7 @@ int simulate(const SimulateOptions& o) {
     if (p.snapshots.picture && sim::png_available())
       fmt::print(stderr, "its picture: {}/{}_{}.png\n", r.last_snapshot, p.fields[p.snapshots.picture->field].name, p.dims == 3 ? "xyz"[p.snapshots.picture->axis] : 'z');
   }
-  if (o.json) {
+  if (o.json && speaks) {
     Json doc = json_document("simulate");
     Json diagnostics = Json::object();
     for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i) diagnostics[r.diagnostic_names[i]] = r.last_diagnostics[i];
@@ -157,8 +222,16 @@ void add_simulate(CLI::App& app, Runner& run) {
   cmd->add_flag("--no-output", o->no_output, "Write nothing (no diagnostics.csv, no snapshots): for timing runs");
   cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
   cmd->add_option("--ranks", o->ranks,
-                  "PX[xPY[xPZ]]: the grid split into that many subdomains (with --device cpu: the CPU reference on each, their ghost zones "
-                  "exchanged; bitwise the undecomposed run)");
+                  "PX[xPY[xPZ]]: the grid split into that many subdomains, their ghost zones exchanged; bitwise the undecomposed run. Under "
+                  "mpirun -np PX*PY*PZ: a process and a GPU a subdomain (NCCL); without: every subdomain on this process's GPU, a thread "
+                  "each; with --device cpu: the CPU reference on each");
+  cmd->add_option("--periodic-ghosts", o->periodic_ghosts,
+                  "measured (the default: per right-hand side, the faster way, timed at setup; a decomposed run: stores), stores (each "
+                  "stage's kernel stores its periodic images) or fills (launches after it). The ghosts are the same either way; the two "
+                  "kernels may round the interior in other places, so runs compared bit for bit take the same")
+      ->check(CLI::IsMember({"measured", "stores", "fills"}));
+  cmd->add_option("--parts", o->parts, "Before the run, time each part of a step (right-hand sides, fills, exchanges) repeated N times alone")
+      ->check(CLI::Range(1, 10000));
   cmd->add_option("--device", o->device, "gpu (the default), or cpu: the CPU reference (double precision; for small grids and checks)")
       ->check(CLI::IsMember({"gpu", "cpu"}));
   cmd->add_flag("--json", o->json, "Print the run's result as JSON (gpen.simulate/1, docs/json.md); the rest goes to stderr");

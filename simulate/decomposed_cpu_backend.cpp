@@ -9,39 +9,18 @@
 #include "gpen/generator/error.hpp"
 #include "halo.hpp"
 #include "integrator.hpp"
+#include "rank_links.hpp"
 
 namespace gpen::sim {
 
-namespace {
-const char* const kAxis = "xyz";
-
-// Field f's global interior (x fastest) cut to subdomain s's.
-std::vector<double> part_of(const std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s) {
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
-  for (long long k = 0; k < s.extent[2]; ++k)
-    for (long long j = 0; j < s.extent[1]; ++j)
-      for (long long i = 0; i < s.extent[0]; ++i)
-        out.push_back(global.at(static_cast<std::size_t>((s.offset[0] + i) + size[0] * ((s.offset[1] + j) + size[1] * (s.offset[2] + k)))));
-  return out;
-}
-}  // namespace
-
 DecomposedCpuBackend::DecomposedCpuBackend(const Program& p, RankGrid grid) : p_(p), d_(decompose(p, grid)) {
-  for (const RhsKernel& r : p.rhs)
-    if (r.use.spec.kind == "sbp")
-      for (int ax = 0; ax < p.dims; ++ax)
-        if (grid.ranks[static_cast<std::size_t>(ax)] > 1)
-          throw UsageError(fmt::format("--ranks: right-hand side '{}' is of kind \"sbp\", whose operators close the boundaries themselves: its "
-                                       "axes cannot be split (ranks along {}: {}; give 1)",
-                                       r.use.spec.name, kAxis[ax], grid.ranks[static_cast<std::size_t>(ax)]));
   for (int r = 0; r < d_.count(); ++r) ranks_.push_back(std::make_unique<CpuBackend>(p, d_.subdomain(r).extent));
 }
 
 void DecomposedCpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
   for (int r = 0; r < d_.count(); ++r) {
     std::vector<std::vector<double>> mine;
-    for (const auto& f : interiors) mine.push_back(part_of(f, p_.size, d_.subdomain(r)));
+    for (const auto& f : interiors) mine.push_back(interior_part(f, p_.size, d_.subdomain(r)));
     auto& arrays = ranks_[static_cast<std::size_t>(r)]->arrays();
     for (std::size_t f = 0; f < arrays.size(); ++f) set_interior(arrays[f], mine.at(f));
   }
@@ -51,13 +30,8 @@ void DecomposedCpuBackend::set_fields(const std::vector<std::vector<double>>& in
 std::vector<std::vector<double>> DecomposedCpuBackend::fields() const {
   std::vector<std::vector<double>> out(p_.fields.size(), std::vector<double>(static_cast<std::size_t>(p_.size[0] * p_.size[1] * p_.size[2])));
   for (int r = 0; r < d_.count(); ++r) {
-    const Subdomain& s = d_.subdomain(r);
     const auto& arrays = ranks_[static_cast<std::size_t>(r)]->arrays();
-    for (std::size_t f = 0; f < arrays.size(); ++f)
-      for (long long k = 0; k < s.extent[2]; ++k)
-        for (long long j = 0; j < s.extent[1]; ++j)
-          for (long long i = 0; i < s.extent[0]; ++i)
-            out[f][static_cast<std::size_t>((s.offset[0] + i) + p_.size[0] * ((s.offset[1] + j) + p_.size[1] * (s.offset[2] + k)))] = arrays[f].at(i, j, k);
+    for (std::size_t f = 0; f < arrays.size(); ++f) place_interior_part(out[f], p_.size, d_.subdomain(r), interior_values(arrays[f]));
   }
   return out;
 }
@@ -78,23 +52,6 @@ void DecomposedCpuBackend::step(double dt) {
   }
 }
 
-namespace {
-// The ranks' results of reductions `rs` (each rank's in CpuBackend's
-// order: reduction by reduction, output by output) combined by each
-// output's own operation, rank after rank.
-std::vector<double> combined(const std::vector<const ReduceUse*>& rs, const std::vector<std::vector<double>>& per_rank) {
-  std::vector<const AssociativeOp*> ops;
-  for (const ReduceUse* r : rs)
-    for (const auto& o : r->use.spec.outputs) ops.push_back(o.op.get());
-  std::vector<double> v;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    double x = ops[i]->identity;
-    for (const auto& rank : per_rank) x = apply_op(*ops[i], x, rank.at(i));
-    v.push_back(x);
-  }
-  return v;
-}
-}  // namespace
 
 double DecomposedCpuBackend::max_speed() {
   // The speed is the reduction's first result alone: fold that one.
@@ -107,9 +64,7 @@ double DecomposedCpuBackend::max_speed() {
 std::vector<double> DecomposedCpuBackend::diagnostics() {
   std::vector<std::vector<double>> per_rank;
   for (auto& r : ranks_) per_rank.push_back(r->diagnostics());
-  std::vector<const ReduceUse*> rs;
-  for (const ReduceUse& r : p_.diagnostics.reductions) rs.push_back(&r);
-  return combined(rs, per_rank);
+  return fold_over_ranks(output_ops(p_.diagnostics.reductions), per_rank);
 }
 
 std::optional<NonFinite> DecomposedCpuBackend::first_non_finite() const {

@@ -16,8 +16,7 @@ namespace gpen::sim {
 
 class DecomposedCpuBackend : public Backend {
  public:
-  // Refuses (UsageError) what decompose() refuses, and a split axis along
-  // which a right-hand side of kind "sbp" closes its own boundaries.
+  // Refuses (UsageError) what decompose() refuses.
   DecomposedCpuBackend(const Program& p, RankGrid grid);
 
   // Interiors of the whole grid, as CpuBackend takes and gives them.

@@ -57,10 +57,17 @@ class Decomposition {
   std::vector<Subdomain> parts_;
 };
 
+// Subdomain s's part of an interior of the whole grid (`size` points, x
+// fastest), and that part written back into one.
+std::vector<double> interior_part(const std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s);
+void place_interior_part(std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s, const std::vector<double>& part);
+
 // The decomposition of `program`'s grid, refused (UsageError naming the
 // field and face) where a subdomain is thinner than a field's ghost width,
 // or, at a global face whose condition mirrors the interior (symmetric,
-// antisymmetric, value), thinner than the ghost width and the boundary point.
+// antisymmetric, value), thinner than the ghost width and the boundary
+// point; and along any axis where a right-hand side of kind "sbp" closes
+// its own boundaries.
 Decomposition decompose(const Program& program, RankGrid grid);
 
 }  // namespace gpen::sim

@@ -122,7 +122,7 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, Fu
 
   auto add_output = [&](const std::string& name, FusedSlot slot, IrPtr ir, const std::string& text) {
     add_field(name, FieldDecl::Role::Output, slot);
-    if (options.images && slot.what == FusedSlot::What::Next) s.fields.back().periodic_images = periodic_image_axes(p, slot.field);
+    if (slot.what == FusedSlot::What::Next) s.fields.back().periodic_images = periodic_image_axes(p, slot.field) & options.image_axes;
     OutputDecl o;
     o.field = static_cast<int>(s.fields.size()) - 1;
     o.text = text;

@@ -59,7 +59,7 @@ struct FusedUpdate {
 unsigned periodic_image_axes(const Program& p, int f);
 
 struct FuseOptions {
-  bool images = true;      // F_next stores its periodic images (else fills make them)
+  unsigned image_axes = ~0u;  // F_next stores its periodic images along these of periodic_image_axes (else fills make them)
   bool device_dt = false;  // dt_beta is a device param (ParamDecl::device): the time step computed on the device
 };
 

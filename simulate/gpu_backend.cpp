@@ -12,6 +12,7 @@
 #include "gpen/measure/tune/tuned_kernel.hpp"
 #include "gpen/runtime/driver.hpp"
 #include "fused_update.hpp"
+#include "halo_gpu.hpp"
 #include "integrator.hpp"
 #include "memory.hpp"
 #include "time_loop_args.hpp"
@@ -60,16 +61,16 @@ bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
 
 // The caller's arrays (GpuOptions::fields) fit the program: one per field,
 // its dtype, dims, size and ghost width, no two overlapping. BindingError otherwise.
-void check_callers_arrays(const Program& p, const std::vector<const DeviceBuffer*>& arrays) {
+void check_callers_arrays(const Program& p, const std::array<long long, 3>& size, const std::vector<const DeviceBuffer*>& arrays) {
   if (arrays.size() != p.fields.size())
     throw BindingError(fmt::format("program {}: {} array{} for its {} fields (one each, in the program's order)", p.name, arrays.size(),
                                    arrays.size() == 1 ? "" : "s", p.fields.size()));
   for (std::size_t i = 0; i < arrays.size(); ++i) {
     const ProgramField& pf = p.fields[i];
     const DeviceBuffer* b = arrays[i];
-    if (!b || b->dtype() != p.dtype || b->dims() != p.dims || b->shape() != p.size || b->ghost() != pf.ghost)
+    if (!b || b->dtype() != p.dtype || b->dims() != p.dims || b->shape() != size || b->ghost() != pf.ghost)
       throw BindingError(fmt::format("program {}: the array for field '{}' must be {} {}-D, {} points, ghost {}", p.name, pf.name, to_string(p.dtype), p.dims,
-                                     fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), pf.ghost));
+                                     fmt::join(std::vector<long long>(size.begin(), size.begin() + p.dims), "x"), pf.ghost));
     for (std::size_t j = 0; j < i; ++j)
       if (overlap(*b, *arrays[j]))
         throw BindingError(fmt::format("program {}: the arrays for fields '{}' and '{}' overlap: each field needs memory of its own", p.name, p.fields[j].name,
@@ -96,6 +97,11 @@ struct GpuBackend::State {
   const Program& p;
   const Context& ctx;
   const GpuOptions options;
+  RankLinks* const links;  // a decomposed grid's, or null
+  // The arrays' interior: p's size, or the links' subdomain's.
+  const std::array<long long, 3> extent;
+  unsigned split = 0;  // the axes split over several ranks
+  std::vector<std::array<std::array<bool, 2>, 3>> exchanged;  // per field, [axis][side]: the links fill the face
   const bool callers;  // the fields are the caller's arrays
   const bool device_dt;  // the time step computed on the device (steps_on_device)
   const Scheme& sc;
@@ -137,8 +143,12 @@ struct GpuBackend::State {
       : p(prog),
         ctx(c),
         options(o),
+        links(o.links.get()),
+        extent(links ? links->decomposition().subdomain(links->rank()).extent : prog.size),
+        exchanged(prog.fields.size()),
         callers(!o.fields.empty()),
-        device_dt(o.device_time_step && scheme(prog.integrator).two_n && !prog.time_step.fixed && prog.time_step.speed.has_value()),
+        device_dt(o.device_time_step && scheme(prog.integrator).two_n && !prog.time_step.fixed && prog.time_step.speed.has_value() &&
+                  (!links || acts_as_max(*prog.time_step.speed->use.spec.outputs.at(0).op))),
         sc(scheme(prog.integrator)),
         unit(generate_time_loop(prog.dtype)),
         compiled(process_cache().get(source_program(unit, "time_loop"), c.info().arch())),
@@ -148,30 +158,39 @@ struct GpuBackend::State {
         clock(4 * sizeof(double)),
         clocks(kClockSlots * 4 * sizeof(double)),
         blocks(c.info().sm_count * 8) {
-    const std::string stem = unit.kernel_name.substr(0, unit.kernel_name.size() - std::string("_boundary_axis").size());
+    const std::string stem = time_loop_stem(p.dtype);
     boundary_axis = module.function();
     update_rk4 = module.function(stem + "_update_rk4");
     save = module.function(stem + "_save");
     non_finite = module.function(stem + "_non_finite");
     copy_padded = module.function(stem + "_copy_padded");
+    if (links) {
+      const Decomposition& dec = links->decomposition();
+      for (int a = 0; a < p.dims; ++a)
+        if (dec.grid().ranks[static_cast<std::size_t>(a)] > 1) split |= 1u << a;
+      for (std::size_t i = 0; i < p.fields.size(); ++i)
+        for (int a = 0; a < 3; ++a)
+          for (int side = 0; side < 2; ++side)
+            exchanged[i][static_cast<std::size_t>(a)][static_cast<std::size_t>(side)] = exchanged_face(p.fields[i], dec, links->rank(), a, side);
+    }
     for (std::size_t i = 0; i < p.fields.size(); ++i) {
       const ProgramField& pf = p.fields[i];
       if (callers) {
         const DeviceBuffer* b = options.fields[i];
         f[0].push_back(DeviceBuffer::view(b->get(), b->dtype(), b->dims(), b->shape(), b->ghost(), b->pitch()));
-        f[1].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
+        f[1].emplace_back(p.dtype, p.dims, extent, pf.ghost);
       } else {
-        for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, p.size, pf.ghost);
+        for (int q = 0; q < pairs(); ++q) f[static_cast<std::size_t>(q)].emplace_back(p.dtype, p.dims, extent, pf.ghost);
       }
       if (!sc.two_n) {
-        k.emplace_back(p.dtype, p.dims, p.size, 0);
-        d.emplace_back(p.dtype, p.dims, p.size, 0);
-        f0.emplace_back(p.dtype, p.dims, p.size, 0);
+        k.emplace_back(p.dtype, p.dims, extent, 0);
+        d.emplace_back(p.dtype, p.dims, extent, 0);
+        f0.emplace_back(p.dtype, p.dims, extent, 0);
       } else if (sc.stages.size() > 1) {  // 2N registers: padded, bound whole to a fused spec; euler's one stage needs none
-        d.emplace_back(p.dtype, p.dims, p.size, pf.ghost);
+        d.emplace_back(p.dtype, p.dims, extent, pf.ghost);
       }
     }
-    const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
+    const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(extent.begin(), extent.begin() + p.dims), "x"));
     stored.assign(p.fields.size(), 0);
     if (sc.two_n) {
       stage_rhs.resize(sc.stages.size());
@@ -205,10 +224,26 @@ struct GpuBackend::State {
       }
     }
     for (const ReduceUse& r : p.diagnostics.reductions) diagnostics.push_back(reduction(r.use, size));
+    if (links) {
+      std::vector<std::vector<const DeviceBuffer*>> states(static_cast<std::size_t>(pairs()));
+      for (int q = 0; q < pairs(); ++q)
+        for (const DeviceBuffer& b : f[static_cast<std::size_t>(q)]) states[static_cast<std::size_t>(q)].push_back(&b);
+      links->attach(states);
+    }
     allocations_after_setup = DeviceMemory::allocations();
   }
 
   int pairs() const { return sc.two_n ? 2 : 1; }
+
+  // The axes along which field f's stores fill its periodic ghosts: not
+  // those split over ranks, whose ghosts the exchange brings.
+  unsigned image_axes(int field) const { return periodic_image_axes(p, field) & ~split; }
+
+  // Field f's condition at face (axis, side): none where the links fill it.
+  Boundary face(std::size_t field, int axis, int side) const {
+    if (exchanged[field][static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)]) return Boundary{BoundaryKind::None, 0, ""};
+    return p.fields[field].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
+  }
 
   // Binds `name` (which reads `ghost` ghosts) in state q's bindings to `b`,
   // or to a view of b with fewer ghosts.
@@ -257,7 +292,7 @@ struct GpuBackend::State {
     const auto outs = r.use.spec.output_fields();
     b.scratch.reserve(outs.size());
     for (std::size_t o = 0; o < outs.size(); ++o) {
-      if (r.output_field[o] < 0) b.scratch.emplace_back(p.dtype, p.dims, p.size, outs[o]->ghost);
+      if (r.output_field[o] < 0) b.scratch.emplace_back(p.dtype, p.dims, extent, outs[o]->ghost);
       b.bindings[0][outs[o]->name] = r.output_field[o] >= 0 ? &k[static_cast<std::size_t>(r.output_field[o])] : &b.scratch.back();
     }
     return b;
@@ -265,7 +300,10 @@ struct GpuBackend::State {
 
   // 2N: r's spec with `part` of a stage's update fused in (fused_update.hpp).
   BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size, bool images) {
-    const FusedUpdate fu = fuse_update(r, p, part, {images, device_dt});
+    // Along split axes too: the kernel is then the undecomposed run's, its
+    // arithmetic bit for bit (another kernel may round in other places);
+    // the exchange after the stage overwrites the images it stored there.
+    const FusedUpdate fu = fuse_update(r, p, part, {images ? ~0u : 0u, device_dt});
     BoundKernel b = bind(r.use, fu.spec, size, true);
     b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
     b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
@@ -304,10 +342,17 @@ struct GpuBackend::State {
     };
     using Ghosts = GpuOptions::PeriodicGhosts;
     std::vector<BoundKernel> chosen;
-    bool images = options.periodic_ghosts == Ghosts::Stores;
-    if (axes == 0 || options.periodic_ghosts != Ghosts::Measured) {
+    // On a decomposed grid every rank must fill them the same way: an
+    // exchange sends its slab's ghosts along the other axes too, which
+    // are fresh where the stores made them and stale where fills come
+    // after it. Timings differ from rank to rank: the stores, unmeasured.
+    const bool same_everywhere = links && options.periodic_ghosts == Ghosts::Measured;
+    bool images = options.periodic_ghosts == Ghosts::Stores || same_everywhere;
+    if (axes == 0 || options.periodic_ghosts != Ghosts::Measured || same_everywhere) {
       chosen = stages(images && axes != 0);
-      if (axes) ghost_choices.push_back(fmt::format("{}: periodic ghosts {} (as asked)", r.use.spec.name, images ? "in the stores" : "by fills"));
+      if (axes)
+        ghost_choices.push_back(fmt::format("{}: periodic ghosts {} ({})", r.use.spec.name, images ? "in the stores" : "by fills",
+                                            same_everywhere ? "on every rank of a decomposed grid" : "as asked"));
     } else {
       std::vector<BoundKernel> with = stages(true), without = stages(false);
       // Each launch timed alone, the least of kRounds with both ways
@@ -327,7 +372,7 @@ struct GpuBackend::State {
       for (int axis = 0; axis < p.dims; ++axis) {
         std::vector<std::size_t> fs;
         for (std::size_t f : outs)
-          if (periodic_image_axes(p, static_cast<int>(f)) >> axis & 1u) fs.push_back(f);
+          if (image_axes(static_cast<int>(f)) >> axis & 1u) fs.push_back(f);
         if (fs.empty()) continue;
         // A stage's fills, once per stage; on gpen's arrays (state 1), never the caller's.
         ways[1].push_back([&, axis, fs] {
@@ -357,7 +402,7 @@ struct GpuBackend::State {
     }
     for (std::size_t st = 0; st < sc.stages.size(); ++st) stage_rhs[st].push_back(std::move(chosen[st]));
     if (images)
-      for (std::size_t f : outs) stored[f] = periodic_image_axes(p, static_cast<int>(f));
+      for (std::size_t f : outs) stored[f] = image_axes(static_cast<int>(f));
   }
 
   BoundKernel reduction(const KernelUse& u, const std::string& size) {
@@ -365,10 +410,10 @@ struct GpuBackend::State {
     const auto outs = u.spec.output_fields();
     b.scratch.reserve(outs.size());
     for (const FieldDecl* o : outs) {
-      b.scratch.emplace_back(field_dtype(u.spec, *o), p.dims, field_shape(*o, p.size), 0);
+      b.scratch.emplace_back(field_dtype(u.spec, *o), p.dims, field_shape(*o, extent), 0);
       for (int q = 0; q < pairs(); ++q) b.bindings[static_cast<std::size_t>(q)][o->name] = &b.scratch.back();
     }
-    b.kernel->prepare(p.size);
+    b.kernel->prepare(extent);
     return b;
   }
 
@@ -383,15 +428,22 @@ struct GpuBackend::State {
   // a 2N stage (`after_stage`), the faces its kernels filled in their
   // stores are left out: fills along different axes commute, each covering the
   // others' ghosts, so the stores' periodic images may come first.
+  // On a decomposed grid each axis's exchange follows its fill, before the
+  // next axis's fill reads its ghosts.
   void fill_boundaries(bool after_stage = false) {
-    for (int axis = 0; axis < p.dims; ++axis) fill_axis(axis, filled(axis, after_stage));
+    for (int axis = 0; axis < p.dims; ++axis) {
+      fill_axis(axis, filled(axis, after_stage));
+      if (split >> axis & 1u) links->exchange_axis(axis, now, stream.get());
+    }
   }
 
-  // The fields whose faces of `axis` a fill makes: all, or after a stage those its stores did not.
+  // The fields whose faces of `axis` a fill makes: all, or after a stage
+  // those its stores did not; none whose two faces write nothing.
   std::vector<std::size_t> filled(int axis, bool after_stage) const {
     std::vector<std::size_t> fs;
     for (std::size_t i = 0; i < p.fields.size(); ++i)
-      if (!after_stage || !(stored[i] >> axis & 1u)) fs.push_back(i);
+      if ((!after_stage || !(stored[i] >> axis & 1u)) && (face(i, axis, 0).kind != BoundaryKind::None || face(i, axis, 1).kind != BoundaryKind::None))
+        fs.push_back(i);
     return fs;
   }
 
@@ -409,7 +461,7 @@ struct GpuBackend::State {
         faces.a[i] = b.get();
         faces.p[i] = padded_of(b);
         for (int side = 0; side < 2; ++side) {
-          const Boundary& bc = p.fields[field].boundary[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
+          const Boundary bc = face(field, axis, side);
           faces.kind[i][side] = static_cast<int>(bc.kind);
           faces.value[i][side] = bc.value;
         }
@@ -486,9 +538,17 @@ struct GpuBackend::State {
 
 GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options) {
   if (scheme(p.integrator).two_n) check_fusable(p);
-  if (!options.fields.empty()) check_callers_arrays(p, options.fields);
+  Program mine = p;  // what this back end holds of p: its size, or its rank's subdomain's
+  if (const RankLinks* l = options.links.get()) {
+    const Decomposition& d = l->decomposition();
+    if (d.size() != p.size || d.dims() != p.dims)
+      throw BindingError(fmt::format("program {}: its rank links split a grid of {} points, the program's is {}", p.name, size_text(d.size(), d.dims()),
+                                     size_text(p.size, p.dims)));
+    mine.size = d.subdomain(l->rank()).extent;
+  }
+  if (!options.fields.empty()) check_callers_arrays(p, mine.size, options.fields);
   ctx.make_current();
-  check_memory(program_memory(p, true, !options.fields.empty()), ctx);
+  check_memory(program_memory(mine, true, !options.fields.empty()), ctx);
   s_ = std::make_unique<State>(p, ctx, options);
 }
 
@@ -498,7 +558,11 @@ GpuBackend::~GpuBackend() {
 
 const std::vector<std::string>& GpuBackend::periodic_ghost_choices() const { return s_->ghost_choices; }
 
-std::string GpuBackend::name() const { return fmt::format("{} (GPU)", s_->ctx.info().name); }
+std::string GpuBackend::name() const {
+  if (!s_->links) return fmt::format("{} (GPU)", s_->ctx.info().name);
+  const RankGrid& g = s_->links->decomposition().grid();
+  return fmt::format("{} (GPU), rank {} of {}x{}x{} subdomains", s_->ctx.info().name, s_->links->rank(), g.ranks[0], g.ranks[1], g.ranks[2]);
+}
 
 CUstream GpuBackend::stream() const { return s_->stream.get(); }
 
@@ -519,7 +583,7 @@ void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
   if (s.callers) s.now = 0;
   for (std::size_t i = 0; i < s.f[0].size(); ++i) {
     DeviceBuffer& to = s.callers ? s.f[1][i] : s.f[static_cast<std::size_t>(s.now)][i];
-    HostArray host(p.dims, p.size, to.ghost());  // ghosts 0 until the boundaries fill them
+    HostArray host(p.dims, s.extent, to.ghost());  // ghosts 0 until the boundaries fill them
     set_interior(host, interiors.at(i));
     to.upload(host.data);
     if (s.callers) s.copy(to, s.f[0][i]);
@@ -545,7 +609,7 @@ std::vector<std::vector<double>> GpuBackend::fields() const {
   std::vector<std::vector<double>> out;
   for (std::size_t i = 0; i < s_->f[0].size(); ++i) {
     const DeviceBuffer& b = s_->readable(i);
-    HostArray host(p.dims, p.size, b.ghost());
+    HostArray host(p.dims, s_->extent, b.ghost());
     s_->stream.synchronize();
     host.data = b.download();
     out.push_back(interior_values(host));
@@ -594,7 +658,7 @@ std::vector<GpuBackend::PartTime> GpuBackend::time_parts(double dt, int repeat) 
   Event start, stop;
   // `what`, `times` a step: ms of one launch, repeated alone.
   const Program& p = s.p;
-  const double points = static_cast<double>(p.size[0] * p.size[1] * p.size[2]), bytes = points * static_cast<double>(size_of(p.dtype));
+  const double points = static_cast<double>(s.extent[0] * s.extent[1] * s.extent[2]), bytes = points * static_cast<double>(size_of(p.dtype));
   auto time = [&](const std::string& what, double times, bool rhs, double arrays, const std::function<void()>& launch) {
     launch();  // warm
     start.record(s.stream.get());
@@ -619,12 +683,26 @@ std::vector<GpuBackend::PartTime> GpuBackend::time_parts(double dt, int repeat) 
     const std::vector<std::size_t> fs = s.filled(axis, sc.two_n);
     time(fmt::format("boundaries {}", "xyz"[axis]), stages, false, 0, [&] { s.fill_axis(axis, fs); });
   }
+  // A decomposed grid's exchanges and maximum, every rank timing them together.
+  for (int axis = 0; axis < p.dims; ++axis)
+    if (s.split >> axis & 1u) time(fmt::format("exchange {}", "xyz"[axis]), stages, false, 0, [&] { s.links->exchange_axis(axis, s.now, s.stream.get()); });
   if (s.cfl) time("CFL speed", 1, false, s.cfl->arrays, [&] { s.launch(*s.cfl); });
+  if (s.cfl && s.device_dt && s.links) {
+    const DeviceBuffer& speed = s.cfl->scratch.at(0);
+    time("CFL speed's maximum over the ranks", 1, false, 0, [&] { s.links->max_in_place(speed.get(), 1, speed.dtype(), s.stream.get()); });
+  }
   s.stream.synchronize();
   return parts;
 }
 
-double GpuBackend::max_speed() { return s_->results(*s_->cfl).at(0); }
+double GpuBackend::max_speed() {
+  State& s = *s_;
+  const double mine = s.results(*s.cfl).at(0);
+  if (!s.links) return mine;
+  // The speed is the reduction's first result alone: fold that one.
+  return fold_over_ranks({s.p.time_step.speed->use.spec.outputs.at(0).op.get()}, per_rank_values(s.links->gather({mine}), s.links->decomposition().count()))
+      .at(0);
+}
 
 bool GpuBackend::steps_on_device() const { return s_->device_dt; }
 
@@ -641,6 +719,10 @@ void GpuBackend::launch_step(double stop) {
   if (!s.device_dt) throw std::logic_error("GpuBackend::launch_step: this loop computes its time step on the host");
   if (s.launched.size() == State::kClockSlots) throw std::logic_error("GpuBackend::launch_step: every clock slot holds a step not yet waited for");
   s.launch(*s.cfl);
+  if (s.links) {
+    const DeviceBuffer& speed = s.cfl->scratch.at(0);
+    s.links->max_in_place(speed.get(), 1, speed.dtype(), s.stream.get());
+  }
   s.launch_time_step(stop, 0);
   s.stages(0);
   const int slot = s.next_slot;
@@ -662,36 +744,41 @@ Backend::Clock GpuBackend::wait_step() {
 }
 
 std::vector<double> GpuBackend::diagnostics() {
+  State& s = *s_;
   std::vector<double> v;
-  for (const BoundKernel& b : s_->diagnostics) {
-    const std::vector<double> x = s_->results(b);
+  for (const BoundKernel& b : s.diagnostics) {
+    const std::vector<double> x = s.results(b);
     v.insert(v.end(), x.begin(), x.end());
   }
-  return v;
+  if (!s.links) return v;
+  return fold_over_ranks(output_ops(s.p.diagnostics.reductions), per_rank_values(s.links->gather(v), s.links->decomposition().count()));
 }
 
 std::optional<NonFinite> GpuBackend::first_non_finite() const {
   State& s = *s_;
-  const Program& p = s.p;
-  constexpr unsigned long long none = ~0ull;
-  const std::vector<DeviceBuffer>& f = s.fields_now();
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    // Reset in the stream, so that the search cannot start before it.
-    GPEN_CU(cuMemsetD8Async(s.index.get(), 0xff, sizeof none, s.stream.get()), "resetting the non-finite search");
-    CUdeviceptr a = f[i].get(), at = s.index.get();
-    PaddedArray pa = padded_of(f[i]);
-    void* args[] = {&a, &pa, &at};
-    s.launch(s.non_finite, args);
-    GPEN_CU(cuMemcpyDtoHAsync(s.readback.get(), s.index.get(), sizeof none, s.stream.get()), "reading the non-finite search back");
-    s.stream.synchronize();
-    const unsigned long long t = *static_cast<const unsigned long long*>(s.readback.get());
-    if (t != none) {
-      const long long x = static_cast<long long>(t % p.size[0]), y = static_cast<long long>((t / p.size[0]) % p.size[1]),
-                      z = static_cast<long long>(t / (p.size[0] * p.size[1]));
-      return NonFinite{static_cast<int>(i), {x, y, z}, fields()[i][t]};
+  const std::optional<NonFinite> mine = [&]() -> std::optional<NonFinite> {
+    constexpr unsigned long long none = ~0ull;
+    const std::vector<DeviceBuffer>& f = s.fields_now();
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      // Reset in the stream, so that the search cannot start before it.
+      GPEN_CU(cuMemsetD8Async(s.index.get(), 0xff, sizeof none, s.stream.get()), "resetting the non-finite search");
+      CUdeviceptr a = f[i].get(), at = s.index.get();
+      PaddedArray pa = padded_of(f[i]);
+      void* args[] = {&a, &pa, &at};
+      s.launch(s.non_finite, args);
+      GPEN_CU(cuMemcpyDtoHAsync(s.readback.get(), s.index.get(), sizeof none, s.stream.get()), "reading the non-finite search back");
+      s.stream.synchronize();
+      const unsigned long long t = *static_cast<const unsigned long long*>(s.readback.get());
+      if (t != none) {
+        const long long x = static_cast<long long>(t % s.extent[0]), y = static_cast<long long>((t / s.extent[0]) % s.extent[1]),
+                        z = static_cast<long long>(t / (s.extent[0] * s.extent[1]));
+        return NonFinite{static_cast<int>(i), {x, y, z}, fields()[i][t]};
+      }
     }
-  }
-  return std::nullopt;
+    return std::nullopt;
+  }();
+  if (!s.links) return mine;
+  return first_over_ranks(mine, s.links->decomposition().subdomain(s.links->rank()), *s.links);
 }
 
 }  // namespace gpen::sim

@@ -14,6 +14,7 @@
 #include "gpen/families/common/device_buffer.hpp"
 #include "gpen/simulate/backend.hpp"
 #include "gpen/simulate/program.hpp"
+#include "gpen/simulate/rank_links.hpp"
 #include "gpen/runtime/device.hpp"
 
 namespace gpen::sim {
@@ -33,13 +34,24 @@ struct GpuOptions {
   // Where a 2N stage's periodic ghosts come from (fused_update.hpp): the
   // stores of the kernels that make the state, or fill launches after
   // them. Measured: per right-hand side, both timed at setup on the
-  // loop's arrays, the faster kept (the ghosts are the same bits either way).
+  // loop's arrays, the faster kept (the ghosts are the same bits either way);
+  // on a decomposed grid (links) the stores, so that every rank fills them
+  // the same way (an exchange's slabs carry the other axes' ghosts).
   enum class PeriodicGhosts { Measured, Stores, Fills } periodic_ghosts = PeriodicGhosts::Measured;
   // A 2N loop with a CFL step: the time step computed on the device and
   // read there by the stages' kernels (Backend::steps_on_device), so that
   // no step waits for the host. false: the host computes it from the
   // largest speed it reads back, and each step waits for that.
   bool device_time_step = true;
+  // One rank's subdomain of a decomposed grid (issue 30): the loop then
+  // runs on the links' subdomain, p's params and spacing; its faces with a
+  // neighbour are filled by the links' exchange, an axis at a time after
+  // that axis's boundary fill (no stores of periodic images along split
+  // axes); the CFL speed, diagnostics and the non-finite search combine
+  // every rank's (collective: every rank calls the same methods in the same
+  // order). set_fields and fields take and give the subdomain's interiors.
+  // Null: the whole grid.
+  std::shared_ptr<RankLinks> links;
 };
 
 class GpuBackend : public Backend {
@@ -71,7 +83,8 @@ class GpuBackend : public Backend {
   // around them, per step (ms). `rhs` marks the right-hand sides (with
   // their fused updates); the rest is the loop's overhead. The fields'
   // state is left as it was (rk4's update passes, which change it, are not
-  // among the parts).
+  // among the parts). On a decomposed grid also each split axis's exchange
+  // (collective: every rank calls it).
   struct PartTime {
     std::string what;
     double ms = 0;

@@ -10,23 +10,21 @@
 
 namespace gpen::sim {
 
-namespace {
 Module time_loop_module(Dtype dtype, const Context& ctx, KernelCache& cache) {
   const Variant unit = generate_time_loop(dtype);
   const KernelCache::Result compiled = cache.get(source_program(unit, "time_loop"), ctx.info().arch());
   return Module(compiled.kernel.cubin, unit.kernel_name, unit.name);
 }
 
-std::string stem_of(Dtype dtype) {
+std::string time_loop_stem(Dtype dtype) {
   const std::string first = generate_time_loop(dtype).kernel_name;
   return first.substr(0, first.size() - std::string("_boundary_axis").size());
 }
-}  // namespace
 
 HaloCopier::HaloCopier(Dtype dtype, const Context& ctx, KernelCache& cache)
     : dtype_(dtype), module_(time_loop_module(dtype, ctx, cache)), blocks_(ctx.info().sm_count * 8) {
-  pack_ = module_.function(stem_of(dtype) + "_halo_pack");
-  unpack_ = module_.function(stem_of(dtype) + "_halo_unpack");
+  pack_ = module_.function(time_loop_stem(dtype) + "_halo_pack");
+  unpack_ = module_.function(time_loop_stem(dtype) + "_halo_unpack");
 }
 
 void HaloCopier::launch(CUfunction f, const DeviceBuffer& a, const HaloBox& box, CUdeviceptr buffer, CUstream stream, const char* doing) const {

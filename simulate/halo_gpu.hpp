@@ -16,6 +16,11 @@
 
 namespace gpen::sim {
 
+// The time-loop unit (families/common/device/time_loop.cuh) of `dtype`,
+// through the cache, and the stem of its kernels' names (stem + "_halo_pack").
+Module time_loop_module(Dtype dtype, const Context& ctx, KernelCache& cache = process_cache());
+std::string time_loop_stem(Dtype dtype);
+
 class HaloCopier {
  public:
   HaloCopier(Dtype dtype, const Context& ctx, KernelCache& cache = process_cache());

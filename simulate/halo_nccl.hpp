@@ -13,6 +13,7 @@
 
 #include "halo_gpu.hpp"
 #include "nccl_library.hpp"
+#include "rank_links.hpp"
 
 namespace gpen::sim {
 
@@ -30,6 +31,34 @@ class NcclHaloExchange {
   ncclComm_t comm_;
   HaloFaces faces_;
   HaloCopier copier_;
+};
+
+// One process's rank of a decomposed run through NCCL (GpuOptions::links):
+// every field's slabs of an axis in one NCCL group (sends and receives
+// ordered as NcclHaloExchange's, field after field), the maximum by
+// all_ranks_max, host values gathered by an all-gather.
+class NcclRankLinks : public RankLinks {
+ public:
+  // `comm`: a communicator of d.count() ranks in which this one is `rank`;
+  // the caller owns it and keeps it while these links live.
+  NcclRankLinks(const Program& p, const Decomposition& d, int rank, ncclComm_t comm, const Context& ctx);
+  const Decomposition& decomposition() const override { return d_; }
+  int rank() const override { return rank_; }
+  void attach(const std::vector<std::vector<const DeviceBuffer*>>& states) override;
+  void exchange_axis(int axis, int state, CUstream stream) override;
+  void max_in_place(CUdeviceptr values, std::size_t count, Dtype dtype, CUstream stream) override;
+  std::vector<double> gather(const std::vector<double>& mine) override;
+
+ private:
+  const Program& p_;
+  Decomposition d_;
+  int rank_;
+  ncclComm_t comm_;
+  std::vector<HaloFaces> faces_;  // per field
+  HaloCopier copier_;
+  std::vector<std::vector<const DeviceBuffer*>> states_;
+  Stream stream_;        // gather's
+  DeviceMemory values_;  // gather's: every rank's, kGatherValues each
 };
 
 // `count` values of `dtype` at `values` on every rank replaced, in place

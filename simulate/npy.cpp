@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <stdexcept>
@@ -18,40 +19,89 @@ constexpr long long kMaxValues = 1LL << 36;
 
 }  // namespace
 
-void write_npy(const std::string& path, Dtype dtype, const std::vector<long long>& shape, const std::vector<double>& values) {
-  long long count = 1;
-  for (long long n : shape) count *= n;
-  if (count != static_cast<long long>(values.size()))
-    throw std::invalid_argument(fmt::format("write_npy {}: {} values for a shape of {}", path, values.size(), count));
+namespace {
+
+// The magic, version, header length and header (padded with spaces to a
+// multiple of 64 bytes and ended by a newline) of an array of `shape`.
+std::string npy_header(const std::string& path, Dtype dtype, const std::vector<long long>& shape) {
   std::string dims;
   for (long long n : shape) dims += fmt::format("{}, ", n);
   if (!shape.empty()) dims.resize(dims.size() - (shape.size() == 1 ? 1 : 2));  // "(3,)" for one axis, "(3, 4)" for more
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", dtype == Dtype::Float32 ? "<f4" : "<f8", dims);
-  // Magic (6) + version (2) + length (2) + header, padded with spaces to a
-  // multiple of 64 and ended by a newline.
   const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
   header.append(total - 10 - header.size() - 1, ' ');
   header.push_back('\n');
+  if (header.size() > kMaxHeader) throw std::invalid_argument(fmt::format("write_npy {}: a header of {} bytes", path, header.size()));
+  const std::uint16_t len = static_cast<std::uint16_t>(header.size());
+  std::string out(kMagic, 6);
+  out += std::string{'\x01', '\x00', static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+  return out + header;
+}
+
+long long count_of(const std::vector<long long>& shape) {
+  long long count = 1;
+  for (long long n : shape) count *= n;
+  return count;
+}
+
+// `values` as `dtype`, little-endian (the machines gpen runs on are).
+void write_values(std::ostream& out, Dtype dtype, const double* values, std::size_t n) {
+  if (dtype == Dtype::Float32) {
+    std::vector<float> f(values, values + n);
+    out.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size() * sizeof(float)));
+  } else {
+    out.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(n * sizeof(double)));
+  }
+}
+
+}  // namespace
+
+void write_npy(const std::string& path, Dtype dtype, const std::vector<long long>& shape, const std::vector<double>& values) {
+  if (count_of(shape) != static_cast<long long>(values.size()))
+    throw std::invalid_argument(fmt::format("write_npy {}: {} values for a shape of {}", path, values.size(), count_of(shape)));
+  const std::string header = npy_header(path, dtype, shape);
   const std::string tmp = path + ".part";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp));
-    out.write(kMagic, 6);
-    const unsigned char version[2] = {1, 0};
-    out.write(reinterpret_cast<const char*>(version), 2);
-    const std::uint16_t len = static_cast<std::uint16_t>(header.size());
-    const unsigned char le[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
-    out.write(reinterpret_cast<const char*>(le), 2);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    if (dtype == Dtype::Float32) {
-      std::vector<float> f(values.begin(), values.end());
-      out.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size() * sizeof(float)));
-    } else {
-      out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(double)));
-    }
+    write_values(out, dtype, values.data(), values.size());
     if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", tmp));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(fmt::format("cannot rename {} to {}", tmp, path));
+}
+
+void create_npy(const std::string& path, Dtype dtype, const std::vector<long long>& shape) {
+  const std::string header = npy_header(path, dtype, shape);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", path));
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path));
+  }
+  std::error_code ec;
+  std::filesystem::resize_file(path, header.size() + static_cast<std::uintmax_t>(count_of(shape)) * size_of(dtype), ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot make room in {}: {}", path, ec.message()));
+}
+
+void write_npy_part(const std::string& path, Dtype dtype, const std::array<long long, 3>& size, const Subdomain& s, const std::vector<double>& values) {
+  if (static_cast<long long>(values.size()) != s.extent[0] * s.extent[1] * s.extent[2])
+    throw std::invalid_argument(fmt::format("write_npy_part {}: {} values for a part of {}x{}x{}", path, values.size(), s.extent[0], s.extent[1], s.extent[2]));
+  const NpyArray a = read_npy(path, true);  // its header, and a length that fits it
+  if (a.dtype != dtype || count_of(a.shape) != size[0] * size[1] * size[2])
+    throw std::runtime_error(fmt::format("{}: not the file of this grid's field ({} values of {})", path, size[0] * size[1] * size[2], to_string(dtype)));
+  std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", path));
+  const std::streamoff data = static_cast<std::streamoff>(std::filesystem::file_size(path)) -
+                              static_cast<std::streamoff>(size[0] * size[1] * size[2]) * static_cast<std::streamoff>(size_of(dtype));
+  std::size_t at = 0;
+  for (long long k = 0; k < s.extent[2]; ++k)
+    for (long long j = 0; j < s.extent[1]; ++j, at += static_cast<std::size_t>(s.extent[0])) {
+      const long long first = s.offset[0] + size[0] * ((s.offset[1] + j) + size[1] * (s.offset[2] + k));
+      out.seekp(data + static_cast<std::streamoff>(first) * static_cast<std::streamoff>(size_of(dtype)));
+      write_values(out, dtype, values.data() + at, static_cast<std::size_t>(s.extent[0]));
+    }
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path));
 }
 
 NpyArray read_npy(const std::string& path, bool header_only) {

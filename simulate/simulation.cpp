@@ -11,6 +11,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "gpen/families/common/workload.hpp"
 #include "gpen/generator/json_source.hpp"
 #include "npy.hpp"
 #include "picture.hpp"
@@ -41,13 +42,16 @@ std::vector<std::string> diagnostic_names(const Program& p) {
 
 }  // namespace
 
-std::vector<std::vector<double>> initial_values(const Program& p) {
+std::vector<std::vector<double>> initial_values(const Program& p, const Subdomain* part) {
   const auto h = p.spacing();
   std::vector<double> env(3);
   for (const ProgramParam& q : p.params) env.push_back(q.value);
   env.push_back(M_PI);
+  Subdomain whole;
+  whole.extent = p.size;
+  const Subdomain& s = part ? *part : whole;
   std::vector<std::vector<double>> out;
-  const long long n = p.size[0] * p.size[1] * p.size[2];
+  const long long n = s.extent[0] * s.extent[1] * s.extent[2];
   for (const ProgramField& f : p.fields) {
     std::vector<double> v(static_cast<std::size_t>(n));
     if (!f.init_npy.empty()) {
@@ -56,22 +60,23 @@ std::vector<std::vector<double>> initial_values(const Program& p) {
       if (a.shape != p.c_order_shape())
         throw std::runtime_error(fmt::format("{} (the initial values at {}/init/npy) has shape ({}) now; the field '{}' needs ({})", f.init_npy, f.pointer,
                                              fmt::join(a.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
-      for (std::size_t t = 0; t < v.size(); ++t)
-        v[t] = rounded(a.values[t] + (f.noise != 0 ? f.noise * noise_at(f.seed, t) : 0.0), p.dtype);
-      out.push_back(std::move(v));
+      for (std::size_t t = 0; t < a.values.size(); ++t)
+        a.values[t] = rounded(a.values[t] + (f.noise != 0 ? f.noise * noise_at(f.seed, t) : 0.0), p.dtype);
+      out.push_back(part ? interior_part(a.values, p.size, s) : std::move(a.values));
       continue;
     }
     std::vector<double> e = env;
-    for (long long k = 0; k < p.size[2]; ++k)
-      for (long long j = 0; j < p.size[1]; ++j)
-        for (long long i = 0; i < p.size[0]; ++i) {
+    std::size_t at = 0;
+    for (long long k = s.offset[2]; k < s.offset[2] + s.extent[2]; ++k)
+      for (long long j = s.offset[1]; j < s.offset[1] + s.extent[1]; ++j)
+        for (long long i = s.offset[0]; i < s.offset[0] + s.extent[0]; ++i) {
           const long long flat = i + p.size[0] * (j + p.size[1] * k);
           e[0] = p.origin[0] + static_cast<double>(i) * h[0];
           e[1] = p.origin[1] + static_cast<double>(j) * h[1];
           e[2] = p.origin[2] + static_cast<double>(k) * h[2];
           double x = f.init(e.data());
           if (f.noise != 0) x += f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat));
-          v[static_cast<std::size_t>(flat)] = rounded(x, p.dtype);
+          v[at++] = rounded(x, p.dtype);
         }
     out.push_back(std::move(v));
   }
@@ -80,8 +85,16 @@ std::vector<std::vector<double>> initial_values(const Program& p) {
 
 Simulation::Simulation(const Program& p, std::unique_ptr<Backend> backend) : p_(p), backend_(std::move(backend)) {}
 
+void Simulation::set_rank(std::shared_ptr<RankLinks> links) {
+  const Decomposition& d = links->decomposition();
+  if (d.size() != p_.size || d.dims() != p_.dims)
+    throw std::invalid_argument(fmt::format("Simulation::set_rank: the links split a grid of {} points, the program's is {}", size_text(d.size(), d.dims()),
+                                            size_text(p_.size, p_.dims)));
+  links_ = std::move(links);
+}
+
 void Simulation::initialize() {
-  backend_->set_fields(initial_values(p_));
+  backend_->set_fields(initial_values(p_, links_ ? &links_->decomposition().subdomain(links_->rank()) : nullptr));
   t_ = 0;
   step_ = 0;
 }
@@ -94,13 +107,22 @@ void Simulation::resume(double t, long long step) {
 }
 
 void Simulation::write_snapshot(const std::string& dir) const {
-  fs::create_directories(dir);
+  if (writes_files()) fs::create_directories(dir);
   const std::vector<std::vector<double>> v = backend_->fields();
   nlohmann::json files = nlohmann::json::array();
-  for (std::size_t f = 0; f < p_.fields.size(); ++f) {
-    const std::string file = p_.fields[f].name + ".npy";
-    write_npy(dir + "/" + file, p_.dtype, p_.c_order_shape(), v[f]);
-    files.push_back(file);
+  for (const ProgramField& f : p_.fields) files.push_back(f.name + ".npy");
+  if (links_) {
+    // Rank 0 makes each file whole (its header, room for every value),
+    // every rank writes its part in place, rank 0 then the snapshot.json.
+    if (writes_files())
+      for (const auto& file : files) create_npy(dir + "/" + file.get<std::string>(), p_.dtype, p_.c_order_shape());
+    links_->gather({});
+    const Subdomain& mine = links_->decomposition().subdomain(links_->rank());
+    for (std::size_t f = 0; f < p_.fields.size(); ++f) write_npy_part(dir + "/" + files[f].get<std::string>(), p_.dtype, p_.size, mine, v[f]);
+    links_->gather({});
+    if (!writes_files()) return;
+  } else {
+    for (std::size_t f = 0; f < p_.fields.size(); ++f) write_npy(dir + "/" + files[f].get<std::string>(), p_.dtype, p_.c_order_shape(), v[f]);
   }
   nlohmann::json j;
   j["program"] = p_.name;
@@ -118,7 +140,10 @@ void Simulation::write_snapshot(const std::string& dir) const {
   j["layout"] = "each field's interior, C order (z, y, x): numpy.load gives a[k, j, i]";
   if (const auto& pic = p_.snapshots.picture) {
     const std::string name = fmt::format("{}_{}.png", p_.fields[pic->field].name, p_.dims == 3 ? "xyz"[pic->axis] : 'z');
-    if (png_available()) {
+    if (links_) {
+      j["picture"] = nullptr;
+      j["picture_missing"] = "a run over several processes draws no pictures (each holds a part of the grid)";
+    } else if (png_available()) {
       write_png(dir + "/" + name, render_slice(p_, v[static_cast<std::size_t>(pic->field)], *pic));
       j["picture"] = name;
     } else {
@@ -163,7 +188,7 @@ void Simulation::restart(const std::string& dir) {
     NpyArray a = read_npy(dir + "/" + f.name + ".npy");
     if (a.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(a.shape, ", "), fmt::join(shape, ", ")));
     if (a.dtype != p_.dtype) fail(fmt::format("{}.npy is not {}", f.name, dtype));
-    v.push_back(std::move(a.values));
+    v.push_back(links_ ? interior_part(a.values, p_.size, links_->decomposition().subdomain(links_->rank())) : std::move(a.values));
   }
   backend_->set_fields(v);
   t_ = t;
@@ -207,7 +232,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   res.diagnostic_names = diagnostic_names(p_);
   const bool out = !opt.out_dir.empty();
   std::ofstream csv;
-  if (out) {
+  if (out && writes_files()) {
     fs::create_directories(opt.out_dir);
     const std::string path = opt.out_dir + "/diagnostics.csv";
     const std::string header = "step,t,dt" + std::string(res.diagnostic_names.empty() ? "" : ",") + fmt::format("{}", fmt::join(res.diagnostic_names, ","));
@@ -230,6 +255,18 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
     for (const std::string& line : kept) csv << line << "\n";
   }
   auto snapshot_dir = [&] { return fmt::format("{}/snap_{:09d}", opt.out_dir, step_); };
+  // A stop asked for: on several processes, taken together (any rank's),
+  // looked for every kStopPolls polls, so that every rank stops at the same step.
+  constexpr long long kStopPolls = 16;
+  long long polls = 0;
+  bool asked = false;
+  auto stop_requested = [&] {
+    if (!opt.stop_requested || asked) return asked;
+    if (!links_) return asked = opt.stop_requested();
+    if (++polls % kStopPolls != 0) return false;
+    for (double x : links_->gather({opt.stop_requested() ? 1.0 : 0.0})) asked = asked || x != 0;
+    return asked;
+  };
   // The diagnostics of the state now; false where a field went non-finite.
   double last_dt = 0;
   // The run stops on a non-finite value: `what` it is, and what it kept.
@@ -338,7 +375,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   auto stop_now = [&]() -> std::optional<RunResult::Stop> {
     if (opt.steps >= 0 && step_ - first >= opt.steps) return RunResult::Stop::Steps;
     if (opt.until >= 0 && t_ >= opt.until) return RunResult::Stop::Time;
-    if (opt.stop_requested && opt.stop_requested()) return RunResult::Stop::Requested;
+    if (stop_requested()) return RunResult::Stop::Requested;
     return std::nullopt;
   };
 

@@ -13,6 +13,7 @@
 
 #include "gpen/simulate/backend.hpp"
 #include "gpen/simulate/program.hpp"
+#include "gpen/simulate/rank_links.hpp"
 
 namespace gpen::sim {
 
@@ -46,6 +47,15 @@ struct RunResult {
 class Simulation {
  public:
   Simulation(const Program& p, std::unique_ptr<Backend> backend);
+  // One rank of a run over several processes (issue 30), `links` its way
+  // to the others: the back end holds this rank's subdomain (its
+  // set_fields and fields take and give that part), every rank runs the
+  // same steps. Each rank writes its part of a snapshot into the one .npy
+  // a field (the whole grid's, byte for byte what an undecomposed run
+  // writes), rank 0 the snapshot.json once every part is in, and the
+  // diagnostics.csv alone; a stop asked for (Ctrl-C) is looked for on
+  // every rank every few steps and taken together.
+  void set_rank(std::shared_ptr<RankLinks> links);
 
   // The program's initial values: its init expressions at each point's
   // coordinates, plus the seeded noise.
@@ -77,11 +87,15 @@ class Simulation {
   double t_ = 0;
   long long step_ = 0;
   double last_speed_ = 0;  // the CFL reduction's last result (for messages)
+  std::shared_ptr<RankLinks> links_;  // a rank's of a run over several processes, or null
+
+  bool writes_files() const { return !links_ || links_->rank() == 0; }
 
   RunResult run_steps(const RunOptions& opt, const std::function<void(const StepReport&)>& progress);
 };
 
-// The initial interiors of a program's fields (x fastest), as initialize() sets them.
-std::vector<std::vector<double>> initial_values(const Program& p);
+// The initial interiors of a program's fields (x fastest), as initialize()
+// sets them: of the whole grid, or of subdomain `part` alone (the same values there).
+std::vector<std::vector<double>> initial_values(const Program& p, const Subdomain* part = nullptr);
 
 }  // namespace gpen::sim

@@ -36,4 +36,11 @@ inline long long differing_values(const std::vector<double>& got, const std::vec
   return n;
 }
 
+// Values that differ bit for bit over every field (a field count mismatch as one).
+inline long long field_differences(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  long long n = a.size() == b.size() ? 0 : 1;
+  for (std::size_t f = 0; f < std::min(a.size(), b.size()); ++f) n += differing_values(a[f], b[f]);
+  return n;
+}
+
 }  // namespace gpen::test

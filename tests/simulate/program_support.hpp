@@ -10,6 +10,9 @@
 namespace gpen::test {
 
 // The shipped sound-wave program's text.
+// A shipped program's JSON text (specs/programs/NAME.json).
+inline std::string shipped_program(const std::string& name) { return read_file(source_dir() + "/specs/programs/" + name + ".json"); }
+
 inline std::string sound_wave_text() { return read_file(source_dir() + "/specs/programs/sound_wave3d.json"); }
 
 // The sound wave made a test of conservation: a wave of finite amplitude in

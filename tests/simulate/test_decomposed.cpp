@@ -10,6 +10,7 @@
 
 #include "gpen/generator/error.hpp"
 #include "gpen/simulate/decomposed_cpu_backend.hpp"
+#include "gpen/simulate/npy.hpp"
 #include "gpen/simulate/simulation.hpp"
 #include "halo_support.hpp"
 #include "program_support.hpp"
@@ -19,20 +20,12 @@ using namespace gpen::sim;
 
 namespace {
 
-std::string shipped(const std::string& name) { return test::read_file(test::source_dir() + "/specs/programs/" + name + ".json"); }
-
-long long differences(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
-  long long n = a.size() == b.size() ? 0 : 1;
-  for (std::size_t f = 0; f < std::min(a.size(), b.size()); ++f) n += test::differing_values(a[f], b[f]);
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("a program on subdomains: bitwise the undecomposed run, every shipped 3-D program, 1-, 2- and 3-D splits") {
   int ran = 0;
   for (const char* name : {"sound_wave3d", "heat_walls3d", "orszag_tang3d", "alfven_wave3d"}) {
-    const Program p = test::program_of(shipped(name), std::array<long long, 3>{17, 13, 11});
+    const Program p = test::program_of(test::shipped_program(name), std::array<long long, 3>{17, 13, 11});
     const std::vector<std::vector<double>> init = initial_values(p);
     CpuBackend whole(p);
     whole.set_fields(init);
@@ -46,9 +39,9 @@ TEST_CASE("a program on subdomains: bitwise the undecomposed run, every shipped 
       CAPTURE(grid.ranks[2]);
       DecomposedCpuBackend parts(p, grid);
       parts.set_fields(init);
-      CHECK(differences(parts.fields(), filled) == 0);  // scattered, filled and gathered as the whole
+      CHECK(test::field_differences(parts.fields(), filled) == 0);  // scattered, filled and gathered as the whole
       for (int s = 0; s < 3; ++s) parts.step(dt);
-      CHECK(differences(parts.fields(), whole.fields()) == 0);
+      CHECK(test::field_differences(parts.fields(), whole.fields()) == 0);
       // Reductions across ranks: a maximum bit for bit, sums to rounding.
       if (p.time_step.speed) CHECK(parts.max_speed() == whole.max_speed());
       const std::vector<double> want = whole.diagnostics(), got = parts.diagnostics();
@@ -61,7 +54,7 @@ TEST_CASE("a program on subdomains: bitwise the undecomposed run, every shipped 
 }
 
 TEST_CASE("a program on subdomains: what cannot be split is refused, naming why") {
-  const Program sbp = test::program_of(shipped("wave2d_sbp"));
+  const Program sbp = test::program_of(test::shipped_program("wave2d_sbp"));
   std::string why;
   try {
     DecomposedCpuBackend parts(sbp, RankGrid{{2, 1, 1}});
@@ -69,7 +62,7 @@ TEST_CASE("a program on subdomains: what cannot be split is refused, naming why"
     why = e.what();
   }
   CHECK(why.find("of kind \"sbp\"") != std::string::npos);
-  const Program heat = test::program_of(shipped("heat_walls3d"), std::array<long long, 3>{17, 13, 11});
+  const Program heat = test::program_of(test::shipped_program("heat_walls3d"), std::array<long long, 3>{17, 13, 11});
   why.clear();
   try {
     DecomposedCpuBackend parts(heat, RankGrid{{17, 1, 1}});
@@ -77,4 +70,32 @@ TEST_CASE("a program on subdomains: what cannot be split is refused, naming why"
     why = e.what();
   }
   CHECK(why.find("--ranks: ") == 0);
+}
+
+TEST_CASE("a decomposed snapshot: every rank's part written in place makes the whole grid's .npy byte for byte; a part's initial values are the whole's there") {
+  test::TempDir dir;
+  const std::array<long long, 3> size{17, 13, 11};
+  std::vector<double> whole(static_cast<std::size_t>(size[0] * size[1] * size[2]));
+  for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = std::sin(0.37 * static_cast<double>(i)) * 1e3 + static_cast<double>(i);
+  for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+    CAPTURE(to_string(dt));
+    const std::vector<long long> shape{size[2], size[1], size[0]};
+    write_npy(dir.path + "/whole.npy", dt, shape, whole);
+    const Decomposition d(size, 3, RankGrid{{3, 2, 2}});
+    create_npy(dir.path + "/parts.npy", dt, shape);
+    for (int r = d.count() - 1; r >= 0; --r)  // in any order
+      write_npy_part(dir.path + "/parts.npy", dt, size, d.subdomain(r), interior_part(whole, size, d.subdomain(r)));
+    CHECK(test::read_file(dir.path + "/parts.npy") == test::read_file(dir.path + "/whole.npy"));
+    // A part of the wrong length, or a file of another grid, is refused.
+    CHECK_THROWS_AS(write_npy_part(dir.path + "/parts.npy", dt, size, d.subdomain(0), {1.0, 2.0}), std::invalid_argument);
+    CHECK_THROWS_AS(write_npy_part(dir.path + "/parts.npy", dt, {17, 13, 12}, d.subdomain(0), interior_part(whole, size, d.subdomain(0))),
+                    std::runtime_error);
+  }
+  const Program p = test::program_of(test::conserving_wave_text(), std::array<long long, 3>{17, 13, 11});  // seeded noise too
+  const std::vector<std::vector<double>> all = initial_values(p);
+  const Decomposition d = decompose(p, RankGrid{{2, 3, 1}});
+  for (int r = 0; r < d.count(); ++r) {
+    const std::vector<std::vector<double>> mine = initial_values(p, &d.subdomain(r));
+    for (std::size_t f = 0; f < all.size(); ++f) CHECK(test::differing_values(mine[f], interior_part(all[f], p.size, d.subdomain(r))) == 0);
+  }
 }

@@ -146,7 +146,7 @@ TEST_CASE("the fused right-hand sides of the shipped programs compile for sm_90,
 TEST_CASE("with the time step on the device a fused kernel reads dt beta from its global, which the host finds by name") {
   const sim::Program p = program_of(program_text("sound_wave3d"));
   const sim::FusedUpdate host = sim::fuse_update(p.rhs[1], p, {true, true});
-  const sim::FusedUpdate device = sim::fuse_update(p.rhs[1], p, {true, true}, {true, true});
+  const sim::FusedUpdate device = sim::fuse_update(p.rhs[1], p, {true, true}, {~0u, true});
   CHECK(device.spec.params[static_cast<std::size_t>(device.dt_beta_param)].device);
   CHECK(!host.spec.params[static_cast<std::size_t>(host.dt_beta_param)].device);
   CHECK(device.spec.hash != host.spec.hash);

@@ -14,6 +14,7 @@
 #include "halo_support.hpp"
 #ifdef GPEN_HAVE_NCCL
 #include "gpen/simulate/halo_nccl.hpp"
+#include "nccl_support.hpp"
 #endif
 
 using namespace gpen;
@@ -168,12 +169,7 @@ TEST_CASE("subdomains on one GPU through the local transport: bitwise the undeco
 
 #ifdef GPEN_HAVE_NCCL
 TEST_CASE("one rank through NCCL on periodic boundaries: bitwise the fill without NCCL") {
-  const NcclApi& n = nccl();
-  ncclUniqueId id;
-  nccl_check(n.ncclGetUniqueId(&id), "ncclGetUniqueId");
-  ncclComm_t comm = nullptr;
-  halo_ctx().make_current();
-  nccl_check(n.ncclCommInitRank(&comm, 1, id, 0), "ncclCommInitRank");
+  const test::OneRankComm one(halo_ctx());
   for (Dtype dt : {Dtype::Float64, Dtype::Float32})
     for (int dims : {1, 2, 3}) {
       CAPTURE(to_string(dt));
@@ -189,11 +185,10 @@ TEST_CASE("one rank through NCCL on periodic boundaries: bitwise the fill withou
       fill_ghosts_nan(host);
       through_nccl.upload(host.data);
       PeriodicFill(dt, halo_ctx()).launch(whole);
-      const NcclHaloExchange exchange(f, d, 0, through_nccl, comm, halo_ctx());
+      const NcclHaloExchange exchange(f, d, 0, through_nccl, one.comm, halo_ctx());
       exchange.exchange(nullptr);
       halo_ctx().synchronize();
       CHECK(test::differing_values(through_nccl.download(), whole.download(), true) == 0);
     }
-  nccl_check(n.ncclCommDestroy(comm), "ncclCommDestroy");
 }
 #endif

@@ -174,6 +174,19 @@ __device__ void time_step(const S* speed, TimeStepArgs a, double* clock, real* c
   clock[3] = valid ? 1 : 0;
 }
 
+// out[i] = the largest of `ranks` values slots[r count + i]: a decomposed
+// run's maximum over its ranks where they share one GPU
+// (simulate/local_links.cpp). fmax: a rank's NaN is passed over here (the
+// non-finite search is what reports it).
+template <class S>
+__device__ void max_of_ranks(const S* slots, int ranks, int count, S* out) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    S m = slots[i];
+    for (int r = 1; r < ranks; ++r) m = fmax(m, slots[static_cast<long long>(r) * count + i]);
+    out[i] = m;
+  }
+}
+
 // f0 = f's interior, packed (rk4's start of a step).
 template <class real>
 __device__ void save_interior(const real* f, real* f0, const PaddedArray& p) {

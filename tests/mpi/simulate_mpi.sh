@@ -1,0 +1,59 @@
+#!/bin/bash
+# gpen simulate under mpirun (issue 30), a process and a GPU a subdomain:
+# the snapshots of every split equal the undecomposed run's byte for byte
+# (shipped programs: periodic, walled, mixed derivatives); more ranks than
+# GPUs and a split that does not match mpirun's processes are refused by
+# every rank. Needs a machine with GPUS GPUs, Open MPI and NCCL; CTest never
+# runs it (no GPUs there). Usage: tests/mpi/simulate_mpi.sh GPEN SPECS GPUS
+set -u
+gpen=$1 specs=$2 gpus=${3:-2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+run() { mpirun --oversubscribe --bind-to none -np "$@"; }
+
+same_snapshots() {  # $1 $2: run folders; every .npy of every snapshot byte for byte
+  local n=0
+  for f in "$1"/snap_*/*.npy; do
+    n=$((n + 1))
+    cmp -s "$f" "$2/${f#$1/}" || { echo "FAIL: $2/${f#$1/} differs from the whole run's"; return 1; }
+  done
+  [ "$n" -gt 0 ] || { echo "FAIL: $1 holds no snapshot"; return 1; }
+  echo "ok: $n snapshot files equal byte for byte"
+}
+
+case $gpus in
+  2) splits="2x1x1 1x2x1 1x1x2" ;;
+  4) splits="2x2x1 1x2x2 4x1x1" ;;
+  *) splits="${gpus}x1x1" ;;
+esac
+for prog in sound_wave3d heat_walls3d orszag_tang3d; do
+  # Each stage's kernel stores its periodic images, as a decomposed run's does: the same kernels.
+  args=("$specs/programs/$prog.json" --size 28x24x20 --steps 12 --periodic-ghosts stores)
+  "$gpen" simulate "${args[@]}" --out "$tmp/$prog-whole" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: $prog whole"; fail=1; continue; }
+  # Every subdomain on one GPU, a thread each: the same snapshots.
+  "$gpen" simulate "${args[@]}" --ranks "$(echo $splits | cut -d' ' -f1)" --out "$tmp/$prog-threads" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
+  echo -n "$prog on one GPU, --ranks $(echo $splits | cut -d' ' -f1), a thread each: "
+  same_snapshots "$tmp/$prog-whole" "$tmp/$prog-threads" || fail=1
+  for split in $splits; do
+    np=$(( $(echo "$split" | tr x '*') ))
+    if run "$np" "$gpen" simulate "${args[@]}" --ranks "$split" --out "$tmp/$prog-$split" >"$tmp/log" 2>&1; then
+      echo -n "$prog --ranks $split on $np GPUs: "
+      same_snapshots "$tmp/$prog-whole" "$tmp/$prog-$split" || fail=1
+    else
+      tail -20 "$tmp/log"; echo "FAIL: $prog --ranks $split"; fail=1
+    fi
+  done
+done
+
+expect_refusal() {  # $1: words every rank's run must end with
+  local words=$1; shift
+  if run "$@" >"$tmp/log" 2>&1; then echo "FAIL: ran: $*"; fail=1
+  elif grep -q "$words" "$tmp/log"; then echo "ok: refused ($words)"
+  else tail -20 "$tmp/log"; echo "FAIL: no '$words' from: $*"; fail=1; fi
+}
+more=$((gpus + 1))
+expect_refusal "which has $gpus GPUs: one rank a GPU" "$more" "$gpen" simulate "$specs/programs/sound_wave3d.json" --size 28x24x20 --steps 2 --ranks "${more}x1x1" --no-output
+expect_refusal "mpirun started 2 processes" 2 "$gpen" simulate "$specs/programs/sound_wave3d.json" --size 28x24x20 --steps 2 --ranks 4 --no-output
+exit $fail

@@ -1,0 +1,156 @@
+// A program's GPU time loop on subdomains (issue 30), every rank on this
+// GPU, a thread each, through the local transport: its fields bit for bit
+// the undecomposed GPU run's after several steps, for 1-, 2- and 3-D
+// splits of 2 to 8 ranks of every shipped 3-D program, each integrator,
+// both dtypes; the CFL speed bit for bit, diagnostic sums to rounding; the
+// time step on the device (its maximum over the ranks in stream order)
+// gives the same steps, times and fields; a failing rank stops the others.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <doctest/doctest.h>
+
+#include "gpen/simulate/decomposed_gpu_backend.hpp"
+#ifdef GPEN_HAVE_NCCL
+#include "gpen/simulate/halo_nccl.hpp"
+#include "nccl_support.hpp"
+#endif
+#include "gpen/simulate/simulation.hpp"
+#include "halo_support.hpp"
+#include "program_support.hpp"
+
+using namespace gpen;
+using namespace gpen::sim;
+
+namespace {
+
+Context& split_ctx() {
+  static Context c(0);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run, every shipped 3-D program, 2 to 8 ranks") {
+  struct Case {
+    std::string program, integrator, dtype;
+    GpuOptions::PeriodicGhosts ghosts = GpuOptions::PeriodicGhosts::Measured;  // a decomposed grid's: the stores
+  };
+  int ran = 0;
+  for (const Case& c : {Case{"sound_wave3d", "rk3", "float64"}, Case{"sound_wave3d", "rk4", "float64"}, Case{"sound_wave3d", "euler", "float32"},
+                        Case{"heat_walls3d", "rk3", "float64"}, Case{"orszag_tang3d", "rk3", "float32"}, Case{"alfven_wave3d", "rk3", "float64"},
+                        Case{"orszag_tang3d", "rk3", "float64", GpuOptions::PeriodicGhosts::Fills}}) {
+    std::string text = test::shipped_program(c.program);
+    text = test::with(text, R"~("integrator": "rk3")~", R"~("integrator": ")~" + c.integrator + "\"");
+    text = test::with(text, R"~("dtype": "float64")~", R"~("dtype": ")~" + c.dtype + "\"");
+    const sim::Program p = test::program_of(text, std::array<long long, 3>{17, 13, 11});
+    const std::vector<std::vector<double>> init = initial_values(p);
+    GpuOptions host_dt;
+    host_dt.device_time_step = false;
+    host_dt.periodic_ghosts = c.ghosts;
+    // The undecomposed run with the kernels a decomposed one takes (its
+    // ghosts in the stores where measured): the same arithmetic.
+    GpuOptions as_split = host_dt;
+    if (c.ghosts == GpuOptions::PeriodicGhosts::Measured) as_split.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;
+    GpuBackend whole(p, split_ctx(), as_split);
+    whole.set_fields(init);
+    const std::vector<std::vector<double>> filled = whole.fields();
+    const double dt = 1e-4;  // a few small steps: the comparison is of bits, not of physics
+    for (int s = 0; s < 3; ++s) whole.step(dt);
+    for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{1, 3, 1}}, RankGrid{{2, 2, 1}}, RankGrid{{3, 1, 2}}, RankGrid{{2, 2, 2}}}) {
+      CAPTURE(c.program);
+      CAPTURE(c.integrator);
+      CAPTURE(c.dtype);
+      CAPTURE(grid.ranks[0]);
+      CAPTURE(grid.ranks[1]);
+      CAPTURE(grid.ranks[2]);
+      DecomposedGpuBackend parts(p, grid, split_ctx(), host_dt);
+      const std::size_t allocations = DeviceMemory::allocations();
+      parts.set_fields(init);
+      CHECK(test::field_differences(parts.fields(), filled) == 0);
+      for (int s = 0; s < 3; ++s) parts.step(dt);
+      CHECK(test::field_differences(parts.fields(), whole.fields()) == 0);
+      if (p.time_step.speed) CHECK(parts.max_speed() == whole.max_speed());
+      const std::vector<double> want = whole.diagnostics(), got = parts.diagnostics();
+      REQUIRE(got.size() == want.size());
+      const double tolerance = p.dtype == Dtype::Float64 ? 1e-12 : 1e-5;
+      for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= tolerance * std::max(1.0, std::abs(want[i])));
+      CHECK(DeviceMemory::allocations() == allocations);  // nothing allocated once the ranks' loops were set up
+      ++ran;
+    }
+  }
+  CHECK(ran == 35);
+}
+
+TEST_CASE("a GPU loop on subdomains with the time step on the device: the same steps, times and fields as the undecomposed run") {
+  std::string text = test::shipped_program("orszag_tang3d");  // its CFL speed reads ghosts (curl A)
+  text = test::with(text, R"~("diagnostics": {"every": 10)~", R"~("diagnostics": {"every": 5)~");
+  const sim::Program p = test::program_of(text, std::array<long long, 3>{24, 16, 12});
+  auto run = [&](std::unique_ptr<Backend> b) {
+    CHECK(b->steps_on_device());
+    Simulation s(p, std::move(b));
+    s.initialize();
+    RunOptions r;
+    r.steps = 12;
+    const RunResult result = s.run(r);
+    return std::make_tuple(result.steps, s.time(), s.backend().fields(), result.last_diagnostics);
+  };
+  GpuOptions stores;
+  stores.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;  // as the decomposed runs fill them
+  const auto whole = run(std::make_unique<GpuBackend>(p, split_ctx(), stores));
+  for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{2, 2, 2}}}) {
+    CAPTURE(grid.ranks[1]);
+    const auto parts = run(std::make_unique<DecomposedGpuBackend>(p, grid, split_ctx()));
+    CHECK(std::get<0>(parts) == std::get<0>(whole));
+    CHECK(std::get<1>(parts) == std::get<1>(whole));
+    CHECK(test::field_differences(std::get<2>(parts), std::get<2>(whole)) == 0);
+    REQUIRE(std::get<3>(parts).size() == std::get<3>(whole).size());
+  }
+}
+
+TEST_CASE("local ranks: one rank's failure stops the others at their next meeting, and is what the caller sees") {
+  const sim::Program p = test::program_of(test::shipped_program("sound_wave3d"), std::array<long long, 3>{17, 13, 11});
+  const Decomposition d = decompose(p, RankGrid{{2, 2, 1}});
+  LocalRanks group(p, d, split_ctx());
+  std::vector<std::shared_ptr<RankLinks>> links;
+  for (int r = 0; r < d.count(); ++r) links.push_back(group.links(r));
+  std::string what;
+  try {
+    group.run([&](int r) {
+      if (r == 2) throw std::runtime_error("rank 2 failed on purpose");
+      links[static_cast<std::size_t>(r)]->gather({1.0});  // the others wait here for rank 2
+    });
+  } catch (const std::runtime_error& e) {
+    what = e.what();
+  }
+  CHECK(what == "rank 2 failed on purpose");
+  CHECK_THROWS_AS(links[0]->gather({1.0}), RankAborted);  // the group cannot meet again
+}
+
+#ifdef GPEN_HAVE_NCCL
+TEST_CASE("one rank through NCCL's links: the loop's steps, speed and diagnostics as without links") {
+  const test::OneRankComm one(split_ctx());
+  {
+    const sim::Program p = test::program_of(test::shipped_program("sound_wave3d"), std::array<long long, 3>{24, 16, 12});
+    auto run = [&](std::shared_ptr<RankLinks> links) {
+      GpuOptions o;
+      o.links = links;
+      o.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;  // as a decomposed run fills them
+      Simulation s(p, std::make_unique<GpuBackend>(p, split_ctx(), o));
+      if (links) s.set_rank(links);
+      s.initialize();
+      RunOptions r;
+      r.steps = 12;
+      const RunResult result = s.run(r);
+      return std::make_tuple(s.time(), s.backend().fields(), result.last_diagnostics, s.backend().max_speed());
+    };
+    const auto alone = run(nullptr);
+    const auto linked = run(std::make_shared<NcclRankLinks>(p, decompose(p, RankGrid{}), 0, one.comm, split_ctx()));
+    CHECK(std::get<0>(linked) == std::get<0>(alone));
+    CHECK(test::field_differences(std::get<1>(linked), std::get<1>(alone)) == 0);
+    CHECK(std::get<2>(linked) == std::get<2>(alone));
+    CHECK(std::get<3>(linked) == std::get<3>(alone));
+  }
+}
+#endif
