@@ -3,6 +3,8 @@
 // restart, and Ctrl-C writing a last snapshot.
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <exception>
 #include <fmt/format.h>
 #include <memory>
 
@@ -50,9 +52,24 @@ std::string stop_words(const sim::RunResult& r) {
 
 int simulate_here(const SimulateOptions& o, MpiRanks* mpi);
 
+// The processes a launcher started with this one, from its environment
+// (Open MPI's mpirun, or a PMI launcher's); 1 without one.
+int launched_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* s = std::getenv(name)) return std::max(1, std::atoi(s));
+  return 1;
+}
+
 int simulate(const SimulateOptions& o) {
+  if (launched_ranks() > 1) {
+#ifndef GPEN_HAVE_MPI
+    throw UsageError(fmt::format("started as one of {} processes (mpirun), but this gpen was built without MPI or nccl.h: each would run the whole "
+                                 "program alone. Build with libopenmpi-dev and NCCL, or run one process",
+                                 launched_ranks()));
+#endif
+  }
 #ifdef GPEN_HAVE_MPI
-  if (mpirun_world_size() > 1) {
+  if (launched_ranks() > 1) {
     // Every rank runs to the end or none does: a failure anywhere aborts them all.
     MpiRanks mpi;
     try {
@@ -133,12 +150,36 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   }
   sim::Simulation s(p, std::move(backend));
   if (links) s.set_rank(links);
+#ifdef GPEN_HAVE_MPI
+  // A throw on this rank ends the communicator before the loop's
+  // destructor waits for its stream, which may hold an exchange no other
+  // rank will join; simulate() then aborts every rank.
+  struct EndCommunicatorOnThrow {
+    MpiRanks* mpi;
+    int before = std::uncaught_exceptions();
+    ~EndCommunicatorOnThrow() {
+      if (mpi && std::uncaught_exceptions() > before) mpi->abort_communicator();
+    }
+  } end_on_throw{mpi};
+#endif
   if (o.restart.empty()) s.initialize();
   else s.restart(o.restart);
   if (o.parts > 0) {
     if (!timed) throw UsageError("--parts times the GPU loop of one process (the whole grid, or a rank's under mpirun)");
-    fmt::print(stderr, "{}: a step's parts, each repeated {} times alone (ms a step{}):\n", p.name, o.parts, links ? ", this rank's" : "");
-    for (const sim::GpuBackend::PartTime& part : timed->time_parts(1e-3, o.parts)) fmt::print(stderr, "  {:9.3f}  {}\n", part.ms, part.what);
+    const std::vector<sim::GpuBackend::PartTime> parts = timed->time_parts(1e-3, o.parts);
+    std::vector<double> ms;
+    for (const auto& part : parts) ms.push_back(part.ms);
+    // Under mpirun: every rank's, the fastest and the slowest beside rank 0's.
+    const std::vector<std::vector<double>> ranks_ms = links ? sim::per_rank_values(links->gather(ms), links->decomposition().count())
+                                                            : std::vector<std::vector<double>>{ms};
+    fmt::print(stderr, "{}: a step's parts, each repeated {} times alone (ms a step{}):\n", p.name, o.parts,
+               links ? "; rank 0's, the fastest rank's, the slowest rank's" : "");
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      double lo = ms[i], hi = ms[i];
+      for (const auto& r : ranks_ms) lo = std::min(lo, r[i]), hi = std::max(hi, r[i]);
+      if (links) fmt::print(stderr, "  {:9.3f} {:9.3f} {:9.3f}  {}\n", ms[i], lo, hi, parts[i].what);
+      else fmt::print(stderr, "  {:9.3f}  {}\n", ms[i], parts[i].what);
+    }
   }
   fmt::print(stderr, "{}: {}-D {}, {} field{}, {}, {} on {}; output: {}\n", p.name, p.dims,
              fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"), p.fields.size(), p.fields.size() == 1 ? "" : "s", to_string(p.integrator),

@@ -14,9 +14,9 @@
 
 namespace gpen::cli {
 
-int mpirun_world_size() {
-  const char* s = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return s ? std::max(1, std::atoi(s)) : 1;
+void MpiRanks::abort_communicator() {
+  if (comm_) sim::nccl().ncclCommAbort(comm_);
+  comm_ = nullptr;
 }
 
 MpiRanks::MpiRanks() {
@@ -72,7 +72,7 @@ void MpiRanks::abort(const std::string& message, int code) {
   const int fd = stderr_ >= 0 ? stderr_ : 2;
   if (write(fd, line.data(), line.size()) < 0) {
   }
-  if (comm_) sim::nccl().ncclCommAbort(comm_);
+  abort_communicator();
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }

@@ -15,10 +15,6 @@
 
 namespace gpen::cli {
 
-// The processes mpirun started with this one, from Open MPI's environment
-// (OMPI_COMM_WORLD_SIZE); 1 when not started by mpirun.
-int mpirun_world_size();
-
 class MpiRanks {
  public:
   // MPI_Init, then the GPU (refused where the machine has fewer GPUs than
@@ -34,6 +30,9 @@ class MpiRanks {
   // Says `message` (with the rank) on the process's own stderr, and ends
   // every rank with exit code `code`.
   [[noreturn]] void abort(const std::string& message, int code);
+  // The communicator ended now (ncclCommAbort): what this rank queued on it
+  // returns, so that a failing rank unwinds without waiting for the others.
+  void abort_communicator();
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;

@@ -84,26 +84,16 @@ int Decomposition::neighbour(int rank, int axis, int side, bool periodic) const 
   return rank_at(c);
 }
 
-namespace {
-// Calls at(global index, part index) for each of s's points, x fastest.
-template <class F>
-void for_part(const std::array<long long, 3>& size, const Subdomain& s, F&& at) {
-  std::size_t t = 0;
-  for (long long k = 0; k < s.extent[2]; ++k)
-    for (long long j = 0; j < s.extent[1]; ++j)
-      for (long long i = 0; i < s.extent[0]; ++i)
-        at(static_cast<std::size_t>((s.offset[0] + i) + size[0] * ((s.offset[1] + j) + size[1] * (s.offset[2] + k))), t++);
-}
-}  // namespace
-
 std::vector<double> interior_part(const std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s) {
   std::vector<double> out(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
-  for_part(size, s, [&](std::size_t g, std::size_t t) { out[t] = global.at(g); });
+  std::size_t t = 0;
+  for_part_points(size, s, [&](long long g) { out[t++] = global.at(static_cast<std::size_t>(g)); });
   return out;
 }
 
 void place_interior_part(std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s, const std::vector<double>& part) {
-  for_part(size, s, [&](std::size_t g, std::size_t t) { global.at(g) = part.at(t); });
+  std::size_t t = 0;
+  for_part_points(size, s, [&](long long g) { global.at(static_cast<std::size_t>(g)) = part.at(t++); });
 }
 
 Decomposition decompose(const Program& program, RankGrid grid) {

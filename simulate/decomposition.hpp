@@ -57,6 +57,15 @@ class Decomposition {
   std::vector<Subdomain> parts_;
 };
 
+// at(flat index in the whole grid of `size` points, x fastest) for each of
+// subdomain s's points, x fastest: the order of its part's values.
+template <class F>
+void for_part_points(const std::array<long long, 3>& size, const Subdomain& s, F&& at) {
+  for (long long k = s.offset[2]; k < s.offset[2] + s.extent[2]; ++k)
+    for (long long j = s.offset[1]; j < s.offset[1] + s.extent[1]; ++j)
+      for (long long i = s.offset[0]; i < s.offset[0] + s.extent[0]; ++i) at(i + size[0] * (j + size[1] * k));
+}
+
 // Subdomain s's part of an interior of the whole grid (`size` points, x
 // fastest), and that part written back into one.
 std::vector<double> interior_part(const std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s);

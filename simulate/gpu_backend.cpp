@@ -190,7 +190,9 @@ struct GpuBackend::State {
         d.emplace_back(p.dtype, p.dims, extent, pf.ghost);
       }
     }
-    const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(extent.begin(), extent.begin() + p.dims), "x"));
+    // The variants `gpen tune` stored for the whole grid: every rank then
+    // runs the undecomposed run's kernels, whatever its part's size.
+    const std::string size = fmt::format("{}", fmt::join(std::vector<long long>(p.size.begin(), p.size.begin() + p.dims), "x"));
     stored.assign(p.fields.size(), 0);
     if (sc.two_n) {
       stage_rhs.resize(sc.stages.size());
@@ -228,7 +230,7 @@ struct GpuBackend::State {
       std::vector<std::vector<const DeviceBuffer*>> states(static_cast<std::size_t>(pairs()));
       for (int q = 0; q < pairs(); ++q)
         for (const DeviceBuffer& b : f[static_cast<std::size_t>(q)]) states[static_cast<std::size_t>(q)].push_back(&b);
-      links->attach(states);
+      links->attach(states, stream.get());
     }
     allocations_after_setup = DeviceMemory::allocations();
   }

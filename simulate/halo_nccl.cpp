@@ -78,13 +78,14 @@ NcclRankLinks::NcclRankLinks(const Program& p, const Decomposition& d, int rank,
   for (const ProgramField& f : p.fields) faces_.emplace_back(f, d_, rank_, p.dtype);
 }
 
-void NcclRankLinks::attach(const std::vector<std::vector<const DeviceBuffer*>>& states) {
+void NcclRankLinks::attach(const std::vector<std::vector<const DeviceBuffer*>>& states, CUstream stream) {
   for (const auto& arrays : states) {
     if (arrays.size() != p_.fields.size())
       throw BindingError(fmt::format("rank {}: {} arrays for the program's {} fields", rank_, arrays.size(), p_.fields.size()));
     for (std::size_t f = 0; f < arrays.size(); ++f) check_halo_part(p_.fields[f], d_, rank_, arrays[f], p_.dtype);
   }
   states_ = states;
+  stream_ = stream;
 }
 
 void NcclRankLinks::exchange_axis(int axis, int state, CUstream stream) {
@@ -103,10 +104,17 @@ std::vector<double> NcclRankLinks::gather(const std::vector<double>& mine) {
   std::vector<double> all(count * static_cast<std::size_t>(d_.count()), 0.0);
   std::copy(mine.begin(), mine.end(), all.begin() + static_cast<std::ptrdiff_t>(count * static_cast<std::size_t>(rank_)));
   const CUdeviceptr mine_at = values_.get() + count * static_cast<std::size_t>(rank_) * sizeof(double);
+  if (states_.empty()) throw std::logic_error(fmt::format("rank {}: gather before the loop attached its arrays and stream", rank_));
+  // In the loop's stream, after the steps it holds: one stream carries
+  // every NCCL call of the communicator, in the order every rank makes them.
+  // A copy from pageable memory may still be in flight when it returns:
+  // waited for, as DeviceMemory::upload does (the last gather's all-gather
+  // had ended before it returned).
   GPEN_CU(cuMemcpyHtoD(mine_at, all.data() + count * static_cast<std::size_t>(rank_), count * sizeof(double)), "uploading a rank's values to gather");
-  nccl_check(nccl().ncclAllGather(reinterpret_cast<const void*>(mine_at), reinterpret_cast<void*>(values_.get()), count, ncclFloat64, comm_, stream_.get()),
+  GPEN_CU(cuStreamSynchronize(nullptr), "waiting for the upload");
+  nccl_check(nccl().ncclAllGather(reinterpret_cast<const void*>(mine_at), reinterpret_cast<void*>(values_.get()), count, ncclFloat64, comm_, stream_),
              "gathering every rank's values (all-gather)");
-  stream_.synchronize();
+  GPEN_CU(cuStreamSynchronize(stream_), "waiting for the all-gather");
   GPEN_CU(cuMemcpyDtoH(all.data(), values_.get(), all.size() * sizeof(double)), "reading every rank's values back");
   if (mine.empty()) return {};
   return all;

@@ -44,7 +44,7 @@ class NcclRankLinks : public RankLinks {
   NcclRankLinks(const Program& p, const Decomposition& d, int rank, ncclComm_t comm, const Context& ctx);
   const Decomposition& decomposition() const override { return d_; }
   int rank() const override { return rank_; }
-  void attach(const std::vector<std::vector<const DeviceBuffer*>>& states) override;
+  void attach(const std::vector<std::vector<const DeviceBuffer*>>& states, CUstream stream) override;
   void exchange_axis(int axis, int state, CUstream stream) override;
   void max_in_place(CUdeviceptr values, std::size_t count, Dtype dtype, CUstream stream) override;
   std::vector<double> gather(const std::vector<double>& mine) override;
@@ -57,8 +57,8 @@ class NcclRankLinks : public RankLinks {
   std::vector<HaloFaces> faces_;  // per field
   HaloCopier copier_;
   std::vector<std::vector<const DeviceBuffer*>> states_;
-  Stream stream_;        // gather's
-  DeviceMemory values_;  // gather's: every rank's, kGatherValues each
+  CUstream stream_ = nullptr;  // the loop's: gather's all-gather follows its work on the communicator
+  DeviceMemory values_;        // gather's: every rank's, kGatherValues each
 };
 
 // `count` values of `dtype` at `values` on every rank replaced, in place

@@ -29,12 +29,13 @@ class LocalRanks::Links : public RankLinks {
   const Decomposition& decomposition() const override { return g_.d_; }
   int rank() const override { return rank_; }
 
-  void attach(const std::vector<std::vector<const DeviceBuffer*>>& states) override {
+  void attach(const std::vector<std::vector<const DeviceBuffer*>>& states, CUstream stream) override {
     for (const auto& arrays : states) {
       if (arrays.size() != g_.p_.fields.size())
         throw BindingError(fmt::format("rank {}: {} arrays for the program's {} fields", rank_, arrays.size(), g_.p_.fields.size()));
       for (std::size_t f = 0; f < arrays.size(); ++f) check_halo_part(g_.p_.fields[f], g_.d_, rank_, arrays[f], g_.p_.dtype);
     }
+    (void)stream;  // gather() meets on the host: each rank's own calls wait for its stream where they need to
     me().states = states;
   }
 
@@ -123,7 +124,14 @@ std::shared_ptr<RankLinks> LocalRanks::links(int rank) {
   return std::make_shared<Links>(*this, rank);
 }
 
+namespace {
+// Whether this thread is a rank's of LocalRanks::run: a meeting elsewhere
+// would wait for ever for ranks that are not running.
+thread_local bool in_run = false;
+}  // namespace
+
 void LocalRanks::barrier() {
+  if (!in_run) throw std::logic_error("LocalRanks: a meeting of the ranks outside LocalRanks::run (every rank must be running to meet)");
   std::unique_lock<std::mutex> lock(m_);
   if (broken_) throw RankAborted();
   const long long generation = generation_;
@@ -167,6 +175,7 @@ void LocalRanks::run(const std::function<void(int)>& fn) {
   std::vector<std::thread> threads;
   for (int r = 0; r < d_.count(); ++r)
     threads.emplace_back([&, r] {
+      in_run = true;
       try {
         ctx_.make_current();
         fn(r);

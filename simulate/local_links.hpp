@@ -36,7 +36,8 @@ class LocalRanks {
 
   const Decomposition& decomposition() const { return d_; }
   const Context& context() const { return ctx_; }
-  // Rank r's links (GpuOptions::links), each taken once.
+  // Rank r's links (GpuOptions::links), each taken once; they refer to this
+  // group, which must outlive them.
   std::shared_ptr<RankLinks> links(int rank);
   // fn(rank) on a thread a rank, ctx current in each, until all return.
   // Where one throws, the others stop at their next meeting (RankAborted)

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace gpen::sim {
@@ -84,24 +85,61 @@ void create_npy(const std::string& path, Dtype dtype, const std::vector<long lon
   if (ec) throw std::runtime_error(fmt::format("cannot make room in {}: {}", path, ec.message()));
 }
 
+namespace {
+
+// Where the values of a file of the whole grid of `size` points begin (the
+// header checked: `dtype` where given, as many values as the grid's).
+std::streamoff data_of(const std::string& path, const std::array<long long, 3>& size, std::optional<Dtype> dtype) {
+  const NpyArray a = read_npy(path, true);  // its header, and a length that fits it
+  if ((dtype && a.dtype != *dtype) || count_of(a.shape) != size[0] * size[1] * size[2])
+    throw std::runtime_error(fmt::format("{}: not the file of this grid's field ({} values{})", path, size[0] * size[1] * size[2],
+                                         dtype ? " of " + std::string(to_string(*dtype)) : std::string()));
+  return static_cast<std::streamoff>(std::filesystem::file_size(path)) -
+         static_cast<std::streamoff>(size[0] * size[1] * size[2]) * static_cast<std::streamoff>(size_of(a.dtype));
+}
+
+// Calls row(offset of the row's first value, its index in the part) for
+// each x-row of subdomain s in the whole grid's data.
+template <class F>
+void for_part_rows(const std::array<long long, 3>& size, const Subdomain& s, F&& row) {
+  std::size_t at = 0;
+  for (long long k = 0; k < s.extent[2]; ++k)
+    for (long long j = 0; j < s.extent[1]; ++j, at += static_cast<std::size_t>(s.extent[0]))
+      row(s.offset[0] + size[0] * ((s.offset[1] + j) + size[1] * (s.offset[2] + k)), at);
+}
+
+}  // namespace
+
 void write_npy_part(const std::string& path, Dtype dtype, const std::array<long long, 3>& size, const Subdomain& s, const std::vector<double>& values) {
   if (static_cast<long long>(values.size()) != s.extent[0] * s.extent[1] * s.extent[2])
     throw std::invalid_argument(fmt::format("write_npy_part {}: {} values for a part of {}x{}x{}", path, values.size(), s.extent[0], s.extent[1], s.extent[2]));
-  const NpyArray a = read_npy(path, true);  // its header, and a length that fits it
-  if (a.dtype != dtype || count_of(a.shape) != size[0] * size[1] * size[2])
-    throw std::runtime_error(fmt::format("{}: not the file of this grid's field ({} values of {})", path, size[0] * size[1] * size[2], to_string(dtype)));
+  const std::streamoff data = data_of(path, size, dtype);
   std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", path));
-  const std::streamoff data = static_cast<std::streamoff>(std::filesystem::file_size(path)) -
-                              static_cast<std::streamoff>(size[0] * size[1] * size[2]) * static_cast<std::streamoff>(size_of(dtype));
-  std::size_t at = 0;
-  for (long long k = 0; k < s.extent[2]; ++k)
-    for (long long j = 0; j < s.extent[1]; ++j, at += static_cast<std::size_t>(s.extent[0])) {
-      const long long first = s.offset[0] + size[0] * ((s.offset[1] + j) + size[1] * (s.offset[2] + k));
-      out.seekp(data + static_cast<std::streamoff>(first) * static_cast<std::streamoff>(size_of(dtype)));
-      write_values(out, dtype, values.data() + at, static_cast<std::size_t>(s.extent[0]));
-    }
+  for_part_rows(size, s, [&](long long first, std::size_t at) {
+    out.seekp(data + static_cast<std::streamoff>(first) * static_cast<std::streamoff>(size_of(dtype)));
+    write_values(out, dtype, values.data() + at, static_cast<std::size_t>(s.extent[0]));
+  });
   if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path));
+}
+
+std::vector<double> read_npy_part(const std::string& path, const std::array<long long, 3>& size, const Subdomain& s) {
+  const std::streamoff data = data_of(path, size, std::nullopt);
+  const Dtype dtype = read_npy(path, true).dtype;
+  std::ifstream in(path, std::ios::binary);
+  std::vector<double> out(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
+  std::vector<float> row(static_cast<std::size_t>(s.extent[0]));
+  for_part_rows(size, s, [&](long long first, std::size_t at) {
+    in.seekg(data + static_cast<std::streamoff>(first) * static_cast<std::streamoff>(size_of(dtype)));
+    if (dtype == Dtype::Float32) {
+      in.read(reinterpret_cast<char*>(row.data()), static_cast<std::streamsize>(row.size() * sizeof(float)));
+      std::copy(row.begin(), row.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
+    } else {
+      in.read(reinterpret_cast<char*>(out.data() + at), static_cast<std::streamsize>(s.extent[0]) * static_cast<std::streamsize>(sizeof(double)));
+    }
+  });
+  if (!in) bad(path, "cut short in its data");
+  return out;
 }
 
 NpyArray read_npy(const std::string& path, bool header_only) {

@@ -30,6 +30,11 @@ void create_npy(const std::string& path, Dtype dtype, const std::vector<long lon
 // into a file create_npy made for the whole grid of `size` points (x, y, z).
 void write_npy_part(const std::string& path, Dtype dtype, const std::array<long long, 3>& size, const Subdomain& s, const std::vector<double>& values);
 
+// Subdomain s's interior values (x fastest) read from the file of the
+// whole grid of `size` points (x, y, z), row by row: a rank of several
+// reads its part alone. The file's length is checked, not its shape.
+std::vector<double> read_npy_part(const std::string& path, const std::array<long long, 3>& size, const Subdomain& s);
+
 // Reads a file write_npy wrote (or NumPy, in the same dtypes and order);
 // std::runtime_error naming the file and what is wrong otherwise.
 // `header_only`: its dtype and shape, the data's length checked, no values.

@@ -26,10 +26,11 @@ class RankLinks {
   virtual ~RankLinks() = default;
   virtual const Decomposition& decomposition() const = 0;
   virtual int rank() const = 0;
-  // The loop's arrays, once, before any exchange: states[q][f] is field f's
-  // array in state q (a 2N loop's pair has two states, rk4 one), shaped as
-  // this rank's subdomain with the field's ghost width.
-  virtual void attach(const std::vector<std::vector<const DeviceBuffer*>>& states) = 0;
+  // The loop's arrays and stream, once, before anything else: states[q][f]
+  // is field f's array in state q (a 2N loop's pair has two states, rk4
+  // one), shaped as this rank's subdomain with the field's ghost width;
+  // gather() runs after what the loop queued on `stream`.
+  virtual void attach(const std::vector<std::vector<const DeviceBuffer*>>& states, CUstream stream) = 0;
   // Every field's ghosts across the faces of `axis` that have a neighbour,
   // in state `state`, from the neighbours' slabs, in `stream`'s order. Every
   // rank calls it for the same axis and state in the same order.
@@ -38,7 +39,8 @@ class RankLinks {
   // by their maximum over the ranks (the same bits on every rank).
   virtual void max_in_place(CUdeviceptr values, std::size_t count, Dtype dtype, CUstream stream) = 0;
   // Every rank's `mine` (each rank as many values), rank after rank, on
-  // every rank; waits for all of them.
+  // every rank; waits for all of them, and for the loop's stream. No values:
+  // a meeting of every rank alone.
   virtual std::vector<double> gather(const std::vector<double>& mine) = 0;
 };
 

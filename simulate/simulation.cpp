@@ -56,28 +56,30 @@ std::vector<std::vector<double>> initial_values(const Program& p, const Subdomai
     std::vector<double> v(static_cast<std::size_t>(n));
     if (!f.init_npy.empty()) {
       // A file's values (checked when the program was read; read again here, it may have changed since).
-      NpyArray a = read_npy(f.init_npy);
-      if (a.shape != p.c_order_shape())
+      const NpyArray head = read_npy(f.init_npy, true);
+      if (head.shape != p.c_order_shape())
         throw std::runtime_error(fmt::format("{} (the initial values at {}/init/npy) has shape ({}) now; the field '{}' needs ({})", f.init_npy, f.pointer,
-                                             fmt::join(a.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
-      for (std::size_t t = 0; t < a.values.size(); ++t)
-        a.values[t] = rounded(a.values[t] + (f.noise != 0 ? f.noise * noise_at(f.seed, t) : 0.0), p.dtype);
-      out.push_back(part ? interior_part(a.values, p.size, s) : std::move(a.values));
+                                             fmt::join(head.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
+      v = read_npy_part(f.init_npy, p.size, s);
+      std::size_t at = 0;
+      for_part_points(p.size, s, [&](long long flat) {
+        v[at] = rounded(v[at] + (f.noise != 0 ? f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat)) : 0.0), p.dtype);
+        ++at;
+      });
+      out.push_back(std::move(v));
       continue;
     }
     std::vector<double> e = env;
     std::size_t at = 0;
-    for (long long k = s.offset[2]; k < s.offset[2] + s.extent[2]; ++k)
-      for (long long j = s.offset[1]; j < s.offset[1] + s.extent[1]; ++j)
-        for (long long i = s.offset[0]; i < s.offset[0] + s.extent[0]; ++i) {
-          const long long flat = i + p.size[0] * (j + p.size[1] * k);
-          e[0] = p.origin[0] + static_cast<double>(i) * h[0];
-          e[1] = p.origin[1] + static_cast<double>(j) * h[1];
-          e[2] = p.origin[2] + static_cast<double>(k) * h[2];
-          double x = f.init(e.data());
-          if (f.noise != 0) x += f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat));
-          v[at++] = rounded(x, p.dtype);
-        }
+    for_part_points(p.size, s, [&](long long flat) {
+      const long long i = flat % p.size[0], j = flat / p.size[0] % p.size[1], k = flat / (p.size[0] * p.size[1]);
+      e[0] = p.origin[0] + static_cast<double>(i) * h[0];
+      e[1] = p.origin[1] + static_cast<double>(j) * h[1];
+      e[2] = p.origin[2] + static_cast<double>(k) * h[2];
+      double x = f.init(e.data());
+      if (f.noise != 0) x += f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat));
+      v[at++] = rounded(x, p.dtype);
+    });
     out.push_back(std::move(v));
   }
   return out;
@@ -107,7 +109,11 @@ void Simulation::resume(double t, long long step) {
 }
 
 void Simulation::write_snapshot(const std::string& dir) const {
-  if (writes_files()) fs::create_directories(dir);
+  if (writes_files()) {
+    fs::create_directories(dir);
+    // A folder written before holds no snapshot until this one is whole.
+    fs::remove(dir + "/snapshot.json");
+  }
   const std::vector<std::vector<double>> v = backend_->fields();
   nlohmann::json files = nlohmann::json::array();
   for (const ProgramField& f : p_.fields) files.push_back(f.name + ".npy");
@@ -185,10 +191,12 @@ void Simulation::restart(const std::string& dir) {
   std::vector<std::vector<double>> v;
   const std::vector<long long> shape = p_.c_order_shape();
   for (const ProgramField& f : p_.fields) {
-    NpyArray a = read_npy(dir + "/" + f.name + ".npy");
-    if (a.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(a.shape, ", "), fmt::join(shape, ", ")));
-    if (a.dtype != p_.dtype) fail(fmt::format("{}.npy is not {}", f.name, dtype));
-    v.push_back(links_ ? interior_part(a.values, p_.size, links_->decomposition().subdomain(links_->rank())) : std::move(a.values));
+    const std::string path = dir + "/" + f.name + ".npy";
+    const NpyArray head = read_npy(path, true);
+    if (head.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(head.shape, ", "), fmt::join(shape, ", ")));
+    if (head.dtype != p_.dtype) fail(fmt::format("{}.npy is not {}", f.name, dtype));
+    // A rank of several reads its part alone.
+    v.push_back(links_ ? read_npy_part(path, p_.size, links_->decomposition().subdomain(links_->rank())) : read_npy(path).values);
   }
   backend_->set_fields(v);
   t_ = t;

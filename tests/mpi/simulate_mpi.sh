@@ -30,21 +30,29 @@ case $gpus in
 esac
 for prog in sound_wave3d heat_walls3d orszag_tang3d; do
   # Each stage's kernel stores its periodic images, as a decomposed run's does: the same kernels.
-  args=("$specs/programs/$prog.json" --size 28x24x20 --steps 12 --periodic-ghosts stores)
-  "$gpen" simulate "${args[@]}" --out "$tmp/$prog-whole" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: $prog whole"; fail=1; continue; }
+  args=("$specs/programs/$prog.json" --size 28x24x20 --periodic-ghosts stores)
+  "$gpen" simulate "${args[@]}" --steps 12 --out "$tmp/$prog-whole" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: $prog whole"; fail=1; continue; }
   # Every subdomain on one GPU, a thread each: the same snapshots.
-  "$gpen" simulate "${args[@]}" --ranks "$(echo $splits | cut -d' ' -f1)" --out "$tmp/$prog-threads" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
+  "$gpen" simulate "${args[@]}" --steps 12 --ranks "$(echo $splits | cut -d' ' -f1)" --out "$tmp/$prog-threads" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
   echo -n "$prog on one GPU, --ranks $(echo $splits | cut -d' ' -f1), a thread each: "
   same_snapshots "$tmp/$prog-whole" "$tmp/$prog-threads" || fail=1
   for split in $splits; do
     np=$(( $(echo "$split" | tr x '*') ))
-    if run "$np" "$gpen" simulate "${args[@]}" --ranks "$split" --out "$tmp/$prog-$split" >"$tmp/log" 2>&1; then
+    if run "$np" "$gpen" simulate "${args[@]}" --steps 12 --ranks "$split" --out "$tmp/$prog-$split" >"$tmp/log" 2>&1; then
       echo -n "$prog --ranks $split on $np GPUs: "
       same_snapshots "$tmp/$prog-whole" "$tmp/$prog-$split" || fail=1
     else
       tail -20 "$tmp/log"; echo "FAIL: $prog --ranks $split"; fail=1
     fi
   done
+  # A restart under mpirun from the whole run's snapshot: the whole run's next steps.
+  split=${splits%% *}
+  np=$(( $(echo "$split" | tr x '*') ))
+  "$gpen" simulate "${args[@]}" --steps 6 --restart "$tmp/$prog-whole/snap_000000012" --out "$tmp/$prog-whole-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
+  run "$np" "$gpen" simulate "${args[@]}" --steps 6 --ranks "$split" --restart "$tmp/$prog-whole/snap_000000012" --out "$tmp/$prog-on-$split" >"$tmp/log" 2>&1 ||
+    { tail -20 "$tmp/log"; fail=1; }
+  echo -n "$prog restarted under mpirun --ranks $split: "
+  same_snapshots "$tmp/$prog-whole-on" "$tmp/$prog-on-$split" || fail=1
 done
 
 expect_refusal() {  # $1: words every rank's run must end with

@@ -86,6 +86,11 @@ TEST_CASE("a decomposed snapshot: every rank's part written in place makes the w
     for (int r = d.count() - 1; r >= 0; --r)  // in any order
       write_npy_part(dir.path + "/parts.npy", dt, size, d.subdomain(r), interior_part(whole, size, d.subdomain(r)));
     CHECK(test::read_file(dir.path + "/parts.npy") == test::read_file(dir.path + "/whole.npy"));
+    // And each part read back alone, as a rank of a restart reads it.
+    for (int r = 0; r < d.count(); ++r) {
+      const std::vector<double> want = interior_part(read_npy(dir.path + "/whole.npy").values, size, d.subdomain(r));
+      CHECK(test::differing_values(read_npy_part(dir.path + "/whole.npy", size, d.subdomain(r)), want) == 0);
+    }
     // A part of the wrong length, or a file of another grid, is refused.
     CHECK_THROWS_AS(write_npy_part(dir.path + "/parts.npy", dt, size, d.subdomain(0), {1.0, 2.0}), std::invalid_argument);
     CHECK_THROWS_AS(write_npy_part(dir.path + "/parts.npy", dt, {17, 13, 12}, d.subdomain(0), interior_part(whole, size, d.subdomain(0))),

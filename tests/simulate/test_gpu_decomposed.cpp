@@ -125,7 +125,9 @@ TEST_CASE("local ranks: one rank's failure stops the others at their next meetin
     what = e.what();
   }
   CHECK(what == "rank 2 failed on purpose");
-  CHECK_THROWS_AS(links[0]->gather({1.0}), RankAborted);  // the group cannot meet again
+  // The group cannot meet again; and no rank meets outside run().
+  CHECK_THROWS_AS(group.run([&](int r) { links[static_cast<std::size_t>(r)]->gather({1.0}); }), RankAborted);
+  CHECK_THROWS_AS(links[0]->gather({1.0}), std::logic_error);
 }
 
 #ifdef GPEN_HAVE_NCCL
