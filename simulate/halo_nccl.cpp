@@ -86,6 +86,11 @@ void NcclRankLinks::attach(const std::vector<std::vector<const DeviceBuffer*>>& 
   }
   states_ = states;
   stream_ = stream;
+  // NCCL connects ranks on a kind of operation's first use: the all-reduce
+  // and all-gather here, at setup, not in a run's first steps (the
+  // exchange's send and receive connect at the first boundary fill).
+  all_ranks_max(values_.get(), 1, Dtype::Float64, comm_, stream_);
+  gather({0.0});
 }
 
 void NcclRankLinks::exchange_axis(int axis, int state, CUstream stream) {
