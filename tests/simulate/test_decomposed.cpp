@@ -11,6 +11,8 @@
 #include "gpen/generator/error.hpp"
 #include "gpen/simulate/decomposed_cpu_backend.hpp"
 #include "gpen/simulate/npy.hpp"
+#include "gpen/simulate/rank_links.hpp"
+#include "gpen/generator/associative_op.hpp"
 #include "gpen/simulate/simulation.hpp"
 #include "halo_support.hpp"
 #include "program_support.hpp"
@@ -103,4 +105,64 @@ TEST_CASE("a decomposed snapshot: every rank's part written in place makes the w
     const std::vector<std::vector<double>> mine = initial_values(p, &d.subdomain(r));
     for (std::size_t f = 0; f < all.size(); ++f) CHECK(test::differing_values(mine[f], interior_part(all[f], p.size, d.subdomain(r))) == 0);
   }
+}
+
+namespace {
+// Links whose gather hands back every rank's values, given up front: what
+// rank_links.hpp's folds see from a run of several ranks.
+struct GatheredLinks : RankLinks {
+  Decomposition d;
+  int me;
+  std::vector<std::vector<double>> others;  // per rank; `me`'s is what gather() is given
+  GatheredLinks(Decomposition dec, int rank, std::vector<std::vector<double>> values) : d(std::move(dec)), me(rank), others(std::move(values)) {}
+  const Decomposition& decomposition() const override { return d; }
+  int rank() const override { return me; }
+  void attach(const std::vector<std::vector<const DeviceBuffer*>>&, CUstream) override {}
+  void exchange_axis(int, int, CUstream) override {}
+  void max_in_place(CUdeviceptr, std::size_t, Dtype, CUstream) override {}
+  std::vector<double> gather(const std::vector<double>& mine) override {
+    std::vector<double> all;
+    for (int r = 0; r < d.count(); ++r) {
+      const std::vector<double>& v = r == me ? mine : others[static_cast<std::size_t>(r)];
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    return all;
+  }
+};
+}  // namespace
+
+TEST_CASE("over ranks: a reduction's results fold by its own operation, maxima are told apart, the first non-finite value is the whole grid's first") {
+  const AssociativeOp max = named_op("max", Dtype::Float64, "/x"), sum = named_op("sum", Dtype::Float64, "/y"), min = named_op("min", Dtype::Float64, "/z");
+  CHECK(acts_as_max(max));
+  CHECK(!acts_as_max(sum));
+  CHECK(!acts_as_max(min));
+  const std::vector<std::vector<double>> per_rank = per_rank_values({1, 10, -1, 3, 20, -5, 2, 30, 7}, 3);
+  REQUIRE(per_rank.size() == 3);
+  CHECK(per_rank[1] == std::vector<double>{3, 20, -5});
+  CHECK(fold_over_ranks({&max, &sum, &min}, per_rank) == std::vector<double>{3, 60, -5});
+
+  // Ranks 1 and 2 of a 3x1x1 split of 9x4x2 hold non-finite values; rank 2's is earlier in z, y, x order.
+  const Decomposition d({9, 4, 2}, 3, RankGrid{{3, 1, 1}});
+  const std::vector<double> none(6, 0);
+  const std::vector<double> at_rank2{1, 0, 6 + 1, 2, 0, -1.0};  // field 0, global (7, 2, 0)
+  GatheredLinks links(d, 1, {none, none, at_rank2});
+  const NonFinite mine{0, {1, 3, 0}, std::nan("")};  // rank 1's local (1, 3, 0): global (4, 3, 0)
+  const std::optional<NonFinite> first = first_over_ranks(mine, d.subdomain(1), links);
+  REQUIRE(first.has_value());
+  CHECK(first->at == std::array<long long, 3>{7, 2, 0});
+  CHECK(first->value == -1.0);
+  // A field earlier in the program's order comes first, wherever it is.
+  const NonFinite earlier{0, {0, 0, 1}, 5.0};
+  GatheredLinks other(d, 1, {none, none, {1, 1, 0, 0, 0, 2.0}});
+  CHECK(first_over_ranks(earlier, d.subdomain(1), other)->at == std::array<long long, 3>{3, 0, 1});
+  GatheredLinks nothing(d, 0, {none, none, none});
+  CHECK(!first_over_ranks(std::nullopt, d.subdomain(0), nothing).has_value());
+  // Faces: exchanged inside the grid and across a periodic edge, not at a wall.
+  const ProgramField walls = test::halo_field(3, {{{BoundaryKind::Symmetric, BoundaryKind::Symmetric}, {BoundaryKind::Periodic, BoundaryKind::Periodic},
+                                                   {BoundaryKind::Periodic, BoundaryKind::Periodic}}});
+  const ProgramField periodic = test::periodic_but_z(3, BoundaryKind::Periodic);
+  CHECK(!exchanged_face(walls, d, 0, 0, 0));
+  CHECK(exchanged_face(walls, d, 0, 0, 1));
+  CHECK(exchanged_face(periodic, d, 0, 0, 0));
+  CHECK(!exchanged_face(periodic, d, 0, 1, 0));  // y is not split: its fill wraps it
 }
