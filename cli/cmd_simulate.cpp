@@ -60,6 +60,16 @@ int launched_ranks() {
   return 1;
 }
 
+// The processes of the run (mpirun's), where MPI is built in.
+int mpi_processes(const MpiRanks& mpi) {
+#ifdef GPEN_HAVE_MPI
+  return mpi.size();
+#else
+  (void)mpi;
+  return 1;
+#endif
+}
+
 int simulate(const SimulateOptions& o) {
   if (launched_ranks() > 1) {
 #ifndef GPEN_HAVE_MPI
@@ -227,6 +237,8 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
                     {"dtype", p.dtype == Dtype::Float32 ? "float32" : "float64"},
                     {"size", std::vector<long long>(p.size.begin(), p.size.begin() + p.dims)},
                     {"device", s.backend().name()},
+                    {"ranks", std::vector<int>(ranks.ranks.begin(), ranks.ranks.begin() + p.dims)},
+                    {"processes", mpi ? mpi_processes(*mpi) : 1},
                     {"integrator", to_string(p.integrator)},
                     {"step", s.step()},
                     {"time", s.time()},

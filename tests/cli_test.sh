@@ -180,6 +180,7 @@ expect 3 'no GPU for gpen simulate .*--device cpu runs' -- $gpen simulate $specs
 # Subdomains (issue 30): the CPU reference split 2x2x1 writes the undecomposed run's snapshots bit for bit.
 expect 0 'last snapshot: .*/snap_000000010' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/whole
 expect 0 'on 2x2x1 subdomains' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/split --ranks 2x2
+expect_json 0 'd["ranks"] == [2, 2, 1] and d["processes"] == 1 and "subdomains" in d["device"]' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 2 --no-output --ranks 2x2 --json
 for f in $tmp/whole/snap_000000010/*.npy; do
   if cmp -s "$f" "$tmp/split/snap_000000010/$(basename "$f")"; then echo "ok: $(basename "$f") split 2x2x1 = whole"
   else echo "FAIL: $(basename "$f") of the run split 2x2x1 differs from the whole run's"; fail=1; fi
