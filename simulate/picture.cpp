@@ -72,23 +72,45 @@ void text(Image& img, int x, int y, const std::string& s, int scale) {
 
 }  // namespace
 
-Image render_slice(const Program& p, const std::vector<double>& interior, const Picture& pic) {
-  // The slice's two axes (u horizontal, v upward) and the cut.
+namespace {
+// The slice's two axes (u horizontal, v upward) and the axis it cuts.
+struct SliceAxes {
   int u = 0, v = 1, cut = 2;
+};
+SliceAxes slice_axes(const Program& p, const Picture& pic) {
+  SliceAxes s;
   if (p.dims == 3) {
-    cut = pic.axis;
-    u = cut == 0 ? 1 : 0;
-    v = cut == 2 ? 1 : 2;
+    s.cut = pic.axis;
+    s.u = s.cut == 0 ? 1 : 0;
+    s.v = s.cut == 2 ? 1 : 2;
   }
-  const long long nu = p.size[u], nv = p.dims >= 2 ? p.size[v] : 1;
-  const long long at = p.dims == 3 ? std::llround(pic.at * static_cast<double>(p.size[cut] - 1)) : 0;
-  auto value = [&](long long a, long long b) {
-    std::array<long long, 3> c{0, 0, 0};
-    c[u] = a;
-    if (p.dims >= 2) c[v] = b;
-    if (p.dims == 3) c[cut] = at;
-    return interior[static_cast<std::size_t>(c[0] + p.size[0] * (c[1] + p.size[1] * c[2]))];
-  };
+  return s;
+}
+}  // namespace
+
+Subdomain slice_part(const Program& p, const Picture& pic) {
+  Subdomain s;
+  s.extent = p.size;
+  if (p.dims == 3) {
+    const int cut = slice_axes(p, pic).cut;
+    s.offset[static_cast<std::size_t>(cut)] = std::llround(pic.at * static_cast<double>(p.size[static_cast<std::size_t>(cut)] - 1));
+    s.extent[static_cast<std::size_t>(cut)] = 1;
+  }
+  return s;
+}
+
+Image render_slice(const Program& p, const std::vector<double>& interior, const Picture& pic) {
+  return render_plane(p, interior_part(interior, p.size, slice_part(p, pic)), pic);
+}
+
+Image render_plane(const Program& p, const std::vector<double>& plane, const Picture& pic) {
+  const SliceAxes axes = slice_axes(p, pic);
+  const int u = axes.u, v = axes.v;
+  const long long nu = p.size[static_cast<std::size_t>(u)], nv = p.dims >= 2 ? p.size[static_cast<std::size_t>(v)] : 1;
+  if (static_cast<long long>(plane.size()) != nu * nv)
+    throw std::invalid_argument(fmt::format("render_plane: {} values for a slice of {}x{}", plane.size(), nu, nv));
+  // The plane is slice_part's values, x fastest: u's index first.
+  auto value = [&](long long a, long long b) { return plane[static_cast<std::size_t>(a + nu * b)]; };
   double lo = INFINITY, hi = -INFINITY;
   for (long long b = 0; b < nv; ++b)
     for (long long a = 0; a < nu; ++a) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpen/simulate/decomposition.hpp"
 #include "gpen/simulate/program.hpp"
 
 namespace gpen::sim {
@@ -19,6 +20,12 @@ struct Image {
 // across pic.axis at pic.at of the box (3-D), the whole plane (2-D) or the
 // line (1-D); the first remaining axis horizontal, the second upward.
 Image render_slice(const Program& p, const std::vector<double>& interior, const Picture& pic);
+// The points of that slice as a part of the grid (one point thick across
+// the cut), and its picture from the part's values alone (x fastest):
+// what a rank of a run over several processes reads back from a snapshot's
+// file, which holds the whole grid.
+Subdomain slice_part(const Program& p, const Picture& pic);
+Image render_plane(const Program& p, const std::vector<double>& plane, const Picture& pic);
 
 // Whether this gpen can write PNG files (built with libpng).
 bool png_available();

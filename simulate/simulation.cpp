@@ -146,11 +146,11 @@ void Simulation::write_snapshot(const std::string& dir) const {
   j["layout"] = "each field's interior, C order (z, y, x): numpy.load gives a[k, j, i]";
   if (const auto& pic = p_.snapshots.picture) {
     const std::string name = fmt::format("{}_{}.png", p_.fields[pic->field].name, p_.dims == 3 ? "xyz"[pic->axis] : 'z');
-    if (links_) {
-      j["picture"] = nullptr;
-      j["picture_missing"] = "a run over several processes draws no pictures (each holds a part of the grid)";
-    } else if (png_available()) {
-      write_png(dir + "/" + name, render_slice(p_, v[static_cast<std::size_t>(pic->field)], *pic));
+    if (png_available()) {
+      const auto field = static_cast<std::size_t>(pic->field);
+      // A rank of several holds a part: its slice comes back from the field's file, whole by now.
+      write_png(dir + "/" + name, links_ ? render_plane(p_, read_npy_part(dir + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic)
+                                         : render_slice(p_, v[field], *pic));
       j["picture"] = name;
     } else {
       j["picture"] = nullptr;

@@ -11,6 +11,7 @@
 #include "gpen/generator/error.hpp"
 #include "gpen/simulate/decomposed_cpu_backend.hpp"
 #include "gpen/simulate/npy.hpp"
+#include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/rank_links.hpp"
 #include "gpen/generator/associative_op.hpp"
 #include "gpen/simulate/simulation.hpp"
@@ -165,4 +166,27 @@ TEST_CASE("over ranks: a reduction's results fold by its own operation, maxima a
   CHECK(exchanged_face(walls, d, 0, 0, 1));
   CHECK(exchanged_face(periodic, d, 0, 0, 0));
   CHECK(!exchanged_face(periodic, d, 0, 1, 0));  // y is not split: its fill wraps it
+}
+
+TEST_CASE("a snapshot's picture from its slice read back from the field's file is the picture of the whole field, every cut, 1-, 2- and 3-D") {
+  test::TempDir dir;
+  for (const auto& [name, size] : {std::pair{"sound_wave3d", std::array<long long, 3>{17, 13, 11}}, std::pair{"wave2d_sbp", std::array<long long, 3>{19, 15, 1}}}) {
+    const Program p = test::program_of(test::shipped_program(name), size);
+    const std::vector<double> field = initial_values(p).at(0);
+    const std::string file = dir.path + "/f.npy";
+    write_npy(file, p.dtype, p.c_order_shape(), field);
+    for (int axis = 0; axis < 3; ++axis)
+      for (double at : {0.0, 0.37, 1.0}) {
+        CAPTURE(std::string(name));
+        CAPTURE(axis);
+        CAPTURE(at);
+        const Picture pic{0, axis, at, ""};
+        const Image whole = render_slice(p, field, pic), from_file = render_plane(p, read_npy_part(file, p.size, slice_part(p, pic)), pic);
+        CHECK(from_file.width == whole.width);
+        CHECK(from_file.height == whole.height);
+        CHECK(from_file.rgb == whole.rgb);
+      }
+  }
+  const Program line = test::program_of(test::shipped_program("sound_wave3d"), std::array<long long, 3>{17, 13, 11});
+  CHECK_THROWS_AS(render_plane(line, {1.0, 2.0}, Picture{0, 2, 0.5, ""}), std::invalid_argument);
 }
