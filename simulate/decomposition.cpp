@@ -102,9 +102,9 @@ Decomposition decompose(const Program& program, RankGrid grid) {
     if (r.use.spec.kind == "sbp")
       for (int ax = 0; ax < program.dims; ++ax)
         if (grid.ranks[static_cast<std::size_t>(ax)] > 1)
-          throw UsageError(fmt::format("--ranks: right-hand side '{}' is of kind \"sbp\", whose operators close the boundaries themselves: its "
+          throw UsageError(fmt::format("--ranks: right-hand side '{}'{} is of kind \"sbp\", whose operators close the boundaries themselves: its "
                                        "axes cannot be split (ranks along {}: {}; give 1)",
-                                       r.use.spec.name, kAxis[ax], grid.ranks[static_cast<std::size_t>(ax)]));
+                                       r.use.spec.name, declared_at(program, r.use.pointer), kAxis[ax], grid.ranks[static_cast<std::size_t>(ax)]));
   for (int ax = 0; ax < program.dims; ++ax) {
     const auto a = static_cast<std::size_t>(ax);
     const int p = grid.ranks[a];

@@ -65,6 +65,7 @@ TEST_CASE("a program on subdomains: what cannot be split is refused, naming why"
     why = e.what();
   }
   CHECK(why.find("of kind \"sbp\"") != std::string::npos);
+  CHECK(why.find("/rhs/1, line 20, column 5)") != std::string::npos);  // where the program names it
   const Program heat = test::program_of(test::shipped_program("heat_walls3d"), std::array<long long, 3>{17, 13, 11});
   why.clear();
   try {
