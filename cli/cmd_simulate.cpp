@@ -72,14 +72,7 @@ int mpi_processes(const MpiRanks& mpi) {
 
 int simulate(const SimulateOptions& o) {
   if (launched_ranks() > 1) {
-#ifndef GPEN_HAVE_MPI
-    throw UsageError(fmt::format("started as one of {} processes (mpirun), but this gpen was built without MPI or nccl.h: each would run the whole "
-                                 "program alone. Build with libopenmpi-dev and NCCL, or run one process",
-                                 launched_ranks()));
-#endif
-  }
 #ifdef GPEN_HAVE_MPI
-  if (launched_ranks() > 1) {
     // Every rank runs to the end or none does: a failure anywhere aborts them all.
     MpiRanks mpi;
     try {
@@ -91,8 +84,12 @@ int simulate(const SimulateOptions& o) {
     } catch (const std::exception& e) {
       mpi.abort(e.what(), kExitInvalid);
     }
-  }
+#else
+    throw UsageError(fmt::format("started as one of {} processes (mpirun), but this gpen was built without MPI or nccl.h: each would run the whole "
+                                 "program alone. Build with libopenmpi-dev and NCCL, or run one process",
+                                 launched_ranks()));
 #endif
+  }
   return simulate_here(o, nullptr);
 }
 

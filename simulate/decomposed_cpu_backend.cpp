@@ -55,10 +55,9 @@ void DecomposedCpuBackend::step(double dt) {
 
 double DecomposedCpuBackend::max_speed() {
   // The speed is the reduction's first result alone: fold that one.
-  const AssociativeOp& op = *p_.time_step.speed->use.spec.outputs.at(0).op;
-  double x = op.identity;
-  for (auto& r : ranks_) x = apply_op(op, x, r->max_speed());
-  return x;
+  std::vector<std::vector<double>> per_rank;
+  for (auto& r : ranks_) per_rank.push_back({r->max_speed()});
+  return fold_over_ranks({p_.time_step.speed->use.spec.outputs.at(0).op.get()}, per_rank).at(0);
 }
 
 std::vector<double> DecomposedCpuBackend::diagnostics() {

@@ -87,15 +87,17 @@ void create_npy(const std::string& path, Dtype dtype, const std::vector<long lon
 
 namespace {
 
-// Where the values of a file of the whole grid of `size` points begin (the
-// header checked: `dtype` where given, as many values as the grid's).
-std::streamoff data_of(const std::string& path, const std::array<long long, 3>& size, std::optional<Dtype> dtype) {
+// Where the values of a file of the whole grid of `size` points begin, and
+// their dtype (the header checked: `dtype` where given, as many values as
+// the grid's).
+std::pair<std::streamoff, Dtype> data_of(const std::string& path, const std::array<long long, 3>& size, std::optional<Dtype> dtype) {
   const NpyArray a = read_npy(path, true);  // its header, and a length that fits it
   if ((dtype && a.dtype != *dtype) || count_of(a.shape) != size[0] * size[1] * size[2])
     throw std::runtime_error(fmt::format("{}: not the file of this grid's field ({} values{})", path, size[0] * size[1] * size[2],
                                          dtype ? " of " + std::string(to_string(*dtype)) : std::string()));
-  return static_cast<std::streamoff>(std::filesystem::file_size(path)) -
-         static_cast<std::streamoff>(size[0] * size[1] * size[2]) * static_cast<std::streamoff>(size_of(a.dtype));
+  return {static_cast<std::streamoff>(std::filesystem::file_size(path)) -
+              static_cast<std::streamoff>(size[0] * size[1] * size[2]) * static_cast<std::streamoff>(size_of(a.dtype)),
+          a.dtype};
 }
 
 // Calls row(offset of the row's first value, its index in the part) for
@@ -113,7 +115,7 @@ void for_part_rows(const std::array<long long, 3>& size, const Subdomain& s, F&&
 void write_npy_part(const std::string& path, Dtype dtype, const std::array<long long, 3>& size, const Subdomain& s, const std::vector<double>& values) {
   if (static_cast<long long>(values.size()) != s.extent[0] * s.extent[1] * s.extent[2])
     throw std::invalid_argument(fmt::format("write_npy_part {}: {} values for a part of {}x{}x{}", path, values.size(), s.extent[0], s.extent[1], s.extent[2]));
-  const std::streamoff data = data_of(path, size, dtype);
+  const std::streamoff data = data_of(path, size, dtype).first;
   std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", path));
   for_part_rows(size, s, [&](long long first, std::size_t at) {
@@ -124,8 +126,7 @@ void write_npy_part(const std::string& path, Dtype dtype, const std::array<long 
 }
 
 std::vector<double> read_npy_part(const std::string& path, const std::array<long long, 3>& size, const Subdomain& s) {
-  const std::streamoff data = data_of(path, size, std::nullopt);
-  const Dtype dtype = read_npy(path, true).dtype;
+  const auto [data, dtype] = data_of(path, size, std::nullopt);
   std::ifstream in(path, std::ios::binary);
   std::vector<double> out(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
   std::vector<float> row(static_cast<std::size_t>(s.extent[0]));
