@@ -81,6 +81,17 @@ void HaloFaces::unpack(int axis, const HaloCopier& copier, const DeviceBuffer& p
     if (fc.peer >= 0) copier.unpack(part, fc.receive, fc.received.get(), stream);
 }
 
+void HaloFaces::copy_from_peers(int axis, const std::function<const HaloFaces&(int rank)>& faces_of, Dtype dtype, CUstream stream) const {
+  for (int side = 0; side < 2; ++side) {
+    const Face& fc = face[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
+    if (fc.peer < 0) continue;
+    // My lower ghosts are the lower neighbour's upper slab, and back.
+    const Face& src = faces_of(fc.peer).face[static_cast<std::size_t>(axis)][static_cast<std::size_t>(1 - side)];
+    GPEN_CU(cuMemcpyDtoDAsync(fc.received.get(), src.sent.get(), static_cast<std::size_t>(fc.receive.points()) * size_of(dtype), stream),
+            "copying a ghost-zone slab from a neighbour");
+  }
+}
+
 void check_halo_part(const ProgramField& f, const Decomposition& d, int rank, const DeviceBuffer* b, Dtype dtype) {
   if (!b || b->dims() != d.dims() || b->shape() != d.subdomain(rank).extent || b->ghost() != f.ghost || b->dtype() != dtype)
     throw BindingError(fmt::format("ghost-zone exchange of field '{}': rank {}'s array must be {} {}-D, {} points, ghost {}", f.name, rank, to_string(dtype),
@@ -98,17 +109,10 @@ LocalHaloExchange::LocalHaloExchange(const ProgramField& f, const Decomposition&
 }
 
 void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
-  const std::size_t real = size_of(parts_[0]->dtype());
   for (int r = 0; r < d_.count(); ++r) faces_[static_cast<std::size_t>(r)].pack(ax, copier_, *parts_[static_cast<std::size_t>(r)], stream);
   for (int r = 0; r < d_.count(); ++r) {
-    for (int side = 0; side < 2; ++side) {
-      const HaloFaces::Face& fc = faces_[static_cast<std::size_t>(r)].face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(side)];
-      if (fc.peer < 0) continue;
-      // My lower ghosts are the lower neighbour's upper slab, and back.
-      const HaloFaces::Face& src = faces_[static_cast<std::size_t>(fc.peer)].face[static_cast<std::size_t>(ax)][static_cast<std::size_t>(1 - side)];
-      GPEN_CU(cuMemcpyDtoDAsync(fc.received.get(), src.sent.get(), static_cast<std::size_t>(fc.receive.points()) * real, stream),
-              "copying a ghost-zone slab between subdomains");
-    }
+    faces_[static_cast<std::size_t>(r)].copy_from_peers(ax, [&](int peer) -> const HaloFaces& { return faces_[static_cast<std::size_t>(peer)]; },
+                                                         parts_[0]->dtype(), stream);
     faces_[static_cast<std::size_t>(r)].unpack(ax, copier_, *parts_[static_cast<std::size_t>(r)], stream);
   }
 }

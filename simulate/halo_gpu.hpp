@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "gpen/families/common/device_buffer.hpp"
@@ -52,6 +53,10 @@ struct HaloFaces {
   // The slabs of `axis` that have a peer: packed from `part`, or unpacked into it.
   void pack(int axis, const HaloCopier& copier, const DeviceBuffer& part, CUstream stream) const;
   void unpack(int axis, const HaloCopier& copier, const DeviceBuffer& part, CUstream stream) const;
+  // The received buffers of `axis` filled by device copies of what each
+  // peer packed for this rank (faces_of(rank): that rank's faces of the
+  // same field, on this GPU): the transports of one process.
+  void copy_from_peers(int axis, const std::function<const HaloFaces&(int rank)>& faces_of, Dtype dtype, CUstream stream) const;
 };
 
 // BindingError unless `b` is rank `rank`'s array of f: d's subdomain's

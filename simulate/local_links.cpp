@@ -44,18 +44,11 @@ class LocalRanks::Links : public RankLinks {
     if (state < 0 || static_cast<std::size_t>(state) >= me.states.size())
       throw std::logic_error(fmt::format("rank {}: an exchange of state {}, {} attached", rank_, state, me.states.size()));
     const auto& arrays = me.states[static_cast<std::size_t>(state)];
-    const std::size_t real = size_of(g_.p_.dtype);
     for (std::size_t f = 0; f < arrays.size(); ++f) me.faces[f].pack(axis, g_.copier_, *arrays[f], stream);
     g_.meet(rank_, stream);
     for (std::size_t f = 0; f < arrays.size(); ++f) {
-      for (int side = 0; side < 2; ++side) {
-        const HaloFaces::Face& fc = me.faces[f].face[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)];
-        if (fc.peer < 0) continue;
-        // My lower ghosts are the lower neighbour's upper slab, and back.
-        const HaloFaces::Face& src = g_.ranks_[static_cast<std::size_t>(fc.peer)]->faces[f].face[static_cast<std::size_t>(axis)][static_cast<std::size_t>(1 - side)];
-        GPEN_CU(cuMemcpyDtoDAsync(fc.received.get(), src.sent.get(), static_cast<std::size_t>(fc.receive.points()) * real, stream),
-                "copying a ghost-zone slab from a neighbour");
-      }
+      me.faces[f].copy_from_peers(axis, [&](int peer) -> const HaloFaces& { return g_.ranks_[static_cast<std::size_t>(peer)]->faces[f]; }, g_.p_.dtype,
+                                  stream);
       me.faces[f].unpack(axis, g_.copier_, *arrays[f], stream);
     }
     g_.meet(rank_, stream);  // before any rank packs over what a neighbour copies
