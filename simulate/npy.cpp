@@ -126,7 +126,9 @@ void write_npy_part(const std::string& path, Dtype dtype, const std::array<long 
 }
 
 std::vector<double> read_npy_part(const std::string& path, const std::array<long long, 3>& size, const Subdomain& s) {
-  const auto [data, dtype] = data_of(path, size, std::nullopt);
+  const std::pair<std::streamoff, Dtype> found = data_of(path, size, std::nullopt);
+  const std::streamoff data = found.first;  // not structured bindings: C++17 lambdas cannot capture those
+  const Dtype dtype = found.second;
   std::ifstream in(path, std::ios::binary);
   std::vector<double> out(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
   std::vector<float> row(static_cast<std::size_t>(s.extent[0]));
