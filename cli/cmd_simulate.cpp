@@ -37,7 +37,7 @@ struct SimulateOptions {
   long long steps = -1;
   double until = -1;
   int parts = 0;
-  bool no_output = false, json = false;
+  bool no_output = false, json = false, no_overlap = false;
 };
 
 std::string stop_words(const sim::RunResult& r) {
@@ -111,6 +111,8 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   go.periodic_ghosts = o.periodic_ghosts == "stores"  ? sim::GpuOptions::PeriodicGhosts::Stores
                        : o.periodic_ghosts == "fills" ? sim::GpuOptions::PeriodicGhosts::Fills
                                                       : sim::GpuOptions::PeriodicGhosts::Measured;
+  go.overlap = !o.no_overlap;
+  bool overlapped = false;  // the stages overlap their exchanges
   std::shared_ptr<sim::RankLinks> links;  // this rank's, under mpirun
   sim::GpuBackend* timed = nullptr;         // --parts: the loop of this process
   bool speaks = true;                      // the process that reports (rank 0 of several)
@@ -127,6 +129,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
     go.links = links;
     auto gpu = std::make_unique<sim::GpuBackend>(p, mpi->context(), go);
     timed = gpu.get();
+    overlapped = gpu->overlapped();
     for (const std::string& c : gpu->periodic_ghost_choices()) fmt::print(stderr, "{}: {}\n", p.name, c);
     backend = std::move(gpu);
 #endif
@@ -153,8 +156,10 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
       first = timed = gpu.get();
       backend = std::move(gpu);
     }
+    overlapped = first->overlapped();
     for (const std::string& c : first->periodic_ghost_choices()) fmt::print(stderr, "{}: {}\n", p.name, c);
   }
+  if (overlapped) fmt::print(stderr, "{}: each stage computes its subdomains' shells and exchanges them while their cores run (--no-overlap: not)\n", p.name);
   sim::Simulation s(p, std::move(backend));
   if (links) s.set_rank(links);
 #ifdef GPEN_HAVE_MPI
@@ -236,6 +241,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
                     {"device", s.backend().name()},
                     {"ranks", std::vector<int>(ranks.ranks.begin(), ranks.ranks.begin() + p.dims)},
                     {"processes", mpi ? mpi_processes(*mpi) : 1},
+                    {"overlap", overlapped},
                     {"integrator", to_string(p.integrator)},
                     {"step", s.step()},
                     {"time", s.time()},
@@ -272,14 +278,19 @@ void add_simulate(CLI::App& app, Runner& run) {
   cmd->add_flag("--no-output", o->no_output, "Write nothing (no diagnostics.csv, no snapshots): for timing runs");
   cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
   cmd->add_option("--ranks", o->ranks,
-                  "PX[xPY[xPZ]]: the grid split into that many subdomains, their ghost zones exchanged; bitwise the undecomposed run. Under "
+                  "PX[xPY[xPZ]]: the grid split into that many subdomains, their ghost zones exchanged; bitwise the undecomposed run with the same "
+                  "--periodic-ghosts (fills, or stores with --no-overlap). Under "
                   "mpirun -np PX*PY*PZ: a process and a GPU a subdomain (NCCL); without: every subdomain on this process's GPU, a thread "
                   "each; with --device cpu: the CPU reference on each");
   cmd->add_option("--periodic-ghosts", o->periodic_ghosts,
-                  "measured (the default: per right-hand side, the faster way, timed at setup; a decomposed run: stores), stores (each "
+                  "measured (the default: per right-hand side, the faster way, timed at setup; a decomposed run: fills, or stores with "
+                  "--no-overlap), stores (each "
                   "stage's kernel stores its periodic images) or fills (launches after it). The ghosts are the same either way; the two "
                   "kernels may round the interior in other places, so runs compared bit for bit take the same")
       ->check(CLI::IsMember({"measured", "stores", "fills"}));
+  cmd->add_flag("--no-overlap", o->no_overlap,
+                "A decomposed run computes each stage whole, then exchanges its ghosts (by default a subdomain's shell goes first, on a "
+                "stream of high priority, and its exchange hides behind the core); --periodic-ghosts stores implies it");
   cmd->add_option("--parts", o->parts, "Before the run, time each part of a step (right-hand sides, fills, exchanges) repeated N times alone")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--device", o->device, "gpu (the default), or cpu: the CPU reference (double precision; for small grids and checks)")

@@ -15,6 +15,7 @@
 #include "halo_gpu.hpp"
 #include "integrator.hpp"
 #include "memory.hpp"
+#include "overlap_regions.hpp"
 #include "time_loop_args.hpp"
 
 namespace gpen::sim {
@@ -37,13 +38,8 @@ class PinnedBytes {
 // A view of `b`'s interior as an array with `ghost` (<= b's) ghost points:
 // the same memory, b's pitches, the first element moved inward.
 DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
-  const Pitch pitch = b.pitch();  // the caller's, or packed
   const long long d = b.ghost() - ghost;
-  long long offset = d;
-  if (b.dims() > 1) offset += d * pitch.row;
-  if (b.dims() > 2) offset += d * pitch.plane;
-  return DeviceBuffer::view(b.get() + static_cast<CUdeviceptr>(offset) * size_of(b.dtype()), b.dtype(), b.dims(), b.shape(), ghost,
-                            b.dims() == 1 ? Pitch{} : pitch);
+  return moved_view(b, {d, b.dims() > 1 ? d : 0, b.dims() > 2 ? d : 0}, b.shape(), ghost);
 }
 
 // The bytes from b's first element to one past its last, pitches included.
@@ -89,6 +85,13 @@ struct BoundKernel {
   std::string alpha, dt_beta;  // a fused update's params
   CUdeviceptr dt_beta_global = 0;  // where dt_beta is a device param: its global, which time_step writes
   int arrays = 0;              // the arrays the spec reads or writes whole
+  // With overlap: its launches on the subdomain's boxes, the shell's and
+  // the core's, each binding moved to the box (views).
+  struct BoxLaunch {
+    std::array<FieldBindings, 2> bindings;
+    bool shell = false;
+  };
+  std::vector<BoxLaunch> boxes;
 };
 
 }  // namespace
@@ -102,6 +105,12 @@ struct GpuBackend::State {
   const std::array<long long, 3> extent;
   unsigned split = 0;  // the axes split over several ranks
   std::vector<std::array<std::array<bool, 2>, 3>> exchanged;  // per field, [axis][side]: the links fill the face
+  // The stages overlap their exchanges (GpuOptions::overlap): the shell's
+  // kernels and the exchanges on shell_stream, the core's on the loop's.
+  bool overlapping = false;
+  OverlapRegions regions;
+  std::optional<Stream> shell_stream;
+  Event stage_begun, shell_done;
   const bool callers;  // the fields are the caller's arrays
   const bool device_dt;  // the time step computed on the device (steps_on_device)
   const Scheme& sc;
@@ -172,6 +181,19 @@ struct GpuBackend::State {
         for (int a = 0; a < 3; ++a)
           for (int side = 0; side < 2; ++side)
             exchanged[i][static_cast<std::size_t>(a)][static_cast<std::size_t>(side)] = exchanged_face(p.fields[i], dec, links->rank(), a, side);
+      overlapping = split != 0 && sc.two_n && o.overlap && o.periodic_ghosts != GpuOptions::PeriodicGhosts::Stores;
+      if (overlapping) {
+        // The shell: every face any field exchanges, as wide as the widest ghost.
+        std::array<std::array<bool, 2>, 3> any{};
+        int width = 0;
+        for (std::size_t i = 0; i < p.fields.size(); ++i) {
+          width = std::max(width, p.fields[i].ghost);
+          for (std::size_t a = 0; a < 3; ++a)
+            for (std::size_t side = 0; side < 2; ++side) any[a][side] = any[a][side] || exchanged[i][a][side];
+        }
+        regions = overlap_regions(extent, p.dims, any, width);
+        shell_stream.emplace(Stream::high_priority());
+      }
     }
     for (std::size_t i = 0; i < p.fields.size(); ++i) {
       const ProgramField& pf = p.fields[i];
@@ -348,13 +370,16 @@ struct GpuBackend::State {
     // exchange sends its slab's ghosts along the other axes too, which
     // are fresh where the stores made them and stale where fills come
     // after it. Timings differ from rank to rank: the stores, unmeasured.
+    // With overlap, a box's kernel, which cannot store images: fills.
     const bool same_everywhere = links && options.periodic_ghosts == Ghosts::Measured;
-    bool images = options.periodic_ghosts == Ghosts::Stores || same_everywhere;
+    bool images = !overlapping && (options.periodic_ghosts == Ghosts::Stores || same_everywhere);
     if (axes == 0 || options.periodic_ghosts != Ghosts::Measured || same_everywhere) {
       chosen = stages(images && axes != 0);
       if (axes)
         ghost_choices.push_back(fmt::format("{}: periodic ghosts {} ({})", r.use.spec.name, images ? "in the stores" : "by fills",
-                                            same_everywhere ? "on every rank of a decomposed grid" : "as asked"));
+                                            overlapping       ? "the stages overlap their exchanges"
+                                            : same_everywhere ? "on every rank of a decomposed grid"
+                                                              : "as asked"));
     } else {
       std::vector<BoundKernel> with = stages(true), without = stages(false);
       // Each launch timed alone, the least of kRounds with both ways
@@ -402,9 +427,27 @@ struct GpuBackend::State {
       ghost_choices.push_back(fmt::format("{}: periodic ghosts {}: {:.3f} ms a step in the stores, {:.3f} by fills", r.use.spec.name,
                                           images ? "in the stores" : "by fills", t_with, t_without));
     }
+    if (overlapping)
+      for (BoundKernel& b : chosen) cut_into_boxes(b);
     for (std::size_t st = 0; st < sc.stages.size(); ++st) stage_rhs[st].push_back(std::move(chosen[st]));
     if (images)
       for (std::size_t f : outs) stored[f] = image_axes(static_cast<int>(f));
+  }
+
+  // b's launches on the shell's boxes and the core's (overlap): each of its
+  // bindings, in either state, as the array the box is.
+  void cut_into_boxes(BoundKernel& b) {
+    for (const bool shell : {true, false})
+      for (const Box& box : shell ? regions.shell : regions.core) {
+        BoundKernel::BoxLaunch l;
+        l.shell = shell;
+        for (std::size_t q = 0; q < 2; ++q)
+          for (const auto& [name, array] : b.bindings[q]) {
+            b.views.push_back(moved_view(*array, box.lo, box.shape(), array->ghost()));
+            l.bindings[q][name] = &b.views.back();
+          }
+        b.boxes.push_back(std::move(l));
+      }
   }
 
   BoundKernel reduction(const KernelUse& u, const std::string& size) {
@@ -421,6 +464,12 @@ struct GpuBackend::State {
 
   void launch(const BoundKernel& b) const { b.kernel->launch(b.bindings[static_cast<std::size_t>(now)], b.params, stream.get()); }
 
+  // b's launches on the shell's boxes (shell) or the core's, in `s`.
+  void launch_boxes(const BoundKernel& b, bool shell, CUstream s) const {
+    for (const BoundKernel::BoxLaunch& l : b.boxes)
+      if (l.shell == shell) b.kernel->launch(l.bindings[static_cast<std::size_t>(now)], b.params, s);
+  }
+
   void launch(CUfunction fn, void** args) const {
     GPEN_CU(cuLaunchKernel(fn, static_cast<unsigned>(blocks), 1, 1, 256, 1, 1, 0, stream.get(), args, nullptr), "launching a time-loop kernel");
   }
@@ -431,11 +480,14 @@ struct GpuBackend::State {
   // stores are left out: fills along different axes commute, each covering the
   // others' ghosts, so the stores' periodic images may come first.
   // On a decomposed grid each axis's exchange follows its fill, before the
-  // next axis's fill reads its ghosts.
-  void fill_boundaries(bool after_stage = false) {
+  // next axis's fill reads its ghosts; where the stage overlapped them
+  // (`exchanged`), the exchanges came first, which gives the same ghosts:
+  // an exchanged slab's ghosts along a filled axis are stale, but the
+  // receiver's own fill of that axis covers the slab's rows after it.
+  void fill_boundaries(bool after_stage = false, bool exchanged = false) {
     for (int axis = 0; axis < p.dims; ++axis) {
       fill_axis(axis, filled(axis, after_stage));
-      if (split >> axis & 1u) links->exchange_axis(axis, now, stream.get());
+      if (!exchanged && split >> axis & 1u) links->exchange_axis(axis, now, stream.get());
     }
   }
 
@@ -497,11 +549,34 @@ struct GpuBackend::State {
       for (BoundKernel& r : stage_rhs[st]) {
         r.params[r.alpha] = sc.stages[st].alpha;
         r.params[r.dt_beta] = dt * sc.stages[st].beta;  // where it is no device param
-        launch(r);
       }
+      if (overlapping) {
+        overlapped_stage(st);
+        continue;
+      }
+      for (const BoundKernel& r : stage_rhs[st]) launch(r);
       now = 1 - now;
       fill_boundaries(true);
     }
+  }
+
+  // A stage with its exchanges hidden behind its core: on the shell's
+  // stream, once the loop's stream is here, the shell's boxes and then the
+  // exchanges of the state they write; the core's boxes on the loop's
+  // stream meanwhile (its stencils reach no ghost an exchange writes); the
+  // fills once both are done.
+  void overlapped_stage(std::size_t st) {
+    const CUstream shell = shell_stream->get();
+    stage_begun.record(stream.get());
+    stage_begun.make_wait(shell);
+    for (const BoundKernel& r : stage_rhs[st]) launch_boxes(r, true, shell);
+    for (const BoundKernel& r : stage_rhs[st]) launch_boxes(r, false, stream.get());
+    for (int axis = 0; axis < p.dims; ++axis)
+      if (split >> axis & 1u) links->exchange_axis(axis, 1 - now, shell);
+    shell_done.record(shell);
+    shell_done.make_wait(stream.get());
+    now = 1 - now;
+    fill_boundaries(true, true);
   }
 
   // Each result of `b` as a double, read back (the stream waits).
@@ -555,10 +630,14 @@ GpuBackend::GpuBackend(const Program& p, const Context& ctx, const GpuOptions& o
 }
 
 GpuBackend::~GpuBackend() {
-  if (s_) driver().cuStreamSynchronize(s_->stream.get());
+  if (!s_) return;
+  driver().cuStreamSynchronize(s_->stream.get());
+  if (s_->shell_stream) driver().cuStreamSynchronize(s_->shell_stream->get());
 }
 
 const std::vector<std::string>& GpuBackend::periodic_ghost_choices() const { return s_->ghost_choices; }
+
+bool GpuBackend::overlapped() const { return s_->overlapping; }
 
 std::string GpuBackend::name() const {
   if (!s_->links) return fmt::format("{} (GPU)", s_->ctx.info().name);

@@ -35,8 +35,9 @@ struct GpuOptions {
   // stores of the kernels that make the state, or fill launches after
   // them. Measured: per right-hand side, both timed at setup on the
   // loop's arrays, the faster kept (the ghosts are the same bits either way);
-  // on a decomposed grid (links) the stores, so that every rank fills them
-  // the same way (an exchange's slabs carry the other axes' ghosts).
+  // on a decomposed grid (links) the same on every rank (an exchange's slabs
+  // carry the other axes' ghosts): fills where the stages overlap their
+  // exchanges (`overlap`), else the stores.
   enum class PeriodicGhosts { Measured, Stores, Fills } periodic_ghosts = PeriodicGhosts::Measured;
   // A 2N loop with a CFL step: the time step computed on the device and
   // read there by the stages' kernels (Backend::steps_on_device), so that
@@ -52,6 +53,14 @@ struct GpuOptions {
   // order). set_fields and fields take and give the subdomain's interiors.
   // Null: the whole grid.
   std::shared_ptr<RankLinks> links;
+  // With links, a 2N loop: each stage computes its shell (the points within
+  // the widest ghost of every face the exchange fills; overlap_regions.hpp)
+  // first, on a stream of high priority, and exchanges it there while its
+  // core runs on the loop's stream; the loop's fills wait for both. A box's
+  // kernel cannot store periodic images, so the ghosts then come from
+  // fills, and PeriodicGhosts::Stores asked means no overlap. false: each
+  // stage whole, then its exchange.
+  bool overlap = true;
 };
 
 class GpuBackend : public Backend {
@@ -77,6 +86,8 @@ class GpuBackend : public Backend {
   // Per right-hand side of a 2N loop with periodic faces: where its fields'
   // periodic ghosts come from, and what both ways cost where they were measured.
   const std::vector<std::string>& periodic_ghost_choices() const;
+  // Whether the stages overlap their exchanges (GpuOptions::overlap, where it applies).
+  bool overlapped() const;
 
   // A step's launches a kind at a time, each repeated `repeat` times back to
   // back and timed with events: what a step's parts cost without the loop

@@ -73,6 +73,13 @@ std::size_t Context::free_memory() const {
 }
 
 Stream::Stream() { GPEN_CU(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING), "creating a stream"); }
+Stream Stream::high_priority() {
+  int least = 0, greatest = 0;
+  GPEN_CU(cuCtxGetStreamPriorityRange(&least, &greatest), "asking for the context's stream priorities");
+  CUstream s = nullptr;
+  GPEN_CU(cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, greatest), "creating a high-priority stream");
+  return Stream(s);
+}
 Stream::~Stream() {
   if (s_) driver().cuStreamDestroy(s_);
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # gpen simulate under mpirun (issue 30), a process and a GPU a subdomain:
-# the snapshots of every split equal the undecomposed run's byte for byte
+# the snapshots of every split equal the undecomposed run's byte for byte,
+# with the stages whole before their exchanges and overlapping them
 # (shipped programs: periodic, walled, mixed derivatives); more ranks than
 # GPUs and a split that does not match mpirun's processes are refused by
 # every rank. Needs a machine with GPUS GPUs, Open MPI and NCCL; CTest never
@@ -28,18 +29,23 @@ case $gpus in
   4) splits="2x2x1 1x2x2 4x1x1" ;;
   *) splits="${gpus}x1x1" ;;
 esac
+root=$tmp
+for ghosts in stores fills; do
 for prog in sound_wave3d heat_walls3d orszag_tang3d; do
-  # Each stage's kernel stores its periodic images, as a decomposed run's does: the same kernels.
-  args=("$specs/programs/$prog.json" --size 28x24x20 --periodic-ghosts stores)
+  # Both runs fill their periodic ghosts the same way, so that their kernels
+  # are the same: in the stores (a decomposed run then computes each stage
+  # whole before its exchange), or by fills (its stages overlap the exchanges).
+  args=("$specs/programs/$prog.json" --size 28x24x20 --periodic-ghosts "$ghosts")
+  tmp=$root/$ghosts; mkdir -p "$tmp"
   "$gpen" simulate "${args[@]}" --steps 12 --out "$tmp/$prog-whole" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: $prog whole"; fail=1; continue; }
   # Every subdomain on one GPU, a thread each: the same snapshots.
   "$gpen" simulate "${args[@]}" --steps 12 --ranks "$(echo $splits | cut -d' ' -f1)" --out "$tmp/$prog-threads" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
-  echo -n "$prog on one GPU, --ranks $(echo $splits | cut -d' ' -f1), a thread each: "
+  echo -n "[$ghosts] $prog on one GPU, --ranks $(echo $splits | cut -d' ' -f1), a thread each: "
   same_snapshots "$tmp/$prog-whole" "$tmp/$prog-threads" || fail=1
   for split in $splits; do
     np=$(( $(echo "$split" | tr x '*') ))
     if run "$np" "$gpen" simulate "${args[@]}" --steps 12 --ranks "$split" --out "$tmp/$prog-$split" >"$tmp/log" 2>&1; then
-      echo -n "$prog --ranks $split on $np GPUs: "
+      echo -n "[$ghosts] $prog --ranks $split on $np GPUs: "
       same_snapshots "$tmp/$prog-whole" "$tmp/$prog-$split" || fail=1
     else
       tail -20 "$tmp/log"; echo "FAIL: $prog --ranks $split"; fail=1
@@ -51,8 +57,22 @@ for prog in sound_wave3d heat_walls3d orszag_tang3d; do
   "$gpen" simulate "${args[@]}" --steps 6 --restart "$tmp/$prog-whole/snap_000000012" --out "$tmp/$prog-whole-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
   run "$np" "$gpen" simulate "${args[@]}" --steps 6 --ranks "$split" --restart "$tmp/$prog-whole/snap_000000012" --out "$tmp/$prog-on-$split" >"$tmp/log" 2>&1 ||
     { tail -20 "$tmp/log"; fail=1; }
-  echo -n "$prog restarted under mpirun --ranks $split: "
+  echo -n "[$ghosts] $prog restarted under mpirun --ranks $split: "
   same_snapshots "$tmp/$prog-whole-on" "$tmp/$prog-on-$split" || fail=1
+done
+done
+tmp=$root
+
+# The JSON of a run under mpirun: its processes, and whether its stages overlapped.
+for flag in "" --no-overlap; do
+  want=$([ -z "$flag" ] && echo True || echo False)
+  np=$(( $(echo "${splits%% *}" | tr x '*') ))
+  run "$np" "$gpen" simulate "$specs/programs/sound_wave3d.json" --size 28x24x20 --steps 2 --ranks "${splits%% *}" --no-output --json $flag >"$tmp/json" 2>"$tmp/log"
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['processes'] == $np and d['overlap'] == $want else 1)" "$tmp/json"; then
+    echo "ok: --json under mpirun ${flag:-(overlap)}: processes $np, overlap $want"
+  else
+    cat "$tmp/json" "$tmp/log" | tail -20; echo "FAIL: --json under mpirun $flag"; fail=1
+  fi
 done
 
 expect_refusal() {  # $1: words every rank's run must end with

@@ -5,6 +5,9 @@
 // both dtypes; the CFL speed bit for bit, diagnostic sums to rounding; the
 // time step on the device (its maximum over the ranks in stream order)
 // gives the same steps, times and fields; a failing rank stops the others.
+// With the stages overlapping their exchanges (each subdomain's shell, then
+// its exchange, on a stream of high priority beside its core), the fields
+// bit for bit the undecomposed run's with the ghosts by fills.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -32,12 +35,39 @@ Context& split_ctx() {
 
 }  // namespace
 
+namespace {
+
+// p's fields after 3 small steps (dt 1e-4: the comparison is of bits, not
+// of physics) from `init`, the host computing the time step, on the whole
+// grid with `ghosts`, or on `grid` (more than one rank) with `overlap`;
+// `overlapped`: whether the stages overlapped their exchanges.
+std::vector<std::vector<double>> three_steps(const sim::Program& p, const std::vector<std::vector<double>>& init, GpuOptions::PeriodicGhosts ghosts,
+                                             const RankGrid& grid = {}, bool overlap = false, bool* overlapped = nullptr) {
+  GpuOptions o;
+  o.device_time_step = false;
+  o.periodic_ghosts = ghosts;
+  o.overlap = overlap;
+  std::unique_ptr<Backend> b;
+  if (grid.count() == 1) {
+    b = std::make_unique<GpuBackend>(p, split_ctx(), o);
+  } else {
+    auto parts = std::make_unique<DecomposedGpuBackend>(p, grid, split_ctx(), o);
+    if (overlapped) *overlapped = parts->rank(0).overlapped();
+    b = std::move(parts);
+  }
+  b->set_fields(init);
+  for (int s = 0; s < 3; ++s) b->step(1e-4);
+  return b->fields();
+}
+
+}  // namespace
+
 TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run, every shipped 3-D program, 2 to 8 ranks") {
   struct Case {
     std::string program, integrator, dtype;
     GpuOptions::PeriodicGhosts ghosts = GpuOptions::PeriodicGhosts::Measured;  // a decomposed grid's: the stores
   };
-  int ran = 0;
+  int ran = 0, overlapped_runs = 0;
   for (const Case& c : {Case{"sound_wave3d", "rk3", "float64"}, Case{"sound_wave3d", "rk4", "float64"}, Case{"sound_wave3d", "euler", "float32"},
                         Case{"heat_walls3d", "rk3", "float64"}, Case{"orszag_tang3d", "rk3", "float32"}, Case{"alfven_wave3d", "rk3", "float64"},
                         Case{"orszag_tang3d", "rk3", "float64", GpuOptions::PeriodicGhosts::Fills}}) {
@@ -49,8 +79,9 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
     GpuOptions host_dt;
     host_dt.device_time_step = false;
     host_dt.periodic_ghosts = c.ghosts;
+    host_dt.overlap = false;
     // The undecomposed run with the kernels a decomposed one takes (its
-    // ghosts in the stores where measured): the same arithmetic.
+    // ghosts in the stores where measured, without overlap): the same arithmetic.
     GpuOptions as_split = host_dt;
     if (c.ghosts == GpuOptions::PeriodicGhosts::Measured) as_split.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;
     GpuBackend whole(p, split_ctx(), as_split);
@@ -58,6 +89,8 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
     const std::vector<std::vector<double>> filled = whole.fields();
     const double dt = 1e-4;  // a few small steps: the comparison is of bits, not of physics
     for (int s = 0; s < 3; ++s) whole.step(dt);
+    // With the overlap, the ghosts by fills: the whole run's with fills.
+    const std::vector<std::vector<double>> whole_fills = three_steps(p, init, GpuOptions::PeriodicGhosts::Fills);
     for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{1, 3, 1}}, RankGrid{{2, 2, 1}}, RankGrid{{3, 1, 2}}, RankGrid{{2, 2, 2}}}) {
       CAPTURE(c.program);
       CAPTURE(c.integrator);
@@ -66,6 +99,7 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
       CAPTURE(grid.ranks[1]);
       CAPTURE(grid.ranks[2]);
       DecomposedGpuBackend parts(p, grid, split_ctx(), host_dt);
+      CHECK(!parts.rank(0).overlapped());
       const std::size_t allocations = DeviceMemory::allocations();
       parts.set_fields(init);
       CHECK(test::field_differences(parts.fields(), filled) == 0);
@@ -78,9 +112,50 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
       for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= tolerance * std::max(1.0, std::abs(want[i])));
       CHECK(DeviceMemory::allocations() == allocations);  // nothing allocated once the ranks' loops were set up
       ++ran;
+      // The stages overlapping their exchanges (2N integrators), as measured or with fills asked.
+      bool overlapped = false;
+      const std::vector<std::vector<double>> with_overlap = three_steps(p, init, c.ghosts, grid, true, &overlapped);
+      CHECK(overlapped == (c.integrator != "rk4"));
+      if (overlapped) {
+        CHECK(test::field_differences(with_overlap, whole_fills) == 0);
+        ++overlapped_runs;
+      }
     }
   }
   CHECK(ran == 35);
+  CHECK(overlapped_runs == 30);
+}
+
+TEST_CASE("stages overlapping their exchanges: bitwise the whole run with fills, walls and mixed derivatives, thin and wide subdomains") {
+  // orszag_tang3d reads its neighbours' corners (mixed derivatives); here
+  // with value and symmetric walls, whose fills come after the exchanges.
+  const std::string walls = R"~("boundaries": [{"type": "value", "faces": ["x-"], "value": 0.25}, {"type": "symmetric", "faces": ["x+"]}, )~"
+                            R"~({"type": "value", "faces": ["z"], "value": -0.5}], "integrator": "rk3")~";
+  int ran = 0;
+  for (const std::string dtype : {"float64", "float32"})
+    for (const bool with_walls : {false, true}) {
+      std::string text = test::shipped_program("orszag_tang3d");
+      text = test::with(text, R"~("dtype": "float64")~", R"~("dtype": ")~" + dtype + "\"");
+      if (with_walls) text = test::with(text, R"~("integrator": "rk3")~", walls);
+      for (const std::array<long long, 3> size : {std::array<long long, 3>{64, 48, 40}, std::array<long long, 3>{17, 14, 13}}) {
+        const sim::Program p = test::program_of(text, size);
+        const std::vector<std::vector<double>> init = initial_values(p);
+        const std::vector<std::vector<double>> whole = three_steps(p, init, GpuOptions::PeriodicGhosts::Fills);
+        for (const RankGrid grid : {RankGrid{{4, 1, 1}}, RankGrid{{1, 2, 2}}, RankGrid{{2, 2, 2}}, RankGrid{{3, 1, 3}}}) {
+          CAPTURE(dtype);
+          CAPTURE(with_walls);
+          CAPTURE(size[0]);
+          CAPTURE(grid.ranks[0]);
+          CAPTURE(grid.ranks[1]);
+          CAPTURE(grid.ranks[2]);
+          bool overlapped = false;
+          CHECK(test::field_differences(three_steps(p, init, GpuOptions::PeriodicGhosts::Measured, grid, true, &overlapped), whole) == 0);
+          CHECK(overlapped);
+          ++ran;
+        }
+      }
+    }
+  CHECK(ran == 32);
 }
 
 TEST_CASE("a GPU loop on subdomains with the time step on the device: the same steps, times and fields as the undecomposed run") {
@@ -99,14 +174,22 @@ TEST_CASE("a GPU loop on subdomains with the time step on the device: the same s
   GpuOptions stores;
   stores.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;  // as the decomposed runs fill them
   const auto whole = run(std::make_unique<GpuBackend>(p, split_ctx(), stores));
-  for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{2, 2, 2}}}) {
-    CAPTURE(grid.ranks[1]);
-    const auto parts = run(std::make_unique<DecomposedGpuBackend>(p, grid, split_ctx()));
-    CHECK(std::get<0>(parts) == std::get<0>(whole));
-    CHECK(std::get<1>(parts) == std::get<1>(whole));
-    CHECK(test::field_differences(std::get<2>(parts), std::get<2>(whole)) == 0);
-    REQUIRE(std::get<3>(parts).size() == std::get<3>(whole).size());
-  }
+  GpuOptions fills;
+  fills.periodic_ghosts = GpuOptions::PeriodicGhosts::Fills;  // as the overlapped runs fill them
+  const auto whole_fills = run(std::make_unique<GpuBackend>(p, split_ctx(), fills));
+  GpuOptions no_overlap;
+  no_overlap.overlap = false;
+  for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{2, 2, 2}}})
+    for (const bool overlap : {false, true}) {
+      CAPTURE(grid.ranks[1]);
+      CAPTURE(overlap);
+      const auto& want = overlap ? whole_fills : whole;
+      const auto parts = run(std::make_unique<DecomposedGpuBackend>(p, grid, split_ctx(), overlap ? GpuOptions{} : no_overlap));
+      CHECK(std::get<0>(parts) == std::get<0>(want));
+      CHECK(std::get<1>(parts) == std::get<1>(want));
+      CHECK(test::field_differences(std::get<2>(parts), std::get<2>(want)) == 0);
+      REQUIRE(std::get<3>(parts).size() == std::get<3>(want).size());
+    }
 }
 
 TEST_CASE("local ranks: one rank's failure stops the others at their next meeting, and is what the caller sees") {

@@ -62,6 +62,10 @@ class Context {
 class Stream {
  public:
   Stream();
+  // A stream whose blocks the GPU schedules before those of streams made
+  // by Stream() (the context's greatest priority): work that others wait
+  // for, such as a subdomain's shell whose exchange hides behind its core.
+  static Stream high_priority();
   ~Stream();
   Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
   Stream(const Stream&) = delete;
@@ -69,6 +73,7 @@ class Stream {
   void synchronize() const;
 
  private:
+  explicit Stream(CUstream s) : s_(s) {}
   CUstream s_ = nullptr;
 };
 

@@ -1,0 +1,43 @@
+// A rank's subdomain cut in two for the overlap of issue 30: the shell,
+// the points within `width` of each face that a neighbour's exchange reads,
+// and the core, the rest. A stage computes the shell first (on a stream of
+// high priority), exchanges it there, and meanwhile computes the core: the
+// core's stencils reach no ghost that the exchange writes, since the
+// width is at least every field's ghost width.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "gpen/families/common/device_buffer.hpp"
+
+namespace gpen::sim {
+
+// The interior points lo <= p < hi, per axis (unused axes [0, 1)).
+struct Box {
+  std::array<long long, 3> lo{0, 0, 0}, hi{1, 1, 1};
+  std::array<long long, 3> shape() const { return {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}; }
+  long long points() const;
+};
+
+struct OverlapRegions {
+  std::vector<Box> shell;  // disjoint, none empty
+  std::vector<Box> core;   // none where the shell covers the subdomain, else one
+};
+
+// The shell and core of a subdomain of `extent` points whose faces
+// `exchanged[axis][side]` have a neighbour: along each such axis in turn a
+// slab of `width` points on each such face, over what the earlier axes'
+// slabs left; the core what remains. Slabs of a thin axis meet rather
+// than overlap. Together the boxes cover the subdomain once.
+OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims, const std::array<std::array<bool, 2>, 3>& exchanged, long long width);
+
+// The array `b` seen from `by` points further along each axis: its first
+// element moved by `by` (in b's pitches: rows and planes as they are), the
+// interior `shape` and ghost width `ghost`. Nothing is copied: a box of a
+// subdomain (by = the box's lo, its shape, b's ghost) is an array a kernel
+// launches on, its ghosts the points around the box; so is b with fewer
+// ghosts (by = b's ghost minus them on each axis b has).
+DeviceBuffer moved_view(const DeviceBuffer& b, const std::array<long long, 3>& by, const std::array<long long, 3>& shape, int ghost);
+
+}  // namespace gpen::sim
