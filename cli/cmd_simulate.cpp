@@ -283,14 +283,14 @@ void add_simulate(CLI::App& app, Runner& run) {
                   "mpirun -np PX*PY*PZ: a process and a GPU a subdomain (NCCL); without: every subdomain on this process's GPU, a thread "
                   "each; with --device cpu: the CPU reference on each");
   cmd->add_option("--periodic-ghosts", o->periodic_ghosts,
-                  "measured (the default: per right-hand side, the faster way, timed at setup; a decomposed run: fills, or stores with "
-                  "--no-overlap), stores (each "
+                  "measured (the default: per right-hand side, the faster way, timed at setup; a decomposed run: stores), stores (each "
                   "stage's kernel stores its periodic images) or fills (launches after it). The ghosts are the same either way; the two "
                   "kernels may round the interior in other places, so runs compared bit for bit take the same")
       ->check(CLI::IsMember({"measured", "stores", "fills"}));
   cmd->add_flag("--no-overlap", o->no_overlap,
                 "A decomposed run computes each stage whole, then exchanges its ghosts (by default a subdomain's shell goes first, on a "
-                "stream of high priority, and its exchange hides behind the core); --periodic-ghosts stores implies it");
+                "stream of high priority, and its exchange hides behind the core; its kernels then store no periodic ghosts along split "
+                "axes)");
   cmd->add_option("--parts", o->parts, "Before the run, time each part of a step (right-hand sides, fills, exchanges) repeated N times alone")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--device", o->device, "gpu (the default), or cpu: the CPU reference (double precision; for small grids and checks)")

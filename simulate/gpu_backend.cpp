@@ -108,6 +108,7 @@ struct GpuBackend::State {
   // The stages overlap their exchanges (GpuOptions::overlap): the shell's
   // kernels and the exchanges on shell_stream, the core's on the loop's.
   bool overlapping = false;
+  unsigned kernel_images = ~0u;  // the axes along which the stages' kernels may store periodic images
   OverlapRegions regions;
   std::optional<Stream> shell_stream;
   Event stage_begun, shell_done;
@@ -181,7 +182,7 @@ struct GpuBackend::State {
         for (int a = 0; a < 3; ++a)
           for (int side = 0; side < 2; ++side)
             exchanged[i][static_cast<std::size_t>(a)][static_cast<std::size_t>(side)] = exchanged_face(p.fields[i], dec, links->rank(), a, side);
-      overlapping = split != 0 && sc.two_n && o.overlap && o.periodic_ghosts != GpuOptions::PeriodicGhosts::Stores;
+      overlapping = split != 0 && sc.two_n && o.overlap;
       if (overlapping) {
         // The shell: every face any field exchanges, as wide as the widest ghost.
         std::array<std::array<bool, 2>, 3> any{};
@@ -195,6 +196,7 @@ struct GpuBackend::State {
         shell_stream.emplace(Stream::high_priority());
       }
     }
+    kernel_images = options.image_axes & (overlapping ? ~split : ~0u);
     for (std::size_t i = 0; i < p.fields.size(); ++i) {
       const ProgramField& pf = p.fields[i];
       if (callers) {
@@ -259,9 +261,10 @@ struct GpuBackend::State {
 
   int pairs() const { return sc.two_n ? 2 : 1; }
 
-  // The axes along which field f's stores fill its periodic ghosts: not
-  // those split over ranks, whose ghosts the exchange brings.
-  unsigned image_axes(int field) const { return periodic_image_axes(p, field) & ~split; }
+  // The axes along which field f's stores fill its periodic ghosts: those
+  // the kernels store images along, not those split over ranks, whose
+  // ghosts the exchange brings.
+  unsigned image_axes(int field) const { return periodic_image_axes(p, field) & kernel_images & ~split; }
 
   // Field f's condition at face (axis, side): none where the links fill it.
   Boundary face(std::size_t field, int axis, int side) const {
@@ -324,10 +327,11 @@ struct GpuBackend::State {
 
   // 2N: r's spec with `part` of a stage's update fused in (fused_update.hpp).
   BoundKernel fused(const RhsKernel& r, StagePart part, const std::string& size, bool images) {
-    // Along split axes too: the kernel is then the undecomposed run's, its
-    // arithmetic bit for bit (another kernel may round in other places);
-    // the exchange after the stage overwrites the images it stored there.
-    const FusedUpdate fu = fuse_update(r, p, part, {images ? ~0u : 0u, device_dt});
+    // Along split axes too, unless the stage overlaps its exchange: the
+    // kernel is then the undecomposed run's, its arithmetic bit for bit
+    // (another kernel may round in other places); the exchange after the
+    // stage overwrites the images it stored there.
+    const FusedUpdate fu = fuse_update(r, p, part, {images ? kernel_images : 0u, device_dt});
     BoundKernel b = bind(r.use, fu.spec, size, true);
     b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
     b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
@@ -356,7 +360,7 @@ struct GpuBackend::State {
     std::vector<std::size_t> outs;
     for (int f : r.output_field)
       if (f >= 0) {
-        axes |= periodic_image_axes(p, f);
+        axes |= periodic_image_axes(p, f) & kernel_images;
         outs.push_back(static_cast<std::size_t>(f));
       }
     auto stages = [&](bool images) {
@@ -370,16 +374,13 @@ struct GpuBackend::State {
     // exchange sends its slab's ghosts along the other axes too, which
     // are fresh where the stores made them and stale where fills come
     // after it. Timings differ from rank to rank: the stores, unmeasured.
-    // With overlap, a box's kernel, which cannot store images: fills.
     const bool same_everywhere = links && options.periodic_ghosts == Ghosts::Measured;
-    bool images = !overlapping && (options.periodic_ghosts == Ghosts::Stores || same_everywhere);
+    bool images = options.periodic_ghosts == Ghosts::Stores || same_everywhere;
     if (axes == 0 || options.periodic_ghosts != Ghosts::Measured || same_everywhere) {
       chosen = stages(images && axes != 0);
       if (axes)
         ghost_choices.push_back(fmt::format("{}: periodic ghosts {} ({})", r.use.spec.name, images ? "in the stores" : "by fills",
-                                            overlapping       ? "the stages overlap their exchanges"
-                                            : same_everywhere ? "on every rank of a decomposed grid"
-                                                              : "as asked"));
+                                            same_everywhere ? "on every rank of a decomposed grid" : "as asked"));
     } else {
       std::vector<BoundKernel> with = stages(true), without = stages(false);
       // Each launch timed alone, the least of kRounds with both ways

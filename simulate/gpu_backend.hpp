@@ -35,10 +35,15 @@ struct GpuOptions {
   // stores of the kernels that make the state, or fill launches after
   // them. Measured: per right-hand side, both timed at setup on the
   // loop's arrays, the faster kept (the ghosts are the same bits either way);
-  // on a decomposed grid (links) the same on every rank (an exchange's slabs
-  // carry the other axes' ghosts): fills where the stages overlap their
-  // exchanges (`overlap`), else the stores.
+  // on a decomposed grid (links) the stores, so that every rank fills them
+  // the same way (an exchange's slabs carry the other axes' ghosts).
   enum class PeriodicGhosts { Measured, Stores, Fills } periodic_ghosts = PeriodicGhosts::Measured;
+  // The axes (bit a: axis a) along which the stores may make periodic
+  // ghosts; fills make them along the others. A decomposed run whose stages
+  // overlap their exchanges leaves its split axes out as well (a box's
+  // images there would land in another box): a whole run given the same
+  // axes runs its kernels, bit for bit (comparisons).
+  unsigned image_axes = ~0u;
   // A 2N loop with a CFL step: the time step computed on the device and
   // read there by the stages' kernels (Backend::steps_on_device), so that
   // no step waits for the host. false: the host computes it from the
@@ -56,10 +61,10 @@ struct GpuOptions {
   // With links, a 2N loop: each stage computes its shell (the points within
   // the widest ghost of every face the exchange fills; overlap_regions.hpp)
   // first, on a stream of high priority, and exchanges it there while its
-  // core runs on the loop's stream; the loop's fills wait for both. A box's
-  // kernel cannot store periodic images, so the ghosts then come from
-  // fills, and PeriodicGhosts::Stores asked means no overlap. false: each
-  // stage whole, then its exchange.
+  // core runs on the loop's stream; the loop's fills wait for both. The
+  // boxes span the axes that are not split, and store periodic images
+  // along those alone (`image_axes`). false: each stage whole, then its
+  // exchange.
   bool overlap = true;
 };
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # gpen simulate under mpirun (issue 30), a process and a GPU a subdomain:
-# the snapshots of every split equal the undecomposed run's byte for byte,
+# the snapshots of every split equal byte for byte those of a run with the
+# same kernels (the undecomposed run's, or one GPU's with the same split),
 # with the stages whole before their exchanges and overlapping them
 # (shipped programs: periodic, walled, mixed derivatives); more ranks than
 # GPUs and a split that does not match mpirun's processes are refused by
@@ -30,36 +31,52 @@ case $gpus in
   *) splits="${gpus}x1x1" ;;
 esac
 root=$tmp
-for ghosts in stores fills; do
-for prog in sound_wave3d heat_walls3d orszag_tang3d; do
-  # Both runs fill their periodic ghosts the same way, so that their kernels
-  # are the same: in the stores (a decomposed run then computes each stage
-  # whole before its exchange), or by fills (its stages overlap the exchanges).
-  args=("$specs/programs/$prog.json" --size 28x24x20 --periodic-ghosts "$ghosts")
-  tmp=$root/$ghosts; mkdir -p "$tmp"
-  "$gpen" simulate "${args[@]}" --steps 12 --out "$tmp/$prog-whole" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: $prog whole"; fail=1; continue; }
-  # Every subdomain on one GPU, a thread each: the same snapshots.
-  "$gpen" simulate "${args[@]}" --steps 12 --ranks "$(echo $splits | cut -d' ' -f1)" --out "$tmp/$prog-threads" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
-  echo -n "[$ghosts] $prog on one GPU, --ranks $(echo $splits | cut -d' ' -f1), a thread each: "
-  same_snapshots "$tmp/$prog-whole" "$tmp/$prog-threads" || fail=1
-  for split in $splits; do
+# Three ways, each run compared with one that has the same kernels: the
+# periodic ghosts in the stores, each stage whole before its exchange
+# (--no-overlap): the whole run's kernels; by fills, the stages overlapping
+# their exchanges: the whole run with fills; in the stores, overlapping:
+# kernels that store no images along split axes, those of the same split
+# on one GPU (a thread a rank).
+for way in stores-whole fills overlap-stores; do
+  ghosts=${way%-*}; [ "$way" = overlap-stores ] && ghosts=stores
+  split_args=(); [ "$way" = stores-whole ] && split_args=(--no-overlap)
+  tmp=$root/$way; mkdir -p "$tmp"
+  for prog in sound_wave3d heat_walls3d orszag_tang3d; do
+    args=("$specs/programs/$prog.json" --size 28x24x20 --periodic-ghosts "$ghosts")
+    "$gpen" simulate "${args[@]}" --steps 12 --out "$tmp/$prog-whole" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: $prog whole"; fail=1; continue; }
+    for split in $splits; do
+      np=$(( $(echo "$split" | tr x '*') ))
+      # Every subdomain on one GPU, a thread each.
+      "$gpen" simulate "${args[@]}" "${split_args[@]}" --steps 12 --ranks "$split" --out "$tmp/$prog-threads-$split" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
+      want=$tmp/$prog-whole
+      if [ "$way" = overlap-stores ]; then
+        want=$tmp/$prog-threads-$split
+      else
+        echo -n "[$way] $prog on one GPU, --ranks $split, a thread each: "
+        same_snapshots "$want" "$tmp/$prog-threads-$split" || fail=1
+      fi
+      if run "$np" "$gpen" simulate "${args[@]}" "${split_args[@]}" --steps 12 --ranks "$split" --out "$tmp/$prog-$split" >"$tmp/log" 2>&1; then
+        echo -n "[$way] $prog --ranks $split on $np GPUs: "
+        same_snapshots "$want" "$tmp/$prog-$split" || fail=1
+      else
+        tail -20 "$tmp/log"; echo "FAIL: $prog --ranks $split"; fail=1
+      fi
+    done
+    # A restart under mpirun from the whole run's snapshot: the next steps
+    # of the run with the same kernels from there.
+    split=${splits%% *}
     np=$(( $(echo "$split" | tr x '*') ))
-    if run "$np" "$gpen" simulate "${args[@]}" --steps 12 --ranks "$split" --out "$tmp/$prog-$split" >"$tmp/log" 2>&1; then
-      echo -n "[$ghosts] $prog --ranks $split on $np GPUs: "
-      same_snapshots "$tmp/$prog-whole" "$tmp/$prog-$split" || fail=1
+    from=$tmp/$prog-whole/snap_000000012
+    if [ "$way" = overlap-stores ]; then
+      "$gpen" simulate "${args[@]}" --steps 6 --ranks "$split" --restart "$from" --out "$tmp/$prog-want-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
     else
-      tail -20 "$tmp/log"; echo "FAIL: $prog --ranks $split"; fail=1
+      "$gpen" simulate "${args[@]}" --steps 6 --restart "$from" --out "$tmp/$prog-want-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
     fi
+    run "$np" "$gpen" simulate "${args[@]}" "${split_args[@]}" --steps 6 --ranks "$split" --restart "$from" --out "$tmp/$prog-on-$split" >"$tmp/log" 2>&1 ||
+      { tail -20 "$tmp/log"; fail=1; }
+    echo -n "[$way] $prog restarted under mpirun --ranks $split: "
+    same_snapshots "$tmp/$prog-want-on" "$tmp/$prog-on-$split" || fail=1
   done
-  # A restart under mpirun from the whole run's snapshot: the whole run's next steps.
-  split=${splits%% *}
-  np=$(( $(echo "$split" | tr x '*') ))
-  "$gpen" simulate "${args[@]}" --steps 6 --restart "$tmp/$prog-whole/snap_000000012" --out "$tmp/$prog-whole-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
-  run "$np" "$gpen" simulate "${args[@]}" --steps 6 --ranks "$split" --restart "$tmp/$prog-whole/snap_000000012" --out "$tmp/$prog-on-$split" >"$tmp/log" 2>&1 ||
-    { tail -20 "$tmp/log"; fail=1; }
-  echo -n "[$ghosts] $prog restarted under mpirun --ranks $split: "
-  same_snapshots "$tmp/$prog-whole-on" "$tmp/$prog-on-$split" || fail=1
-done
 done
 tmp=$root
 

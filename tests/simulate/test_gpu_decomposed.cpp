@@ -7,7 +7,8 @@
 // gives the same steps, times and fields; a failing rank stops the others.
 // With the stages overlapping their exchanges (each subdomain's shell, then
 // its exchange, on a stream of high priority beside its core), the fields
-// bit for bit the undecomposed run's with the ghosts by fills.
+// bit for bit the undecomposed run's with the same kernels (no periodic
+// images stored along split axes), walls and corners included.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -38,15 +39,12 @@ Context& split_ctx() {
 namespace {
 
 // p's fields after 3 small steps (dt 1e-4: the comparison is of bits, not
-// of physics) from `init`, the host computing the time step, on the whole
-// grid with `ghosts`, or on `grid` (more than one rank) with `overlap`;
-// `overlapped`: whether the stages overlapped their exchanges.
-std::vector<std::vector<double>> three_steps(const sim::Program& p, const std::vector<std::vector<double>>& init, GpuOptions::PeriodicGhosts ghosts,
-                                             const RankGrid& grid = {}, bool overlap = false, bool* overlapped = nullptr) {
-  GpuOptions o;
+// of physics) from `init`, the host computing the time step, with `o`, on
+// the whole grid or on `grid`; `overlapped`: whether the stages overlapped
+// their exchanges.
+std::vector<std::vector<double>> three_steps(const sim::Program& p, const std::vector<std::vector<double>>& init, GpuOptions o, const RankGrid& grid = {},
+                                             bool* overlapped = nullptr) {
   o.device_time_step = false;
-  o.periodic_ghosts = ghosts;
-  o.overlap = overlap;
   std::unique_ptr<Backend> b;
   if (grid.count() == 1) {
     b = std::make_unique<GpuBackend>(p, split_ctx(), o);
@@ -58,6 +56,24 @@ std::vector<std::vector<double>> three_steps(const sim::Program& p, const std::v
   b->set_fields(init);
   for (int s = 0; s < 3; ++s) b->step(1e-4);
   return b->fields();
+}
+
+// The options of the whole run whose kernels are those of a run on `grid`
+// with `ghosts` whose stages overlap their exchanges: no periodic images
+// stored along the split axes (and the stores where measured, as on a
+// decomposed grid).
+GpuOptions as_overlapped(GpuOptions::PeriodicGhosts ghosts, const RankGrid& grid) {
+  GpuOptions o;
+  o.periodic_ghosts = ghosts == GpuOptions::PeriodicGhosts::Measured ? GpuOptions::PeriodicGhosts::Stores : ghosts;
+  for (int a = 0; a < 3; ++a)
+    if (grid.ranks[static_cast<std::size_t>(a)] > 1) o.image_axes &= ~(1u << a);
+  return o;
+}
+
+GpuOptions with_ghosts(GpuOptions::PeriodicGhosts ghosts) {
+  GpuOptions o;
+  o.periodic_ghosts = ghosts;
+  return o;
 }
 
 }  // namespace
@@ -80,8 +96,8 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
     host_dt.device_time_step = false;
     host_dt.periodic_ghosts = c.ghosts;
     host_dt.overlap = false;
-    // The undecomposed run with the kernels a decomposed one takes (its
-    // ghosts in the stores where measured, without overlap): the same arithmetic.
+    // The undecomposed run with the kernels a decomposed one takes without
+    // overlap (its ghosts in the stores where measured): the same arithmetic.
     GpuOptions as_split = host_dt;
     if (c.ghosts == GpuOptions::PeriodicGhosts::Measured) as_split.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;
     GpuBackend whole(p, split_ctx(), as_split);
@@ -89,8 +105,6 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
     const std::vector<std::vector<double>> filled = whole.fields();
     const double dt = 1e-4;  // a few small steps: the comparison is of bits, not of physics
     for (int s = 0; s < 3; ++s) whole.step(dt);
-    // With the overlap, the ghosts by fills: the whole run's with fills.
-    const std::vector<std::vector<double>> whole_fills = three_steps(p, init, GpuOptions::PeriodicGhosts::Fills);
     for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{1, 3, 1}}, RankGrid{{2, 2, 1}}, RankGrid{{3, 1, 2}}, RankGrid{{2, 2, 2}}}) {
       CAPTURE(c.program);
       CAPTURE(c.integrator);
@@ -112,12 +126,13 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
       for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= tolerance * std::max(1.0, std::abs(want[i])));
       CHECK(DeviceMemory::allocations() == allocations);  // nothing allocated once the ranks' loops were set up
       ++ran;
-      // The stages overlapping their exchanges (2N integrators), as measured or with fills asked.
+      // The stages overlapping their exchanges (2N integrators): the whole
+      // run with the same kernels.
       bool overlapped = false;
-      const std::vector<std::vector<double>> with_overlap = three_steps(p, init, c.ghosts, grid, true, &overlapped);
+      const std::vector<std::vector<double>> with_overlap = three_steps(p, init, with_ghosts(c.ghosts), grid, &overlapped);
       CHECK(overlapped == (c.integrator != "rk4"));
       if (overlapped) {
-        CHECK(test::field_differences(with_overlap, whole_fills) == 0);
+        CHECK(test::field_differences(with_overlap, three_steps(p, init, as_overlapped(c.ghosts, grid))) == 0);
         ++overlapped_runs;
       }
     }
@@ -126,9 +141,9 @@ TEST_CASE("a GPU loop on subdomains of one GPU: bitwise the undecomposed GPU run
   CHECK(overlapped_runs == 30);
 }
 
-TEST_CASE("stages overlapping their exchanges: bitwise the whole run with fills, walls and mixed derivatives, thin and wide subdomains") {
+TEST_CASE("stages overlapping their exchanges: bitwise the whole run with the same kernels, walls and mixed derivatives, thin and wide subdomains") {
   // orszag_tang3d reads its neighbours' corners (mixed derivatives); here
-  // with value and symmetric walls, whose fills come after the exchanges.
+  // also with value and symmetric walls, whose fills come after the exchanges.
   const std::string walls = R"~("boundaries": [{"type": "value", "faces": ["x-"], "value": 0.25}, {"type": "symmetric", "faces": ["x+"]}, )~"
                             R"~({"type": "value", "faces": ["z"], "value": -0.5}], "integrator": "rk3")~";
   int ran = 0;
@@ -140,22 +155,24 @@ TEST_CASE("stages overlapping their exchanges: bitwise the whole run with fills,
       for (const std::array<long long, 3> size : {std::array<long long, 3>{64, 48, 40}, std::array<long long, 3>{17, 14, 13}}) {
         const sim::Program p = test::program_of(text, size);
         const std::vector<std::vector<double>> init = initial_values(p);
-        const std::vector<std::vector<double>> whole = three_steps(p, init, GpuOptions::PeriodicGhosts::Fills);
-        for (const RankGrid grid : {RankGrid{{4, 1, 1}}, RankGrid{{1, 2, 2}}, RankGrid{{2, 2, 2}}, RankGrid{{3, 1, 3}}}) {
-          CAPTURE(dtype);
-          CAPTURE(with_walls);
-          CAPTURE(size[0]);
-          CAPTURE(grid.ranks[0]);
-          CAPTURE(grid.ranks[1]);
-          CAPTURE(grid.ranks[2]);
-          bool overlapped = false;
-          CHECK(test::field_differences(three_steps(p, init, GpuOptions::PeriodicGhosts::Measured, grid, true, &overlapped), whole) == 0);
-          CHECK(overlapped);
-          ++ran;
-        }
+        for (const GpuOptions::PeriodicGhosts ghosts : {GpuOptions::PeriodicGhosts::Measured, GpuOptions::PeriodicGhosts::Fills})
+          for (const RankGrid grid : {RankGrid{{4, 1, 1}}, RankGrid{{1, 2, 2}}, RankGrid{{2, 2, 2}}, RankGrid{{3, 1, 3}}}) {
+            CAPTURE(dtype);
+            CAPTURE(with_walls);
+            CAPTURE(size[0]);
+            CAPTURE(ghosts == GpuOptions::PeriodicGhosts::Fills);
+            CAPTURE(grid.ranks[0]);
+            CAPTURE(grid.ranks[1]);
+            CAPTURE(grid.ranks[2]);
+            bool overlapped = false;
+            const std::vector<std::vector<double>> parts = three_steps(p, init, with_ghosts(ghosts), grid, &overlapped);
+            CHECK(overlapped);
+            CHECK(test::field_differences(parts, three_steps(p, init, as_overlapped(ghosts, grid))) == 0);
+            ++ran;
+          }
       }
     }
-  CHECK(ran == 32);
+  CHECK(ran == 64);
 }
 
 TEST_CASE("a GPU loop on subdomains with the time step on the device: the same steps, times and fields as the undecomposed run") {
@@ -174,16 +191,14 @@ TEST_CASE("a GPU loop on subdomains with the time step on the device: the same s
   GpuOptions stores;
   stores.periodic_ghosts = GpuOptions::PeriodicGhosts::Stores;  // as the decomposed runs fill them
   const auto whole = run(std::make_unique<GpuBackend>(p, split_ctx(), stores));
-  GpuOptions fills;
-  fills.periodic_ghosts = GpuOptions::PeriodicGhosts::Fills;  // as the overlapped runs fill them
-  const auto whole_fills = run(std::make_unique<GpuBackend>(p, split_ctx(), fills));
   GpuOptions no_overlap;
   no_overlap.overlap = false;
   for (const RankGrid grid : {RankGrid{{2, 1, 1}}, RankGrid{{2, 2, 2}}})
     for (const bool overlap : {false, true}) {
       CAPTURE(grid.ranks[1]);
       CAPTURE(overlap);
-      const auto& want = overlap ? whole_fills : whole;
+      // Overlapped: the whole run with the kernels that store no images along split axes.
+      const auto want = overlap ? run(std::make_unique<GpuBackend>(p, split_ctx(), as_overlapped(GpuOptions::PeriodicGhosts::Measured, grid))) : whole;
       const auto parts = run(std::make_unique<DecomposedGpuBackend>(p, grid, split_ctx(), overlap ? GpuOptions{} : no_overlap));
       CHECK(std::get<0>(parts) == std::get<0>(want));
       CHECK(std::get<1>(parts) == std::get<1>(want));
