@@ -192,7 +192,10 @@ struct GpuBackend::State {
           for (std::size_t a = 0; a < 3; ++a)
             for (std::size_t side = 0; side < 2; ++side) any[a][side] = any[a][side] || exchanged[i][a][side];
         }
-        regions = overlap_regions(extent, p.dims, any, width);
+        // Along x a slab of whole 128-byte lines at least: a box a few
+        // points wide along the rows would read and write partial sectors.
+        const long long line = 128 / static_cast<long long>(size_of(p.dtype));
+        regions = overlap_regions(extent, p.dims, any, {(width + line - 1) / line * line, width, width});
         shell_stream.emplace(Stream::high_priority());
       }
     }

@@ -9,7 +9,8 @@ long long Box::points() const {
   return std::max(0LL, s[0]) * std::max(0LL, s[1]) * std::max(0LL, s[2]);
 }
 
-OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims, const std::array<std::array<bool, 2>, 3>& exchanged, long long width) {
+OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims, const std::array<std::array<bool, 2>, 3>& exchanged,
+                               const std::array<long long, 3>& width) {
   OverlapRegions r;
   Box rest;  // what the slabs so far left
   for (int a = 0; a < dims; ++a) rest.hi[static_cast<std::size_t>(a)] = extent[static_cast<std::size_t>(a)];
@@ -17,13 +18,13 @@ OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims,
     if (rest.points() == 0) break;
     if (exchanged[a][0]) {
       Box slab = rest;
-      slab.hi[a] = std::min(rest.hi[a], rest.lo[a] + width);
+      slab.hi[a] = std::min(rest.hi[a], rest.lo[a] + width[a]);
       rest.lo[a] = slab.hi[a];
       r.shell.push_back(slab);
     }
     if (exchanged[a][1] && rest.hi[a] > rest.lo[a]) {
       Box slab = rest;
-      slab.lo[a] = std::max(rest.lo[a], rest.hi[a] - width);
+      slab.lo[a] = std::max(rest.lo[a], rest.hi[a] - width[a]);
       rest.hi[a] = slab.lo[a];
       r.shell.push_back(slab);
     }

@@ -27,10 +27,11 @@ struct OverlapRegions {
 
 // The shell and core of a subdomain of `extent` points whose faces
 // `exchanged[axis][side]` have a neighbour: along each such axis in turn a
-// slab of `width` points on each such face, over what the earlier axes'
+// slab of `width[axis]` points on each such face, over what the earlier axes'
 // slabs left; the core what remains. Slabs of a thin axis meet rather
 // than overlap. Together the boxes cover the subdomain once.
-OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims, const std::array<std::array<bool, 2>, 3>& exchanged, long long width);
+OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims, const std::array<std::array<bool, 2>, 3>& exchanged,
+                               const std::array<long long, 3>& width);
 
 // The array `b` seen from `by` points further along each axis: its first
 // element moved by `by` (in b's pitches: rows and planes as they are), the

@@ -1,6 +1,6 @@
 // The cut of a subdomain into shell and core for the overlap (issue 30):
 // every point in exactly one box; a point in the shell exactly where it
-// lies within the width of a face with a neighbour; thin axes; and the
+// lies within its axis's width of a face with a neighbour; thin axes; and the
 // views a box's kernel launches on, checked against offsets by hand.
 #include <vector>
 
@@ -28,7 +28,8 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
   for (const std::array<long long, 3> extent : {std::array<long long, 3>{9, 7, 6}, std::array<long long, 3>{4, 5, 3}, std::array<long long, 3>{2, 11, 1}})
     for (int dims = 1; dims <= 3; ++dims)
       for (unsigned faces = 0; faces < 64; ++faces)
-        for (long long width : {1, 2, 3}) {
+        for (const std::array<long long, 3> width : {std::array<long long, 3>{1, 1, 1}, std::array<long long, 3>{2, 2, 2}, std::array<long long, 3>{3, 1, 2},
+                                                     std::array<long long, 3>{4, 3, 3}}) {
           std::array<std::array<bool, 2>, 3> exchanged{};
           for (int a = 0; a < dims; ++a)
             for (int side = 0; side < 2; ++side) exchanged[a][side] = faces >> (2 * a + side) & 1u;
@@ -38,7 +39,9 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
           const OverlapRegions r = overlap_regions(e, dims, exchanged, width);
           CAPTURE(dims);
           CAPTURE(faces);
-          CAPTURE(width);
+          CAPTURE(width[0]);
+          CAPTURE(width[1]);
+          CAPTURE(width[2]);
           CHECK(r.core.size() <= 1);
           for (const Box& b : r.shell) CHECK(b.points() > 0);
           std::vector<Box> all = r.shell;
@@ -50,7 +53,7 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
                 const long long at[3] = {x, y, z};
                 bool near = false;
                 for (int a = 0; a < dims; ++a)
-                  near = near || (exchanged[a][0] && at[a] < width) || (exchanged[a][1] && at[a] >= e[a] - width);
+                  near = near || (exchanged[a][0] && at[a] < width[a]) || (exchanged[a][1] && at[a] >= e[a] - width[a]);
                 wrong += covering(all, x, y, z) != 1 || covering(r.shell, x, y, z) != (near ? 1 : 0);
                 ++total;
               }
@@ -60,10 +63,10 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
           CHECK(total == e[0] * e[1] * e[2]);
           ++cases;
         }
-  CHECK(cases == 3 * (4 + 16 + 64) * 3);
+  CHECK(cases == 3 * (4 + 16 + 64) * 4);
   // No neighbour: the core alone; every face exchanged on a thin axis: the shell alone.
-  CHECK(overlap_regions({9, 7, 6}, 3, {}, 2).shell.empty());
-  const OverlapRegions thin = overlap_regions({3, 8, 8}, 3, {{{true, true}, {false, false}, {false, false}}}, 2);
+  CHECK(overlap_regions({9, 7, 6}, 3, {}, {2, 2, 2}).shell.empty());
+  const OverlapRegions thin = overlap_regions({3, 8, 8}, 3, {{{true, true}, {false, false}, {false, false}}}, {2, 2, 2});
   CHECK(thin.core.empty());
   REQUIRE(thin.shell.size() == 2);
   CHECK(thin.shell[0].hi[0] == 2);
