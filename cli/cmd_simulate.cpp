@@ -291,7 +291,9 @@ void add_simulate(CLI::App& app, Runner& run) {
                 "A decomposed run computes each stage whole, then exchanges its ghosts (by default a subdomain's shell goes first, on a "
                 "stream of high priority, and its exchange hides behind the core; its kernels then store no periodic ghosts along split "
                 "axes)");
-  cmd->add_option("--parts", o->parts, "Before the run, time each part of a step (right-hand sides, fills, exchanges) repeated N times alone")
+  cmd->add_option("--parts", o->parts,
+                  "Before the run, time each part of a step (right-hand sides, fills, exchanges) repeated N times alone (each right-hand side "
+                  "whole, the exchanges in the loop's stream: what an overlapped stage hides is the run's time against --no-overlap's)")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--device", o->device, "gpu (the default), or cpu: the CPU reference (double precision; for small grids and checks)")
       ->check(CLI::IsMember({"gpu", "cpu"}));

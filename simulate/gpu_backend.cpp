@@ -182,18 +182,21 @@ struct GpuBackend::State {
         for (int a = 0; a < 3; ++a)
           for (int side = 0; side < 2; ++side)
             exchanged[i][static_cast<std::size_t>(a)][static_cast<std::size_t>(side)] = exchanged_face(p.fields[i], dec, links->rank(), a, side);
-      overlapping = split != 0 && sc.two_n && o.overlap;
+      // The shell: every face a field with ghosts exchanges, as wide as the
+      // widest ghost; none (no overlap) where no field has ghosts.
+      std::array<std::array<bool, 2>, 3> any{};
+      int width = 0;
+      for (std::size_t i = 0; i < p.fields.size(); ++i) {
+        if (p.fields[i].ghost == 0) continue;  // nothing to exchange
+        width = std::max(width, p.fields[i].ghost);
+        for (std::size_t a = 0; a < 3; ++a)
+          for (std::size_t side = 0; side < 2; ++side) any[a][side] = any[a][side] || exchanged[i][a][side];
+      }
+      overlapping = split != 0 && sc.two_n && o.overlap && width > 0;
       if (overlapping) {
-        // The shell: every face any field exchanges, as wide as the widest ghost.
-        std::array<std::array<bool, 2>, 3> any{};
-        int width = 0;
-        for (std::size_t i = 0; i < p.fields.size(); ++i) {
-          width = std::max(width, p.fields[i].ghost);
-          for (std::size_t a = 0; a < 3; ++a)
-            for (std::size_t side = 0; side < 2; ++side) any[a][side] = any[a][side] || exchanged[i][a][side];
-        }
-        // Along x a slab of whole 128-byte lines at least: a box a few
-        // points wide along the rows would read and write partial sectors.
+        // Along x a slab at least a 128-byte line wide (a multiple of it): a
+        // box a few points wide along the rows would read and write a
+        // partial sector on every row.
         const long long line = 128 / static_cast<long long>(size_of(p.dtype));
         regions = overlap_regions(extent, p.dims, any, {(width + line - 1) / line * line, width, width});
         shell_stream.emplace(Stream::high_priority());
@@ -567,7 +570,9 @@ struct GpuBackend::State {
   // A stage with its exchanges hidden behind its core: on the shell's
   // stream, once the loop's stream is here, the shell's boxes and then the
   // exchanges of the state they write; the core's boxes on the loop's
-  // stream meanwhile (its stencils reach no ghost an exchange writes); the
+  // stream meanwhile (it reads the state now, while the exchanges write
+  // the next state's ghosts, and reads its slabs from the shell, which the
+  // core does not write); the
   // fills once both are done.
   void overlapped_stage(std::size_t st) {
     const CUstream shell = shell_stream->get();
@@ -642,6 +647,8 @@ GpuBackend::~GpuBackend() {
 const std::vector<std::string>& GpuBackend::periodic_ghost_choices() const { return s_->ghost_choices; }
 
 bool GpuBackend::overlapped() const { return s_->overlapping; }
+
+long long GpuBackend::core_points() const { return s_->regions.core.empty() ? 0 : s_->regions.core[0].points(); }
 
 std::string GpuBackend::name() const {
   if (!s_->links) return fmt::format("{} (GPU)", s_->ctx.info().name);

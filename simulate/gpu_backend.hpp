@@ -93,6 +93,8 @@ class GpuBackend : public Backend {
   const std::vector<std::string>& periodic_ghost_choices() const;
   // Whether the stages overlap their exchanges (GpuOptions::overlap, where it applies).
   bool overlapped() const;
+  // The points of the core, which runs beside the shell (overlapped()), else 0.
+  long long core_points() const;
 
   // A step's launches a kind at a time, each repeated `repeat` times back to
   // back and timed with events: what a step's parts cost without the loop

@@ -110,8 +110,11 @@ std::vector<double> NcclRankLinks::gather(const std::vector<double>& mine) {
   std::copy(mine.begin(), mine.end(), all.begin() + static_cast<std::ptrdiff_t>(count * static_cast<std::size_t>(rank_)));
   const CUdeviceptr mine_at = values_.get() + count * static_cast<std::size_t>(rank_) * sizeof(double);
   if (states_.empty()) throw std::logic_error(fmt::format("rank {}: gather before the loop attached its arrays and stream", rank_));
-  // In the loop's stream, after the steps it holds: one stream carries
-  // every NCCL call of the communicator, in the order every rank makes them.
+  // In the loop's stream, after the steps it holds. The exchanges of
+  // stages that overlap run on the shell's stream, but between events that
+  // order them with the loop's (each stage's shell waits for the loop, the
+  // loop for the shell): every rank makes the communicator's NCCL calls in
+  // one order, and none run at once.
   // A copy from pageable memory may still be in flight when it returns:
   // waited for, as DeviceMemory::upload does (the last gather's all-gather
   // had ended before it returned).

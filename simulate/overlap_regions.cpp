@@ -16,6 +16,7 @@ OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims,
   for (int a = 0; a < dims; ++a) rest.hi[static_cast<std::size_t>(a)] = extent[static_cast<std::size_t>(a)];
   for (std::size_t a = 0; a < static_cast<std::size_t>(dims); ++a) {
     if (rest.points() == 0) break;
+    if (width[a] <= 0) continue;  // no slab: all core
     if (exchanged[a][0]) {
       Box slab = rest;
       slab.hi[a] = std::min(rest.hi[a], rest.lo[a] + width[a]);

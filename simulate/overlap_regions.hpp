@@ -2,8 +2,9 @@
 // the points within `width` of each face that a neighbour's exchange reads,
 // and the core, the rest. A stage computes the shell first (on a stream of
 // high priority), exchanges it there, and meanwhile computes the core: the
-// core's stencils reach no ghost that the exchange writes, since the
-// width is at least every field's ghost width.
+// core reads the state the stage starts from, while the exchange writes
+// the next state's ghosts, from slabs of the shell (the width is at least
+// every field's ghost width), where the core writes nothing.
 #pragma once
 
 #include <array>
@@ -29,7 +30,8 @@ struct OverlapRegions {
 // `exchanged[axis][side]` have a neighbour: along each such axis in turn a
 // slab of `width[axis]` points on each such face, over what the earlier axes'
 // slabs left; the core what remains. Slabs of a thin axis meet rather
-// than overlap. Together the boxes cover the subdomain once.
+// than overlap; a width of 0 makes no slab. Together the boxes cover the
+// subdomain once.
 OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims, const std::array<std::array<bool, 2>, 3>& exchanged,
                                const std::array<long long, 3>& width);
 

@@ -64,6 +64,12 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
           ++cases;
         }
   CHECK(cases == 3 * (4 + 16 + 64) * 4);
+  // A width of 0: no slab along that axis.
+  const OverlapRegions none_along_x = overlap_regions({9, 7, 6}, 3, {{{true, true}, {true, false}, {false, false}}}, {0, 2, 2});
+  REQUIRE(none_along_x.shell.size() == 1);
+  CHECK(none_along_x.shell[0].hi[1] == 2);
+  REQUIRE(none_along_x.core.size() == 1);
+  CHECK(none_along_x.core[0].points() == 9 * 5 * 6);
   // No neighbour: the core alone; every face exchanged on a thin axis: the shell alone.
   CHECK(overlap_regions({9, 7, 6}, 3, {}, {2, 2, 2}).shell.empty());
   const OverlapRegions thin = overlap_regions({3, 8, 8}, 3, {{{true, true}, {false, false}, {false, false}}}, {2, 2, 2});
