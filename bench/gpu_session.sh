@@ -18,6 +18,10 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh python    # build, the Python module's tests on CuPy and PyTorch (issue 28), memcheck, launch overhead, the CuPy example
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh handwritten  # build, pairwise GPU tests, the math functions' and pairwise kernels' instructions by pipe (ncu), every pairwise spec beside a hand-written kernel, default and tuned (HW_TUNE_S s each; 0: none) (issue 29)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh ranks     # build, several GPUs (issue 30) on one: the decomposed and halo GPU tests, memcheck of the overlap
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh mpi       # build, tests/mpi/simulate_mpi.sh on every GPU of the machine (issue 30)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh weak      # build, weak scaling on every GPU of the machine (512^3 f64 a GPU; issue 30)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh strong    # build, strong scaling of STRONG_N^3 (default 1024) float32 on every GPU of the machine (issue 30)
 # Logs, JSON and SVG go to $OUT (or ./gpu-out). SKIP_SCAN_TESTS=1 leaves out the
 # scan phase's GPU tests (about 3 minutes) when the tests phase runs them anyway;
 # SKIP_GPU_SUITE=1 leaves the CPU ctest and the GPU suite out of the tests phase,
@@ -25,8 +29,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate | python | handwritten) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile, simulate, python or handwritten)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate | python | handwritten | ranks | mpi | weak | strong) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile, simulate, python, handwritten, ranks, mpi, weak or strong)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -167,6 +171,38 @@ specs/stencil/continuity3d.json --size 256"}
     echo "ncu rc=$?"
     grep -E "^  [a-zA-Z_]+.*gpen_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Dynamic Shared|Issue Slots Busy|Issued Warp|No Eligible|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Shared Memory|L1/TEX Hit|Warp Cycles Per Issued|wavefronts|bank_conflicts|inst_executed|dfma|ffma|Stall|stall" "$out/profile_$n.txt" | head -60
   done <<< "$runs"
+  exit 0
+fi
+
+if [ "${1:-tests}" = ranks ] || [ "${1:-tests}" = mpi ] || [ "${1:-tests}" = weak ] || [ "${1:-tests}" = strong ]; then
+  gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+  if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+  if [ "$1" = ranks ]; then
+    step "subdomains on one GPU (local transport) and the halo exchange: GPU tests"
+    timeout 330 build-gpu/tests/gpen_gpu_tests -sf='*test_gpu_decomposed*,*test_gpu_halo*' >"$out/gpu_ranks_tests.log" 2>&1; echo "gpu ranks tests rc=$?"
+    grep -E "test cases|assertions|ERROR|FAILED" "$out/gpu_ranks_tests.log" | head -30
+    step "compute-sanitizer memcheck of the overlapped stages"
+    timeout 150 compute-sanitizer --tool memcheck build-gpu/tests/gpen_gpu_tests -tc='*overlapping*' >"$out/memcheck_overlap.log" 2>&1; echo "memcheck rc=$?"
+    grep -E "test cases|assertions|ERROR SUMMARY" "$out/memcheck_overlap.log"
+  elif [ "$1" = mpi ]; then
+    if [ "$gpus" -gt 1 ]; then
+      step "gpen simulate under mpirun on $gpus GPUs: snapshots byte for byte"
+      timeout 400 bash tests/mpi/simulate_mpi.sh $gpen "$PWD/specs" "$gpus" >"$out/simulate_mpi.log" 2>&1; echo "simulate_mpi rc=$?"
+      grep -v ": ok\|^ok" "$out/simulate_mpi.log" | tail -20; echo "$(grep -c ': ok\|^ok' "$out/simulate_mpi.log") ok"
+    else
+      echo "one GPU on this machine: tests/mpi/simulate_mpi.sh needs several"
+    fi
+  else
+    $gpen run specs/stencil/laplacian3d_o8.json --json 2>/dev/null | python3 -c "import json,sys; print('copy GB/s', json.load(sys.stdin)['copy_gbs'])"
+    if [ "$1" = weak ]; then
+      step "weak scaling on $gpus GPUs"
+      timeout 480 bash bench/scaling.sh weak $gpen "$PWD/specs" "$gpus" 512 60 | tee "$out/weak.txt"
+    else
+      n=${STRONG_N:-1024}
+      step "strong scaling of ${n}^3 float32 on $gpus GPUs"
+      timeout 480 bash bench/scaling.sh strong $gpen "$PWD/specs" "$gpus" "$n" 30 sound_wave3d float32 | tee "$out/strong.txt"
+    fi
+  fi
   exit 0
 fi
 
