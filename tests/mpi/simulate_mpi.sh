@@ -5,8 +5,8 @@
 # with the stages whole before their exchanges and overlapping them
 # (shipped programs: periodic, walled, mixed derivatives); more ranks than
 # GPUs and a split that does not match mpirun's processes are refused by
-# every rank. Needs a machine with GPUS GPUs, Open MPI and NCCL; CTest never
-# runs it (no GPUs there). Usage: tests/mpi/simulate_mpi.sh GPEN SPECS GPUS
+# every rank; a rank failing mid-run ends every rank. Needs a machine with
+# GPUS GPUs, Open MPI and NCCL; CTest never runs it (no GPUs there). Usage: tests/mpi/simulate_mpi.sh GPEN SPECS GPUS
 set -u
 gpen=$1 specs=$2 gpus=${3:-2}
 tmp=$(mktemp -d)
@@ -91,6 +91,21 @@ for flag in "" --no-overlap; do
     cat "$tmp/json" "$tmp/log" | tail -20; echo "FAIL: --json under mpirun $flag"; fail=1
   fi
 done
+
+# A rank that fails in the middle of the run while the others wait for it
+# in a collective (rank 0 cannot clear the last snapshot's folder: its old
+# snapshot.json is a folder here): every rank ends (ncclCommAbort,
+# MPI_Abort), none waits for ever, and rank 0 says why.
+split=${splits%% *}
+np=$(( $(echo "$split" | tr x '*') ))
+mkdir -p "$tmp/failing/snap_000000012/snapshot.json/in_the_way"
+timeout 120 mpirun --oversubscribe --bind-to none -np "$np" "$gpen" simulate "$specs/programs/sound_wave3d.json" --size 28x24x20 --steps 12 --ranks "$split" \
+  --out "$tmp/failing" >"$tmp/log" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then echo "FAIL: a run whose rank 0 cannot write its snapshot succeeded"; fail=1
+elif [ "$rc" = 124 ]; then tail -20 "$tmp/log"; echo "FAIL: a run whose rank 0 failed hung (killed after 120 s)"; fail=1
+elif grep -q "snapshot.json" "$tmp/log"; then echo "ok: rank 0 failed mid-run, every rank ended (exit $rc)"
+else tail -20 "$tmp/log"; echo "FAIL: rank 0's failure not reported"; fail=1; fi
 
 expect_refusal() {  # $1: words every rank's run must end with
   local words=$1; shift
