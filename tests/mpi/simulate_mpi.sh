@@ -6,7 +6,8 @@
 # (shipped programs: periodic, walled, mixed derivatives); more ranks than
 # GPUs and a split that does not match mpirun's processes are refused by
 # every rank; a rank failing mid-run ends every rank. Needs a machine with
-# GPUS GPUs, Open MPI and NCCL; CTest never runs it (no GPUs there). Usage: tests/mpi/simulate_mpi.sh GPEN SPECS GPUS
+# GPUS GPUs, Open MPI and NCCL; CTest never runs it (no GPUs there).
+# Usage: tests/mpi/simulate_mpi.sh GPEN SPECS GPUS
 set -u
 gpen=$1 specs=$2 gpus=${3:-2}
 tmp=$(mktemp -d)
