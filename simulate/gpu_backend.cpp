@@ -445,12 +445,12 @@ struct GpuBackend::State {
   // bindings, in either state, as the array the box is.
   void cut_into_boxes(BoundKernel& b) {
     for (const bool shell : {true, false})
-      for (const Box& box : shell ? regions.shell : regions.core) {
+      for (const HaloBox& box : shell ? regions.shell : regions.core) {
         BoundKernel::BoxLaunch l;
         l.shell = shell;
         for (std::size_t q = 0; q < 2; ++q)
           for (const auto& [name, array] : b.bindings[q]) {
-            b.views.push_back(moved_view(*array, box.lo, box.shape(), array->ghost()));
+            b.views.push_back(box_view(*array, box));
             l.bindings[q][name] = &b.views.back();
           }
         b.boxes.push_back(std::move(l));
@@ -571,9 +571,8 @@ struct GpuBackend::State {
   // stream, once the loop's stream is here, the shell's boxes and then the
   // exchanges of the state they write; the core's boxes on the loop's
   // stream meanwhile (it reads the state now, while the exchanges write
-  // the next state's ghosts, and reads its slabs from the shell, which the
-  // core does not write); the
-  // fills once both are done.
+  // the next state's ghosts, and read their slabs from the shell, which the
+  // core does not write); the fills once both are done.
   void overlapped_stage(std::size_t st) {
     const CUstream shell = shell_stream->get();
     stage_begun.record(stream.get());

@@ -11,19 +11,14 @@
 #include <vector>
 
 #include "gpen/families/common/device_buffer.hpp"
+#include "halo.hpp"
 
 namespace gpen::sim {
 
-// The interior points lo <= p < hi, per axis (unused axes [0, 1)).
-struct Box {
-  std::array<long long, 3> lo{0, 0, 0}, hi{1, 1, 1};
-  std::array<long long, 3> shape() const { return {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}; }
-  long long points() const;
-};
-
+// Boxes of the subdomain's interior (HaloBox: unused axes [0, 1)).
 struct OverlapRegions {
-  std::vector<Box> shell;  // disjoint, none empty
-  std::vector<Box> core;   // none where the shell covers the subdomain, else one
+  std::vector<HaloBox> shell;  // disjoint, none empty
+  std::vector<HaloBox> core;   // none where the shell covers the subdomain, else one
 };
 
 // The shell and core of a subdomain of `extent` points whose faces
@@ -38,9 +33,11 @@ OverlapRegions overlap_regions(const std::array<long long, 3>& extent, int dims,
 // The array `b` seen from `by` points further along each axis: its first
 // element moved by `by` (in b's pitches: rows and planes as they are), the
 // interior `shape` and ghost width `ghost`. Nothing is copied: a box of a
-// subdomain (by = the box's lo, its shape, b's ghost) is an array a kernel
-// launches on, its ghosts the points around the box; so is b with fewer
-// ghosts (by = b's ghost minus them on each axis b has).
+// subdomain (box_view) is an array a kernel launches on, its ghosts the
+// points around the box; so is b with fewer ghosts (by = b's ghost minus
+// them on each axis b has).
 DeviceBuffer moved_view(const DeviceBuffer& b, const std::array<long long, 3>& by, const std::array<long long, 3>& shape, int ghost);
+// b's points of `box`, with b's ghost width.
+DeviceBuffer box_view(const DeviceBuffer& b, const HaloBox& box);
 
 }  // namespace gpen::sim

@@ -14,10 +14,10 @@ using namespace gpen::sim;
 namespace {
 
 // How many of `boxes` hold point (x, y, z).
-int covering(const std::vector<Box>& boxes, long long x, long long y, long long z) {
+int covering(const std::vector<HaloBox>& boxes, long long x, long long y, long long z) {
   int n = 0;
-  for (const Box& b : boxes)
-    n += b.lo[0] <= x && x < b.hi[0] && b.lo[1] <= y && y < b.hi[1] && b.lo[2] <= z && z < b.hi[2];
+  for (const HaloBox& b : boxes)
+    n += b.begin[0] <= x && x < b.end[0] && b.begin[1] <= y && y < b.end[1] && b.begin[2] <= z && z < b.end[2];
   return n;
 }
 
@@ -43,8 +43,8 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
           CAPTURE(width[1]);
           CAPTURE(width[2]);
           CHECK(r.core.size() <= 1);
-          for (const Box& b : r.shell) CHECK(b.points() > 0);
-          std::vector<Box> all = r.shell;
+          for (const HaloBox& b : r.shell) CHECK(b.points() > 0);
+          std::vector<HaloBox> all = r.shell;
           all.insert(all.end(), r.core.begin(), r.core.end());
           long long wrong = 0, total = 0;
           for (long long z = 0; z < e[2]; ++z)
@@ -57,8 +57,8 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
                 wrong += covering(all, x, y, z) != 1 || covering(r.shell, x, y, z) != (near ? 1 : 0);
                 ++total;
               }
-          for (const Box& b : all)
-            for (int a = 0; a < 3; ++a) CHECK((b.lo[a] >= 0 && b.hi[a] <= e[a]));
+          for (const HaloBox& b : all)
+            for (int a = 0; a < 3; ++a) CHECK((b.begin[a] >= 0 && b.end[a] <= e[a]));
           CHECK(wrong == 0);
           CHECK(total == e[0] * e[1] * e[2]);
           ++cases;
@@ -67,7 +67,7 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
   // A width of 0: no slab along that axis.
   const OverlapRegions none_along_x = overlap_regions({9, 7, 6}, 3, {{{true, true}, {true, false}, {false, false}}}, {0, 2, 2});
   REQUIRE(none_along_x.shell.size() == 1);
-  CHECK(none_along_x.shell[0].hi[1] == 2);
+  CHECK(none_along_x.shell[0].end[1] == 2);
   REQUIRE(none_along_x.core.size() == 1);
   CHECK(none_along_x.core[0].points() == 9 * 5 * 6);
   // No neighbour: the core alone; every face exchanged on a thin axis: the shell alone.
@@ -75,15 +75,15 @@ TEST_CASE("a subdomain's shell and core cover it once, the shell being the point
   const OverlapRegions thin = overlap_regions({3, 8, 8}, 3, {{{true, true}, {false, false}, {false, false}}}, {2, 2, 2});
   CHECK(thin.core.empty());
   REQUIRE(thin.shell.size() == 2);
-  CHECK(thin.shell[0].hi[0] == 2);
-  CHECK(thin.shell[1].lo[0] == 2);
+  CHECK(thin.shell[0].end[0] == 2);
+  CHECK(thin.shell[1].begin[0] == 2);
 }
 
 TEST_CASE("a box's view: the array's memory from the box's first point, in its pitches, with its ghosts around the box") {
   const CUdeviceptr base = 0x100000;  // never dereferenced
   // Packed 3-D, ghost 2: padded 14 x 11 x 10.
   const DeviceBuffer b = DeviceBuffer::view(base, Dtype::Float64, 3, {10, 7, 6}, 2);
-  const DeviceBuffer box = moved_view(b, {3, 1, 4}, {5, 2, 2}, 2);
+  const DeviceBuffer box = box_view(b, HaloBox{{3, 1, 4}, {8, 3, 6}});
   CHECK(box.get() == base + 8 * (3 + 1 * 14 + 4 * 14 * 11));
   CHECK(box.shape() == std::array<long long, 3>{5, 2, 2});
   CHECK(box.ghost() == 2);
