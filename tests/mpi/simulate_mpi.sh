@@ -68,11 +68,8 @@ for way in stores-whole fills overlap-stores; do
     split=${splits%% *}
     np=$(( $(echo "$split" | tr x '*') ))
     from=$tmp/$prog-whole/snap_000000012
-    if [ "$way" = overlap-stores ]; then
-      "$gpen" simulate "${args[@]}" --steps 6 --ranks "$split" --restart "$from" --out "$tmp/$prog-want-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
-    else
-      "$gpen" simulate "${args[@]}" --steps 6 --restart "$from" --out "$tmp/$prog-want-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
-    fi
+    want_split=(); [ "$way" = overlap-stores ] && want_split=(--ranks "$split")
+    "$gpen" simulate "${args[@]}" "${want_split[@]}" --steps 6 --restart "$from" --out "$tmp/$prog-want-on" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail=1; }
     run "$np" "$gpen" simulate "${args[@]}" "${split_args[@]}" --steps 6 --ranks "$split" --restart "$from" --out "$tmp/$prog-on-$split" >"$tmp/log" 2>&1 ||
       { tail -20 "$tmp/log"; fail=1; }
     echo -n "[$way] $prog restarted under mpirun --ranks $split: "
