@@ -181,8 +181,8 @@ if [ "${1:-tests}" = ranks ] || [ "${1:-tests}" = mpi ] || [ "${1:-tests}" = wea
     step "subdomains on one GPU (local transport) and the halo exchange: GPU tests"
     timeout 330 build-gpu/tests/gpen_gpu_tests -sf='*test_gpu_decomposed*,*test_gpu_halo*' >"$out/gpu_ranks_tests.log" 2>&1; echo "gpu ranks tests rc=$?"
     grep -E "test cases|assertions|ERROR|FAILED" "$out/gpu_ranks_tests.log" | head -30
-    step "compute-sanitizer memcheck of the overlapped stages"
-    timeout 150 compute-sanitizer --tool memcheck build-gpu/tests/gpen_gpu_tests -tc='*overlapping*' >"$out/memcheck_overlap.log" 2>&1; echo "memcheck rc=$?"
+    step "compute-sanitizer memcheck of the overlapped stages (float32, cores cut along x)"
+    timeout 240 compute-sanitizer --tool memcheck build-gpu/tests/gpen_gpu_tests -tc='*overlapping*' -sc='float32,*288*' >"$out/memcheck_overlap.log" 2>&1; echo "memcheck rc=$?"
     grep -E "test cases|assertions|ERROR SUMMARY" "$out/memcheck_overlap.log"
   elif [ "$1" = mpi ]; then
     if [ "$gpus" -gt 1 ]; then

@@ -147,37 +147,41 @@ TEST_CASE("stages overlapping their exchanges: bitwise the whole run with the sa
   // also with value and symmetric walls, whose fills come after the exchanges.
   const std::string walls = R"~("boundaries": [{"type": "value", "faces": ["x-"], "value": 0.25}, {"type": "symmetric", "faces": ["x+"]}, )~"
                             R"~({"type": "value", "faces": ["z"], "value": -0.5}], "integrator": "rk3")~";
-  int ran = 0;
-  for (const std::string dtype : {"float64", "float32"})
+  auto overlap_case = [&](const std::string& dtype, const std::array<long long, 3> size) {
+    int ran = 0;
     for (const bool with_walls : {false, true}) {
       std::string text = test::shipped_program("orszag_tang3d");
       text = test::with(text, R"~("dtype": "float64")~", R"~("dtype": ")~" + dtype + "\"");
       if (with_walls) text = test::with(text, R"~("integrator": "rk3")~", walls);
-      // Wide along x too: cores cut along the rows (an x slab is at least a 128-byte line).
-      for (const std::array<long long, 3> size :
-           {std::array<long long, 3>{64, 48, 40}, std::array<long long, 3>{17, 14, 13}, std::array<long long, 3>{288, 16, 12}}) {
-        const sim::Program p = test::program_of(text, size);
-        const std::vector<std::vector<double>> init = initial_values(p);
-        for (const GpuOptions::PeriodicGhosts ghosts : {GpuOptions::PeriodicGhosts::Measured, GpuOptions::PeriodicGhosts::Fills})
-          for (const RankGrid grid : {RankGrid{{4, 1, 1}}, RankGrid{{1, 2, 2}}, RankGrid{{2, 2, 2}}, RankGrid{{3, 1, 3}}}) {
-            CAPTURE(dtype);
-            CAPTURE(with_walls);
-            CAPTURE(size[0]);
-            CAPTURE(ghosts == GpuOptions::PeriodicGhosts::Fills);
-            CAPTURE(grid.ranks[0]);
-            CAPTURE(grid.ranks[1]);
-            CAPTURE(grid.ranks[2]);
-            bool overlapped = false;
-            long long core = 0;
-            const std::vector<std::vector<double>> parts = three_steps(p, init, with_ghosts(ghosts), grid, &overlapped, &core);
-            CHECK(overlapped);
-            if (size[0] == 288) CHECK(core > 0);
-            CHECK(test::field_differences(parts, three_steps(p, init, as_overlapped(ghosts, grid))) == 0);
-            ++ran;
-          }
-      }
+      const sim::Program p = test::program_of(text, size);
+      const std::vector<std::vector<double>> init = initial_values(p);
+      for (const GpuOptions::PeriodicGhosts ghosts : {GpuOptions::PeriodicGhosts::Measured, GpuOptions::PeriodicGhosts::Fills})
+        for (const RankGrid grid : {RankGrid{{4, 1, 1}}, RankGrid{{1, 2, 2}}, RankGrid{{2, 2, 2}}, RankGrid{{3, 1, 3}}}) {
+          CAPTURE(with_walls);
+          CAPTURE(ghosts == GpuOptions::PeriodicGhosts::Fills);
+          CAPTURE(grid.ranks[0]);
+          CAPTURE(grid.ranks[1]);
+          CAPTURE(grid.ranks[2]);
+          bool overlapped = false;
+          long long core = 0;
+          const std::vector<std::vector<double>> parts = three_steps(p, init, with_ghosts(ghosts), grid, &overlapped, &core);
+          CHECK(overlapped);
+          if (size[0] == 288) CHECK(core > 0);
+          CHECK(test::field_differences(parts, three_steps(p, init, as_overlapped(ghosts, grid))) == 0);
+          ++ran;
+        }
     }
-  CHECK(ran == 96);
+    CHECK(ran == 16);
+  };
+  // Nested subcases, so that a sanitizer run can take one dtype and size (-sc).
+  auto sizes = [&](const std::string& dtype) {
+    SUBCASE("thin 17x14x13") { overlap_case(dtype, {17, 14, 13}); }
+    SUBCASE("wide 64x48x40") { overlap_case(dtype, {64, 48, 40}); }
+    // Every split keeps a core, cut along the rows too (an x slab is at least a 128-byte line).
+    SUBCASE("cores cut along x 288x16x24") { overlap_case(dtype, {288, 16, 24}); }
+  };
+  SUBCASE("float64") { sizes("float64"); }
+  SUBCASE("float32") { sizes("float32"); }
 }
 
 TEST_CASE("a GPU loop on subdomains with the time step on the device: the same steps, times and fields as the undecomposed run") {
