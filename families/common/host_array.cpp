@@ -1,9 +1,11 @@
 #include "gpen/families/common/host_array.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -68,18 +70,40 @@ void fill_periodic(HostArray& a, unsigned axes) {
       }
 }
 
+namespace {
+
+// f(j, k) for each interior row of `a`; spread over the cores where the
+// array is large (a 1024^3 field copied on one core takes seconds), in
+// this thread where starting threads would cost more than the copy.
+void for_interior_rows(const HostArray& a, const std::function<void(long long, long long)>& f) {
+  const long long rows = a.shape[1] * a.shape[2];
+  auto row = [&](long long r) { f(r % a.shape[1], r / a.shape[1]); };
+  if (rows * a.shape[0] >= (1LL << 22)) {
+    parallel_for(rows, row);
+  } else {
+    for (long long r = 0; r < rows; ++r) row(r);
+  }
+}
+
+}  // namespace
+
 std::vector<double> interior_values(const HostArray& a) {
   std::vector<double> v(static_cast<std::size_t>(a.shape[0] * a.shape[1] * a.shape[2]));
-  for (long long k = 0; k < a.shape[2]; ++k)
-    for (long long j = 0; j < a.shape[1]; ++j)
-      for (long long i = 0; i < a.shape[0]; ++i) v[static_cast<std::size_t>(i + a.shape[0] * (j + a.shape[1] * k))] = a.at(i, j, k);
+  for_interior_rows(a, [&](long long j, long long k) {
+    const double* from = a.data.data() + a.index(0, j, k);
+    std::copy(from, from + a.shape[0], v.begin() + a.shape[0] * (j + a.shape[1] * k));
+  });
   return v;
 }
 
 void set_interior(HostArray& a, const std::vector<double>& values) {
-  for (long long k = 0; k < a.shape[2]; ++k)
-    for (long long j = 0; j < a.shape[1]; ++j)
-      for (long long i = 0; i < a.shape[0]; ++i) a.at(i, j, k) = values.at(static_cast<std::size_t>(i + a.shape[0] * (j + a.shape[1] * k)));
+  const long long n = a.shape[0] * a.shape[1] * a.shape[2];
+  if (static_cast<long long>(values.size()) != n)
+    throw std::invalid_argument(fmt::format("set_interior: {} values for an interior of {} points", values.size(), n));
+  for_interior_rows(a, [&](long long j, long long k) {
+    const auto from = values.begin() + a.shape[0] * (j + a.shape[1] * k);
+    std::copy(from, from + a.shape[0], a.data.begin() + a.index(0, j, k));
+  });
 }
 
 void parallel_for(long long n, const std::function<void(long long)>& f) {
