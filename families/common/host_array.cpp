@@ -70,26 +70,19 @@ void fill_periodic(HostArray& a, unsigned axes) {
       }
 }
 
-namespace {
-
-// f(j, k) for each interior row of `a`; spread over the cores where the
-// array is large (a 1024^3 field copied on one core takes seconds), in
-// this thread where starting threads would cost more than the copy.
-void for_interior_rows(const HostArray& a, const std::function<void(long long, long long)>& f) {
-  const long long rows = a.shape[1] * a.shape[2];
-  auto row = [&](long long r) { f(r % a.shape[1], r / a.shape[1]); };
-  if (rows * a.shape[0] >= (1LL << 22)) {
+void for_rows(const std::array<long long, 3>& extent, const std::function<void(long long, long long)>& f, long long cost) {
+  const long long rows = extent[1] * extent[2];
+  auto row = [&](long long r) { f(r % extent[1], r / extent[1]); };
+  if (rows * extent[0] * cost >= (1LL << 22)) {
     parallel_for(rows, row);
   } else {
     for (long long r = 0; r < rows; ++r) row(r);
   }
 }
 
-}  // namespace
-
 std::vector<double> interior_values(const HostArray& a) {
   std::vector<double> v(static_cast<std::size_t>(a.shape[0] * a.shape[1] * a.shape[2]));
-  for_interior_rows(a, [&](long long j, long long k) {
+  for_rows(a.shape, [&](long long j, long long k) {
     const double* from = a.data.data() + a.index(0, j, k);
     std::copy(from, from + a.shape[0], v.begin() + a.shape[0] * (j + a.shape[1] * k));
   });
@@ -99,8 +92,8 @@ std::vector<double> interior_values(const HostArray& a) {
 void set_interior(HostArray& a, const std::vector<double>& values) {
   const long long n = a.shape[0] * a.shape[1] * a.shape[2];
   if (static_cast<long long>(values.size()) != n)
-    throw std::invalid_argument(fmt::format("set_interior: {} values for an interior of {} points", values.size(), n));
-  for_interior_rows(a, [&](long long j, long long k) {
+    throw std::invalid_argument(fmt::format("set_interior: {} values for an interior of {}x{}x{} = {} points", values.size(), a.shape[0], a.shape[1], a.shape[2], n));
+  for_rows(a.shape, [&](long long j, long long k) {
     const auto from = values.begin() + a.shape[0] * (j + a.shape[1] * k);
     std::copy(from, from + a.shape[0], a.data.begin() + a.index(0, j, k));
   });

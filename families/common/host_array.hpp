@@ -34,6 +34,11 @@ void set_interior(HostArray& a, const std::vector<double>& values);
 
 // f(0) ... f(n-1) spread over the cores (index i on worker i % workers).
 void parallel_for(long long n, const std::function<void(long long)>& f);
+// f(j, k) for each row (x fastest) of `extent` points: spread over the
+// cores where the points times `cost` (a point's work, a copy being 1) pay
+// for starting the threads (a 1024^3 field copied on one core takes
+// seconds), in this thread where they would cost more.
+void for_rows(const std::array<long long, 3>& extent, const std::function<void(long long, long long)>& f, long long cost = 1);
 
 // Uniform values in [-1, 1) everywhere (ghosts included), rounded to the
 // dtype so that the GPU and the reference read the same numbers.
