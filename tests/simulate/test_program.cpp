@@ -1,5 +1,6 @@
 // Programs (kind "program"): what they read, and how they refuse what they cannot run.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "gpen/simulate/npy.hpp"
@@ -60,6 +61,34 @@ TEST_CASE("a kernel spec written inline in a program reads as its file does; its
   // Neither a file nor an object.
   CHECK(program_error_at(with(base, R"~("../stencil/continuity_rho3d.json")~", "7"), "/rhs/0/spec").detail().expected.find("written here") !=
         std::string::npos);
+}
+
+TEST_CASE("a field's initial values from its expression at every point, the rows spread over the cores, whole and a subdomain's part") {
+  // Over the size where the rows go to several threads; the expression reads x, y and z.
+  const std::array<long long, 3> n{67, 45, 33};
+  const sim::Program p = program_of(conserving_wave_text(), n);
+  const double a = 0.1;  // conserving_wave_text's amplitude
+  const auto h = p.spacing();
+  auto want = [&](long long i, long long j, long long k) {
+    const double x = p.origin[0] + static_cast<double>(i) * h[0], y = p.origin[1] + static_cast<double>(j) * h[1],
+                 z = p.origin[2] + static_cast<double>(k) * h[2];
+    return 1 + a * std::sin(x) * std::cos(2 * y) + 0.5 * a * std::sin(z);
+  };
+  sim::Subdomain whole, part;
+  whole.extent = n;
+  part.offset = {5, 7, 11};
+  part.extent = {60, 30, 20};
+  for (const sim::Subdomain& s : {whole, part}) {
+    CAPTURE(s.offset[0]);
+    const std::vector<double> rho = sim::initial_values(p, &s).at(0);
+    REQUIRE(static_cast<long long>(rho.size()) == s.extent[0] * s.extent[1] * s.extent[2]);
+    long long wrong = 0;
+    std::size_t at = 0;
+    for (long long k = s.offset[2]; k < s.offset[2] + s.extent[2]; ++k)
+      for (long long j = s.offset[1]; j < s.offset[1] + s.extent[1]; ++j)
+        for (long long i = s.offset[0]; i < s.offset[0] + s.extent[0]; ++i) wrong += std::fabs(rho[at++] - want(i, j, k)) > 1e-15;
+    CHECK(wrong == 0);
+  }
 }
 
 TEST_CASE("a field's initial values from a .npy file (a snapshot's field), noise on top; a missing file or another shape refused at its pointer") {

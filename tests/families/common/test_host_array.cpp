@@ -10,7 +10,8 @@ using gpen::HostArray;
 
 namespace {
 
-// Each interior point's value from its coordinates, each ghost NaN-free and distinct.
+// Every point distinct (the ghosts negative), the interior set from its flat
+// index and read back; the ghosts untouched.
 void check_round_trip(int dims, std::array<long long, 3> shape, int ghost) {
   HostArray a(dims, shape, ghost);
   for (std::size_t f = 0; f < a.data.size(); ++f) a.data[f] = -1.0 - static_cast<double>(f);
