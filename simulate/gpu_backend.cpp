@@ -666,7 +666,6 @@ std::vector<double> GpuBackend::padded_field(int f) const {
 std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::allocations() - s_->allocations_after_setup; }
 
 void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
-  const Program& p = s_->p;
   s_->stream.synchronize();
   // Into the state's array, or on the caller's arrays into gpen's of the
   // pair (packed: an upload can write it) and copied over.
@@ -674,9 +673,7 @@ void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
   if (s.callers) s.now = 0;
   for (std::size_t i = 0; i < s.f[0].size(); ++i) {
     DeviceBuffer& to = s.callers ? s.f[1][i] : s.f[static_cast<std::size_t>(s.now)][i];
-    HostArray host(p.dims, s.extent, to.ghost());  // ghosts 0 until the boundaries fill them
-    set_interior(host, interiors.at(i));
-    to.upload(host.data);
+    to.upload_interior(interiors.at(i));  // ghosts 0 until the boundaries fill them
     if (s.callers) s.copy(to, s.f[0][i]);
   }
   s.fill_boundaries();
@@ -695,15 +692,10 @@ void GpuBackend::settle() {
 }
 
 std::vector<std::vector<double>> GpuBackend::fields() const {
-  const Program& p = s_->p;
   s_->stream.synchronize();
   std::vector<std::vector<double>> out;
   for (std::size_t i = 0; i < s_->f[0].size(); ++i) {
-    const DeviceBuffer& b = s_->readable(i);
-    HostArray host(p.dims, s_->extent, b.ghost());
-    s_->stream.synchronize();
-    host.data = b.download();
-    out.push_back(interior_values(host));
+    out.push_back(s_->readable(i).download_interior());
   }
   return out;
 }

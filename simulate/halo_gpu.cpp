@@ -98,28 +98,4 @@ void check_halo_part(const ProgramField& f, const Decomposition& d, int rank, co
                                    d.dims(), fmt::join(d.subdomain(rank).extent, "x"), f.ghost));
 }
 
-LocalHaloExchange::LocalHaloExchange(const ProgramField& f, const Decomposition& d, std::vector<const DeviceBuffer*> parts, const Context& ctx)
-    : d_(d), ghost_(f.ghost), parts_(std::move(parts)), copier_(parts_.empty() || !parts_[0] ? Dtype::Float64 : parts_[0]->dtype(), ctx) {
-  if (static_cast<int>(parts_.size()) != d_.count() || parts_.empty())
-    throw BindingError(fmt::format("ghost-zone exchange of field '{}': {} arrays for {} subdomains", f.name, parts_.size(), d_.count()));
-  for (int r = 0; r < d_.count(); ++r) {
-    check_halo_part(f, d_, r, parts_[static_cast<std::size_t>(r)], parts_[0] ? parts_[0]->dtype() : Dtype::Float64);
-    faces_.emplace_back(f, d_, r, parts_[0]->dtype());
-  }
-}
-
-void LocalHaloExchange::exchange_axis(int ax, CUstream stream) const {
-  for (int r = 0; r < d_.count(); ++r) faces_[static_cast<std::size_t>(r)].pack(ax, copier_, *parts_[static_cast<std::size_t>(r)], stream);
-  for (int r = 0; r < d_.count(); ++r) {
-    faces_[static_cast<std::size_t>(r)].copy_from_peers(ax, [&](int peer) -> const HaloFaces& { return faces_[static_cast<std::size_t>(peer)]; },
-                                                         parts_[0]->dtype(), stream);
-    faces_[static_cast<std::size_t>(r)].unpack(ax, copier_, *parts_[static_cast<std::size_t>(r)], stream);
-  }
-}
-
-void LocalHaloExchange::exchange(CUstream stream) const {
-  if (ghost_ == 0) return;
-  for (int ax = 0; ax < d_.dims(); ++ax) exchange_axis(ax, stream);
-}
-
 }  // namespace gpen::sim

@@ -1,9 +1,10 @@
 // The GPU's half of the ghost-zone exchange between subdomains (issue 30):
 // a face's slab (halo.hpp's boxes) packed into a contiguous device buffer
-// and unpacked from one (the time-loop unit's halo kernels), and the local
-// transport: several subdomains of one field in one process on one GPU,
-// their slabs delivered by device copies. Its results are the host
-// model's, exchange_halos, bit for bit.
+// and unpacked from one (the time-loop unit's halo kernels), and the
+// transport of one process (HaloFaces::copy_from_peers: the slabs of
+// subdomains on one GPU delivered by device copies, as local_links.hpp's
+// ranks exchange). Its results are the host model's, exchange_halos, bit
+// for bit.
 #pragma once
 
 #include <array>
@@ -62,27 +63,5 @@ struct HaloFaces {
 // BindingError unless `b` is rank `rank`'s array of f: d's subdomain's
 // shape, f's ghost width, `dtype`.
 void check_halo_part(const ProgramField& f, const Decomposition& d, int rank, const DeviceBuffer* b, Dtype dtype);
-
-// Field f's subdomains in one process (rank r's padded array parts[r],
-// shaped as d's subdomain r, f's ghost width), each face that has a
-// neighbour (periodic faces wrapped) filled from that neighbour's slab, an
-// axis at a time, x first. Faces at the global edge that are not periodic
-// are left alone: their conditions are the boundary kernel's (run it on
-// an axis before that axis's exchange). Allocates its buffers once;
-// exchange() allocates nothing.
-class LocalHaloExchange {
- public:
-  LocalHaloExchange(const ProgramField& f, const Decomposition& d, std::vector<const DeviceBuffer*> parts, const Context& ctx);
-  void exchange(CUstream stream) const;
-  // The exchange of one axis (exchange() is every axis in order).
-  void exchange_axis(int axis, CUstream stream) const;
-
- private:
-  Decomposition d_;
-  int ghost_;
-  std::vector<const DeviceBuffer*> parts_;
-  std::vector<HaloFaces> faces_;  // a rank's
-  HaloCopier copier_;
-};
 
 }  // namespace gpen::sim

@@ -37,7 +37,7 @@ MemoryNeed program_memory(const Program& p, bool gpu, bool callers_fields) {
   const std::uint64_t initial = bytes_times(bytes_times(interior, p.fields.size()), sizeof(double));
   if (gpu) {
     need.device = bytes_times(elements, size_of(p.dtype));
-    need.host = bytes_plus(initial, bytes_times(widest, sizeof(double)));
+    need.host = bytes_plus(initial, bytes_times(widest, size_of(p.dtype)));  // upload_interior's staging array
   } else {
     need.host = bytes_plus(initial, bytes_times(elements, sizeof(double)));
   }

@@ -1,8 +1,12 @@
 #include "gpen/families/common/device_buffer.hpp"
 
+#include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "gpen/families/common/host_array.hpp"
 
 namespace gpen {
 
@@ -16,6 +20,45 @@ void check_shape(int dims, const std::array<long long, 3>& shape, int ghost) {
     throw std::invalid_argument(fmt::format("an array of {} dimensions, {}x{}x{} points, ghost width {}: expected 1-3 dimensions, at least one point "
                                             "along each axis, one along the axes the array lacks, and a ghost width of 0 or more",
                                             dims, shape[0], shape[1], shape[2], ghost));
+}
+
+// The padded array of `b`'s geometry in T with `interior` (x fastest) in
+// its interior and 0 in its ghosts, every element written once (the rows
+// spread over the cores: the first touch of a large array's pages costs
+// as much as the copy).
+template <typename T>
+std::unique_ptr<T[]> padded_copy(const DeviceBuffer& b, const std::vector<double>& interior) {
+  const auto p = b.padded();
+  const auto& n = b.shape();
+  const long long gy = b.dims() > 1 ? b.ghost() : 0, gz = b.dims() > 2 ? b.ghost() : 0;
+  std::unique_ptr<T[]> out(new T[b.elements()]);
+  for_rows(p, [&](long long j, long long k) {
+    T* row = out.get() + p[0] * (j + p[1] * k);
+    const long long y = j - gy, z = k - gz;
+    if (y < 0 || y >= n[1] || z < 0 || z >= n[2]) {
+      std::fill(row, row + p[0], T(0));
+      return;
+    }
+    const auto from = interior.begin() + n[0] * (y + n[1] * z);
+    std::fill(row, row + b.ghost(), T(0));
+    std::transform(from, from + n[0], row + b.ghost(), [](double v) { return static_cast<T>(v); });
+    std::fill(row + b.ghost() + n[0], row + p[0], T(0));
+  });
+  return out;
+}
+
+// The interior of `padded` (b's geometry, in T) as doubles, x fastest.
+template <typename T>
+std::vector<double> interior_of(const DeviceBuffer& b, const T* padded) {
+  const auto p = b.padded();
+  const auto& n = b.shape();
+  const long long gy = b.dims() > 1 ? b.ghost() : 0, gz = b.dims() > 2 ? b.ghost() : 0;
+  std::vector<double> out(static_cast<std::size_t>(n[0] * n[1] * n[2]));
+  for_rows(n, [&](long long y, long long z) {
+    const T* row = padded + b.ghost() + p[0] * ((y + gy) + p[1] * (z + gz));
+    std::copy(row, row + n[0], out.begin() + n[0] * (y + n[1] * z));
+  });
+  return out;
 }
 
 }  // namespace
@@ -112,6 +155,34 @@ std::vector<double> DeviceBuffer::download() const {
     out.assign(f.begin(), f.end());
   }
   return out;
+}
+
+void DeviceBuffer::upload_interior(const std::vector<double>& interior) {
+  check_packed("upload into");
+  const auto& n = shape_;
+  if (static_cast<long long>(interior.size()) != n[0] * n[1] * n[2])
+    throw std::invalid_argument(fmt::format("upload of {} values into the interior of {}x{}x{} = {} points", interior.size(), n[0], n[1], n[2],
+                                            n[0] * n[1] * n[2]));
+  const std::string doing = fmt::format("copying {} bytes to the GPU", bytes());
+  if (dtype_ == Dtype::Float64) {
+    GPEN_CU(cuMemcpyHtoD(ptr_, padded_copy<double>(*this, interior).get(), bytes()), doing);
+  } else {
+    GPEN_CU(cuMemcpyHtoD(ptr_, padded_copy<float>(*this, interior).get(), bytes()), doing);
+  }
+  GPEN_CU(cuStreamSynchronize(nullptr), doing);  // as upload()'s
+}
+
+std::vector<double> DeviceBuffer::download_interior() const {
+  check_packed("download from");
+  const std::string doing = fmt::format("copying {} bytes from the GPU", bytes());
+  if (dtype_ == Dtype::Float64) {
+    std::unique_ptr<double[]> host(new double[elements()]);
+    GPEN_CU(cuMemcpyDtoH(host.get(), ptr_, bytes()), doing);
+    return interior_of(*this, host.get());
+  }
+  std::unique_ptr<float[]> host(new float[elements()]);
+  GPEN_CU(cuMemcpyDtoH(host.get(), ptr_, bytes()), doing);
+  return interior_of(*this, host.get());
 }
 
 void DeviceBuffer::copy_to_host_async(void* host, CUstream stream) const {

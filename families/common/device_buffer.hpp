@@ -63,6 +63,13 @@ class DeviceBuffer {
   // both wait for the copy. A pitched view is refused (std::invalid_argument).
   void upload(const std::vector<double>& host);
   std::vector<double> download() const;
+  // The interior alone (shape's points, x fastest) as doubles, the ghosts
+  // set to 0 on the way up: what a field's values and snapshots hold. The
+  // host's copy is built in the dtype, row by row on every core when
+  // large, so a 1024^3 field costs one staging array, not a padded double
+  // array and a converted one. Both wait; a pitched view is refused.
+  void upload_interior(const std::vector<double>& interior);
+  std::vector<double> download_interior() const;
   // The whole padded array's bytes (dtype as it is) into `host`, which holds
   // bytes(), in `stream`: nothing else waits. The copy is done when the
   // stream is (cuStreamSynchronize, or an event); page-locked `host` memory
