@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,10 +21,22 @@ struct NonFinite {
 class Backend {
  public:
   virtual ~Backend() = default;
-  // The fields' interiors (x fastest, the program's size), as a snapshot
-  // holds them; the boundary conditions then fill the ghost zones.
-  virtual void set_fields(const std::vector<std::vector<double>>& interiors) = 0;
-  virtual std::vector<std::vector<double>> fields() const = 0;
+  // Field f's interior (x fastest, the program's size), as a snapshot
+  // holds it, one field at a time (a large grid's fields need not all be
+  // on the host at once): set every field, then fill_boundaries().
+  virtual void set_field(std::size_t f, const std::vector<double>& interior) = 0;
+  virtual std::vector<double> field(std::size_t f) const = 0;
+  virtual std::size_t field_count() const = 0;
+  // Every field's interior, then the boundary conditions fill the ghost zones.
+  void set_fields(const std::vector<std::vector<double>>& interiors) {
+    for (std::size_t f = 0; f < interiors.size(); ++f) set_field(f, interiors[f]);
+    fill_boundaries();
+  }
+  std::vector<std::vector<double>> fields() const {
+    std::vector<std::vector<double>> out;
+    for (std::size_t f = 0; f < field_count(); ++f) out.push_back(field(f));
+    return out;
+  }
   // The ghost zones from the interiors as they are (the caller wrote them).
   virtual void fill_boundaries() = 0;
   // One step of the program's integrator, the boundaries filled after each stage.

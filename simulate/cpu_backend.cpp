@@ -44,16 +44,9 @@ CpuBackend::CpuBackend(const Program& p, std::array<long long, 3> extent) : p_(p
   }
 }
 
-void CpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
-  for (std::size_t f = 0; f < f_.size(); ++f) set_interior(f_[f], interiors.at(f));
-  fill_boundaries();
-}
+void CpuBackend::set_field(std::size_t f, const std::vector<double>& interior) { set_interior(f_.at(f), interior); }
 
-std::vector<std::vector<double>> CpuBackend::fields() const {
-  std::vector<std::vector<double>> out;
-  for (const HostArray& a : f_) out.push_back(interior_values(a));
-  return out;
-}
+std::vector<double> CpuBackend::field(std::size_t f) const { return interior_values(f_.at(f)); }
 
 void CpuBackend::fill_boundaries() {
   for (std::size_t f = 0; f < f_.size(); ++f) apply_boundaries(p_.fields[f], f_[f]);

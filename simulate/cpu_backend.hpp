@@ -18,9 +18,10 @@ class CpuBackend : public Backend {
   // `extent` points, p's params and spacing.
   CpuBackend(const Program& p, std::array<long long, 3> extent);
 
-  void set_fields(const std::vector<std::vector<double>>& interiors) override;
+  void set_field(std::size_t f, const std::vector<double>& interior) override;
+  std::vector<double> field(std::size_t f) const override;
+  std::size_t field_count() const override { return f_.size(); }
   void fill_boundaries() override;
-  std::vector<std::vector<double>> fields() const override;
   void step(double dt) override;
   double max_speed() override;
   std::vector<double> diagnostics() override;

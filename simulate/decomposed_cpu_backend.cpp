@@ -17,22 +17,13 @@ DecomposedCpuBackend::DecomposedCpuBackend(const Program& p, RankGrid grid) : p_
   for (int r = 0; r < d_.count(); ++r) ranks_.push_back(std::make_unique<CpuBackend>(p, d_.subdomain(r).extent));
 }
 
-void DecomposedCpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
-  for (int r = 0; r < d_.count(); ++r) {
-    std::vector<std::vector<double>> mine;
-    for (const auto& f : interiors) mine.push_back(interior_part(f, p_.size, d_.subdomain(r)));
-    auto& arrays = ranks_[static_cast<std::size_t>(r)]->arrays();
-    for (std::size_t f = 0; f < arrays.size(); ++f) set_interior(arrays[f], mine.at(f));
-  }
-  fill_boundaries();
+void DecomposedCpuBackend::set_field(std::size_t f, const std::vector<double>& interior) {
+  for (int r = 0; r < d_.count(); ++r) ranks_[static_cast<std::size_t>(r)]->set_field(f, interior_part(interior, p_.size, d_.subdomain(r)));
 }
 
-std::vector<std::vector<double>> DecomposedCpuBackend::fields() const {
-  std::vector<std::vector<double>> out(p_.fields.size(), std::vector<double>(static_cast<std::size_t>(p_.size[0] * p_.size[1] * p_.size[2])));
-  for (int r = 0; r < d_.count(); ++r) {
-    const auto& arrays = ranks_[static_cast<std::size_t>(r)]->arrays();
-    for (std::size_t f = 0; f < arrays.size(); ++f) place_interior_part(out[f], p_.size, d_.subdomain(r), interior_values(arrays[f]));
-  }
+std::vector<double> DecomposedCpuBackend::field(std::size_t f) const {
+  std::vector<double> out(static_cast<std::size_t>(p_.size[0] * p_.size[1] * p_.size[2]));
+  for (int r = 0; r < d_.count(); ++r) place_interior_part(out, p_.size, d_.subdomain(r), ranks_[static_cast<std::size_t>(r)]->field(f));
   return out;
 }
 

@@ -20,8 +20,9 @@ class DecomposedCpuBackend : public Backend {
   DecomposedCpuBackend(const Program& p, RankGrid grid);
 
   // Interiors of the whole grid, as CpuBackend takes and gives them.
-  void set_fields(const std::vector<std::vector<double>>& interiors) override;
-  std::vector<std::vector<double>> fields() const override;
+  void set_field(std::size_t f, const std::vector<double>& interior) override;
+  std::vector<double> field(std::size_t f) const override;
+  std::size_t field_count() const override { return p_.fields.size(); }
   void fill_boundaries() override;
   void step(double dt) override;
   // The ranks' results folded by each reduction's own operation, rank

@@ -25,20 +25,13 @@ void DecomposedGpuBackend::on_ranks(const std::function<void(GpuBackend&, int)>&
   group_->run([&](int r) { fn(*ranks_[static_cast<std::size_t>(r)], r); });
 }
 
-void DecomposedGpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
-  on_ranks([&](GpuBackend& b, int r) {
-    std::vector<std::vector<double>> mine;
-    for (const auto& f : interiors) mine.push_back(interior_part(f, p_.size, decomposition().subdomain(r)));
-    b.set_fields(mine);
-  });
+void DecomposedGpuBackend::set_field(std::size_t f, const std::vector<double>& interior) {
+  on_ranks([&](GpuBackend& b, int r) { b.set_field(f, interior_part(interior, p_.size, decomposition().subdomain(r))); });
 }
 
-std::vector<std::vector<double>> DecomposedGpuBackend::fields() const {
-  std::vector<std::vector<double>> out(p_.fields.size(), std::vector<double>(static_cast<std::size_t>(p_.size[0] * p_.size[1] * p_.size[2])));
-  for (std::size_t r = 0; r < ranks_.size(); ++r) {
-    const std::vector<std::vector<double>> mine = ranks_[r]->fields();
-    for (std::size_t f = 0; f < mine.size(); ++f) place_interior_part(out[f], p_.size, decomposition().subdomain(static_cast<int>(r)), mine[f]);
-  }
+std::vector<double> DecomposedGpuBackend::field(std::size_t f) const {
+  std::vector<double> out(static_cast<std::size_t>(p_.size[0] * p_.size[1] * p_.size[2]));
+  for (std::size_t r = 0; r < ranks_.size(); ++r) place_interior_part(out, p_.size, decomposition().subdomain(static_cast<int>(r)), ranks_[r]->field(f));
   return out;
 }
 

@@ -21,8 +21,9 @@ class DecomposedGpuBackend : public Backend {
   DecomposedGpuBackend(const Program& p, RankGrid grid, const Context& ctx, const GpuOptions& options = {});
 
   // Interiors of the whole grid, as GpuBackend takes and gives them.
-  void set_fields(const std::vector<std::vector<double>>& interiors) override;
-  std::vector<std::vector<double>> fields() const override;
+  void set_field(std::size_t f, const std::vector<double>& interior) override;
+  std::vector<double> field(std::size_t f) const override;
+  std::size_t field_count() const override { return p_.fields.size(); }
   void fill_boundaries() override;
   void step(double dt) override;
   double max_speed() override;

@@ -665,22 +665,25 @@ std::vector<double> GpuBackend::padded_field(int f) const {
 
 std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::allocations() - s_->allocations_after_setup; }
 
-void GpuBackend::set_fields(const std::vector<std::vector<double>>& interiors) {
-  s_->stream.synchronize();
-  // Into the state's array, or on the caller's arrays into gpen's of the
-  // pair (packed: an upload can write it) and copied over.
+void GpuBackend::set_field(std::size_t f, const std::vector<double>& interior) {
   State& s = *s_;
-  if (s.callers) s.now = 0;
-  for (std::size_t i = 0; i < s.f[0].size(); ++i) {
-    DeviceBuffer& to = s.callers ? s.f[1][i] : s.f[static_cast<std::size_t>(s.now)][i];
-    to.upload_interior(interiors.at(i));  // ghosts 0 until the boundaries fill them
-    if (s.callers) s.copy(to, s.f[0][i]);
-  }
-  s.fill_boundaries();
+  if (f >= s.f[0].size()) throw std::out_of_range(fmt::format("GpuBackend::set_field: field {} of {}", f, s.f[0].size()));
   s.stream.synchronize();
+  // Into the state's array, or on the caller's arrays into gpen's of the
+  // pair (packed: an upload can write it) and copied over; every field is
+  // set before the next step, so all of them are then in the caller's.
+  if (s.callers) s.now = 0;
+  DeviceBuffer& to = s.callers ? s.f[1][f] : s.f[static_cast<std::size_t>(s.now)][f];
+  to.upload_interior(interior);  // ghosts 0 until the boundaries fill them
+  if (s.callers) s.copy(to, s.f[0][f]);
 }
 
-void GpuBackend::fill_boundaries() { s_->fill_boundaries(); }
+std::size_t GpuBackend::field_count() const { return s_->f[0].size(); }
+
+void GpuBackend::fill_boundaries() {
+  s_->fill_boundaries();
+  s_->stream.synchronize();
+}
 
 void GpuBackend::settle() {
   State& s = *s_;
@@ -691,13 +694,10 @@ void GpuBackend::settle() {
   s.stream.synchronize();  // the caller reads its arrays in streams of its own
 }
 
-std::vector<std::vector<double>> GpuBackend::fields() const {
+std::vector<double> GpuBackend::field(std::size_t f) const {
+  if (f >= s_->f[0].size()) throw std::out_of_range(fmt::format("GpuBackend::field: field {} of {}", f, s_->f[0].size()));
   s_->stream.synchronize();
-  std::vector<std::vector<double>> out;
-  for (std::size_t i = 0; i < s_->f[0].size(); ++i) {
-    out.push_back(s_->readable(i).download_interior());
-  }
-  return out;
+  return s_->readable(f).download_interior();
 }
 
 void GpuBackend::step(double dt) {
@@ -855,7 +855,7 @@ std::optional<NonFinite> GpuBackend::first_non_finite() const {
       if (t != none) {
         const long long x = static_cast<long long>(t % s.extent[0]), y = static_cast<long long>((t / s.extent[0]) % s.extent[1]),
                         z = static_cast<long long>(t / (s.extent[0] * s.extent[1]));
-        return NonFinite{static_cast<int>(i), {x, y, z}, fields()[i][t]};
+        return NonFinite{static_cast<int>(i), {x, y, z}, field(i)[t]};
       }
     }
     return std::nullopt;

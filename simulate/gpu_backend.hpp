@@ -55,7 +55,7 @@ struct GpuOptions {
   // that axis's boundary fill (no stores of periodic images along split
   // axes); the CFL speed, diagnostics and the non-finite search combine
   // every rank's (collective: every rank calls the same methods in the same
-  // order). set_fields and fields take and give the subdomain's interiors.
+  // order). set_field and field take and give the subdomain's interiors.
   // Null: the whole grid.
   std::shared_ptr<RankLinks> links;
   // With links, a 2N loop: each stage computes its shell (the points within
@@ -75,10 +75,12 @@ class GpuBackend : public Backend {
   GpuBackend(const Program& p, const Context& ctx, const GpuOptions& options = {});
   ~GpuBackend() override;
 
-  void set_fields(const std::vector<std::vector<double>>& interiors) override;
+  void set_field(std::size_t f, const std::vector<double>& interior) override;
+  std::vector<double> field(std::size_t f) const override;
+  std::size_t field_count() const override;
+  // Waits for the fills (a caller's array may be read in another stream).
   void fill_boundaries() override;
   void settle() override;
-  std::vector<std::vector<double>> fields() const override;
   void step(double dt) override;
   double max_speed() override;
   bool steps_on_device() const override;

@@ -34,7 +34,7 @@ MemoryNeed program_memory(const Program& p, bool gpu, bool callers_fields) {
       // The CPU keeps every output; the GPU's rk4 those not used (the rest are k); the fused loop none.
       if (gpu ? !fused && r.output_field[static_cast<std::size_t>(o->slot)] < 0 : true)
         elements = bytes_plus(elements, padded_elements(p.dims, p.size, o->ghost));
-  const std::uint64_t initial = bytes_times(bytes_times(interior, p.fields.size()), sizeof(double));
+  const std::uint64_t initial = bytes_times(interior, sizeof(double));  // a field's values at a time (Simulation)
   if (gpu) {
     need.device = bytes_times(elements, size_of(p.dtype));
     need.host = bytes_plus(initial, bytes_times(widest, size_of(p.dtype)));  // upload_interior's staging array

@@ -10,7 +10,8 @@ namespace gpen::sim {
 
 // On the CPU reference (gpu false): every array in double on the host. On
 // the GPU: the arrays in the program's dtype on the device, and on the host
-// the initial values and one field's padded copy in double.
+// a field's initial values in double and its padded copy in the dtype
+// (the fields go up one at a time).
 // `callers_fields`: the GPU loop keeps the fields in the caller's arrays
 // (GpuOptions::fields), which it does not allocate.
 MemoryNeed program_memory(const Program& p, bool gpu, bool callers_fields = false);

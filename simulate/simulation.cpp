@@ -43,7 +43,8 @@ std::vector<std::string> diagnostic_names(const Program& p) {
 
 }  // namespace
 
-std::vector<std::vector<double>> initial_values(const Program& p, const Subdomain* part) {
+std::vector<double> initial_field(const Program& p, std::size_t field, const Subdomain* part) {
+  const ProgramField& f = p.fields.at(field);
   const auto h = p.spacing();
   std::vector<double> env(3);
   for (const ProgramParam& q : p.params) env.push_back(q.value);
@@ -51,41 +52,42 @@ std::vector<std::vector<double>> initial_values(const Program& p, const Subdomai
   Subdomain whole;
   whole.extent = p.size;
   const Subdomain& s = part ? *part : whole;
-  std::vector<std::vector<double>> out;
   const long long n = s.extent[0] * s.extent[1] * s.extent[2];
-  for (const ProgramField& f : p.fields) {
-    std::vector<double> v(static_cast<std::size_t>(n));
-    if (!f.init_npy.empty()) {
-      // A file's values (checked when the program was read; read again here, it may have changed since).
-      const NpyArray head = read_npy(f.init_npy, true);
-      if (head.shape != p.c_order_shape())
-        throw std::runtime_error(fmt::format("{} (the initial values at {}/init/npy) has shape ({}) now; the field '{}' needs ({})", f.init_npy, f.pointer,
-                                             fmt::join(head.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
-      v = read_npy_part(f.init_npy, p.size, s);
-      std::size_t at = 0;
-      for_part_points(p.size, s, [&](long long flat) {
-        v[at] = rounded(v[at] + (f.noise != 0 ? f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat)) : 0.0), p.dtype);
-        ++at;
-      });
-      out.push_back(std::move(v));
-      continue;
-    }
-    // An expression costs tens of copies a point: a 1024^3 grid's take minutes on one core.
-    for_rows(s.extent, [&](long long row_j, long long row_k) {
-      std::vector<double> e = env;
-      const long long j = s.offset[1] + row_j, k = s.offset[2] + row_k;
-      e[1] = p.origin[1] + static_cast<double>(j) * h[1];
-      e[2] = p.origin[2] + static_cast<double>(k) * h[2];
-      std::size_t at = static_cast<std::size_t>(s.extent[0] * (row_j + s.extent[1] * row_k));
-      for (long long i = s.offset[0]; i < s.offset[0] + s.extent[0]; ++i) {
-        e[0] = p.origin[0] + static_cast<double>(i) * h[0];
-        double x = f.init(e.data());
-        if (f.noise != 0) x += f.noise * noise_at(f.seed, static_cast<std::uint64_t>(i + p.size[0] * (j + p.size[1] * k)));
-        v[at++] = rounded(x, p.dtype);
-      }
-    }, 64);
-    out.push_back(std::move(v));
+  std::vector<double> v(static_cast<std::size_t>(n));
+  if (!f.init_npy.empty()) {
+    // A file's values (checked when the program was read; read again here, it may have changed since).
+    const NpyArray head = read_npy(f.init_npy, true);
+    if (head.shape != p.c_order_shape())
+      throw std::runtime_error(fmt::format("{} (the initial values at {}/init/npy) has shape ({}) now; the field '{}' needs ({})", f.init_npy, f.pointer,
+                                           fmt::join(head.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
+    v = read_npy_part(f.init_npy, p.size, s);
+    std::size_t at = 0;
+    for_part_points(p.size, s, [&](long long flat) {
+      v[at] = rounded(v[at] + (f.noise != 0 ? f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat)) : 0.0), p.dtype);
+      ++at;
+    });
+    return v;
   }
+  // An expression costs tens of copies a point: a 1024^3 grid's take minutes on one core.
+  for_rows(s.extent, [&](long long row_j, long long row_k) {
+    std::vector<double> e = env;
+    const long long j = s.offset[1] + row_j, k = s.offset[2] + row_k;
+    e[1] = p.origin[1] + static_cast<double>(j) * h[1];
+    e[2] = p.origin[2] + static_cast<double>(k) * h[2];
+    std::size_t at = static_cast<std::size_t>(s.extent[0] * (row_j + s.extent[1] * row_k));
+    for (long long i = s.offset[0]; i < s.offset[0] + s.extent[0]; ++i) {
+      e[0] = p.origin[0] + static_cast<double>(i) * h[0];
+      double x = f.init(e.data());
+      if (f.noise != 0) x += f.noise * noise_at(f.seed, static_cast<std::uint64_t>(i + p.size[0] * (j + p.size[1] * k)));
+      v[at++] = rounded(x, p.dtype);
+    }
+  }, 64);
+  return v;
+}
+
+std::vector<std::vector<double>> initial_values(const Program& p, const Subdomain* part) {
+  std::vector<std::vector<double>> out;
+  for (std::size_t f = 0; f < p.fields.size(); ++f) out.push_back(initial_field(p, f, part));
   return out;
 }
 
@@ -100,7 +102,9 @@ void Simulation::set_rank(std::shared_ptr<RankLinks> links) {
 }
 
 void Simulation::initialize() {
-  backend_->set_fields(initial_values(p_, links_ ? &links_->decomposition().subdomain(links_->rank()) : nullptr));
+  // A field at a time: a large grid's fields need not all be on the host at once.
+  for (std::size_t f = 0; f < p_.fields.size(); ++f) backend_->set_field(f, initial_field(p_, f, links_ ? &links_->decomposition().subdomain(links_->rank()) : nullptr));
+  backend_->fill_boundaries();
   t_ = 0;
   step_ = 0;
 }
@@ -118,21 +122,26 @@ void Simulation::write_snapshot(const std::string& dir) const {
     // A folder written before holds no snapshot until this one is whole.
     fs::remove(dir + "/snapshot.json");
   }
-  const std::vector<std::vector<double>> v = backend_->fields();
   nlohmann::json files = nlohmann::json::array();
   for (const ProgramField& f : p_.fields) files.push_back(f.name + ".npy");
+  const auto& pic = p_.snapshots.picture;
+  std::optional<Image> picture;  // an undecomposed run's, from the field's values
+  // Rank 0 makes each file whole (its header, room for every value),
+  // every rank writes its part in place, rank 0 then the snapshot.json.
+  if (links_ && writes_files())
+    for (const auto& file : files) create_npy(dir + "/" + file.get<std::string>(), p_.dtype, p_.c_order_shape());
+  if (links_) links_->gather({});
+  // A field at a time on the host.
+  for (std::size_t f = 0; f < p_.fields.size(); ++f) {
+    const std::vector<double> v = backend_->field(f);
+    const std::string path = dir + "/" + files[f].get<std::string>();
+    if (links_) write_npy_part(path, p_.dtype, p_.size, links_->decomposition().subdomain(links_->rank()), v);
+    else write_npy(path, p_.dtype, p_.c_order_shape(), v);
+    if (!links_ && pic && png_available() && static_cast<std::size_t>(pic->field) == f) picture = render_slice(p_, v, *pic);
+  }
   if (links_) {
-    // Rank 0 makes each file whole (its header, room for every value),
-    // every rank writes its part in place, rank 0 then the snapshot.json.
-    if (writes_files())
-      for (const auto& file : files) create_npy(dir + "/" + file.get<std::string>(), p_.dtype, p_.c_order_shape());
-    links_->gather({});
-    const Subdomain& mine = links_->decomposition().subdomain(links_->rank());
-    for (std::size_t f = 0; f < p_.fields.size(); ++f) write_npy_part(dir + "/" + files[f].get<std::string>(), p_.dtype, p_.size, mine, v[f]);
     links_->gather({});
     if (!writes_files()) return;
-  } else {
-    for (std::size_t f = 0; f < p_.fields.size(); ++f) write_npy(dir + "/" + files[f].get<std::string>(), p_.dtype, p_.c_order_shape(), v[f]);
   }
   nlohmann::json j;
   j["program"] = p_.name;
@@ -148,13 +157,13 @@ void Simulation::write_snapshot(const std::string& dir) const {
   j["spacing"] = std::vector<double>(h.begin(), h.begin() + p_.dims);
   j["fields"] = files;
   j["layout"] = "each field's interior, C order (z, y, x): numpy.load gives a[k, j, i]";
-  if (const auto& pic = p_.snapshots.picture) {
+  if (pic) {
     const std::string name = fmt::format("{}_{}.png", p_.fields[pic->field].name, p_.dims == 3 ? "xyz"[pic->axis] : 'z');
     if (png_available()) {
       const auto field = static_cast<std::size_t>(pic->field);
       // A rank of several holds a part: its slice comes back from the field's file, whole by now.
-      write_png(dir + "/" + name, links_ ? render_plane(p_, read_npy_part(dir + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic)
-                                         : render_slice(p_, v[field], *pic));
+      write_png(dir + "/" + name, picture ? *picture
+                                          : render_plane(p_, read_npy_part(dir + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic));
       j["picture"] = name;
     } else {
       j["picture"] = nullptr;
@@ -192,17 +201,19 @@ void Simulation::restart(const std::string& dir) {
     fail(fmt::format("snapshot.json's \"time\" is '{}', not a finite time >= 0", quoted_text(time)));
   if (!j.contains("step") || !j["step"].is_number_integer() || j["step"].get<long long>() < 0 || j["step"].get<long long>() > (1LL << 53))
     fail("snapshot.json's \"step\" is not a whole number of steps from 0 to 2^53");
-  std::vector<std::vector<double>> v;
+  // Every file's header before any field is set, then a field at a time.
   const std::vector<long long> shape = p_.c_order_shape();
   for (const ProgramField& f : p_.fields) {
-    const std::string path = dir + "/" + f.name + ".npy";
-    const NpyArray head = read_npy(path, true);
+    const NpyArray head = read_npy(dir + "/" + f.name + ".npy", true);
     if (head.shape != shape) fail(fmt::format("{}.npy has shape ({}), the run ({})", f.name, fmt::join(head.shape, ", "), fmt::join(shape, ", ")));
     if (head.dtype != p_.dtype) fail(fmt::format("{}.npy is not {}", f.name, dtype));
-    // A rank of several reads its part alone.
-    v.push_back(links_ ? read_npy_part(path, p_.size, links_->decomposition().subdomain(links_->rank())) : read_npy(path).values);
   }
-  backend_->set_fields(v);
+  for (std::size_t f = 0; f < p_.fields.size(); ++f) {
+    const std::string path = dir + "/" + p_.fields[f].name + ".npy";
+    // A rank of several reads its part alone.
+    backend_->set_field(f, links_ ? read_npy_part(path, p_.size, links_->decomposition().subdomain(links_->rank())) : read_npy(path).values);
+  }
+  backend_->fill_boundaries();
   t_ = t;
   step_ = j["step"].get<long long>();
 }

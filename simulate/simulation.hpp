@@ -49,7 +49,7 @@ class Simulation {
   Simulation(const Program& p, std::unique_ptr<Backend> backend);
   // One rank of a run over several processes (issue 30), `links` its way
   // to the others: the back end holds this rank's subdomain (its
-  // set_fields and fields take and give that part), every rank runs the
+  // set_field and field take and give that part), every rank runs the
   // same steps. Each rank writes its part of a snapshot into the one .npy
   // a field (the whole grid's, byte for byte what an undecomposed run
   // writes), rank 0 the snapshot.json once every part is in, and the
@@ -94,8 +94,10 @@ class Simulation {
   RunResult run_steps(const RunOptions& opt, const std::function<void(const StepReport&)>& progress);
 };
 
-// The initial interiors of a program's fields (x fastest), as initialize()
-// sets them: of the whole grid, or of subdomain `part` alone (the same values there).
+// The initial interior of a program's field `f` (x fastest), as
+// initialize() sets it: of the whole grid, or of subdomain `part` alone
+// (the same values there); and every field's.
+std::vector<double> initial_field(const Program& p, std::size_t f, const Subdomain* part = nullptr);
 std::vector<std::vector<double>> initial_values(const Program& p, const Subdomain* part = nullptr);
 
 }  // namespace gpen::sim

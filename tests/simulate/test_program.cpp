@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "gpen/simulate/memory.hpp"
 #include "gpen/simulate/npy.hpp"
 #include "gpen/simulate/simulation.hpp"
 #include "program_support.hpp"
@@ -36,6 +37,17 @@ TEST_CASE("the shipped sound wave reads: fields, kernels bound by name, params a
   CHECK(small.size == std::array<long long, 3>{16, 1, 1});
   CHECK(small.spacing()[0] == doctest::Approx(2 * M_PI / 16));
   CHECK(small.hash != p.hash);
+}
+
+TEST_CASE("a GPU run's host memory: one field's initial values in double and one padded staging copy in the dtype, whatever the count of fields") {
+  const std::array<long long, 3> n{64, 48, 40};
+  for (const char* dtype : {"float64", "float32"}) {
+    CAPTURE(dtype);
+    const sim::Program p = program_of(with(sound_wave_text(), R"("dtype": "float64")", fmt::format(R"("dtype": "{}")", dtype)), n);
+    REQUIRE(p.fields.size() == 4);
+    const std::uint64_t interior = 64ull * 48 * 40, padded = (64ull + 6) * (48 + 6) * (40 + 6);  // ghost 3
+    CHECK(sim::program_memory(p, true).host == interior * 8 + padded * size_of(p.dtype));
+  }
 }
 
 TEST_CASE("a kernel spec written inline in a program reads as its file does; its mistakes are errors at their place in the program") {
