@@ -102,6 +102,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   if (!o.dtype.empty()) dtype = o.dtype == "float32" ? Dtype::Float32 : Dtype::Float64;
   sim::SizeOverride size;  // --size is read against the program's dims
   if (!o.size.empty()) size = [&](int dims) { return parse_size(o.size, dims); };
+  const auto setup_started = std::chrono::steady_clock::now();
   const sim::Program p = sim::load_program(o.program, size, dtype);
   std::unique_ptr<sim::Backend> backend;
   std::optional<Context> ctx;
@@ -160,6 +161,11 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
     for (const std::string& c : first->periodic_ghost_choices()) fmt::print(stderr, "{}: {}\n", p.name, c);
   }
   if (overlapped) fmt::print(stderr, "{}: each stage computes its subdomains' shells and exchanges them while their cores run (--no-overlap: not)\n", p.name);
+  // A large grid's start takes a while on the host: say where it went.
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
+  const double backend_s = seconds_since(setup_started);
+  if (speaks) fmt::print(stderr, "{}: program read, kernels loaded and arrays allocated in {:.1f} s\n", p.name, backend_s);
+  const auto fields_started = std::chrono::steady_clock::now();
   sim::Simulation s(p, std::move(backend));
   if (links) s.set_rank(links);
 #ifdef GPEN_HAVE_MPI
@@ -176,6 +182,8 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
 #endif
   if (o.restart.empty()) s.initialize();
   else s.restart(o.restart);
+  const double fields_s = seconds_since(fields_started);
+  if (speaks) fmt::print(stderr, "{}: {} in {:.1f} s\n", p.name, o.restart.empty() ? "initial values set" : "fields read from " + o.restart, fields_s);
   if (o.parts > 0) {
     if (!timed) throw UsageError("--parts times the GPU loop of one process (the whole grid, or a rank's under mpirun)");
     const std::vector<sim::GpuBackend::PartTime> parts = timed->time_parts(1e-3, o.parts);
@@ -247,6 +255,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
                     {"time", s.time()},
                     {"steps", r.steps},
                     {"seconds", run_s},
+                    {"setup_seconds", Json{{"backend", backend_s}, {"fields", fields_s}}},
                     {"ms_per_step", r.steps > 0 ? Json(1e3 * run_s / static_cast<double>(r.steps)) : Json(nullptr)},
                     {"stop", r.stop == sim::RunResult::Stop::Steps     ? "steps"
                              : r.stop == sim::RunResult::Stop::Time    ? "time"

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,14 @@ class Backend {
   virtual std::size_t field_count() const = 0;
   // Every field's interior, then the boundary conditions fill the ghost zones.
   void set_fields(const std::vector<std::vector<double>>& interiors) {
+    if (interiors.size() != field_count())
+      throw std::invalid_argument("Backend::set_fields: " + std::to_string(interiors.size()) + " fields' values for " + std::to_string(field_count()) + " fields");
     for (std::size_t f = 0; f < interiors.size(); ++f) set_field(f, interiors[f]);
     fill_boundaries();
   }
   std::vector<std::vector<double>> fields() const {
     std::vector<std::vector<double>> out;
+    out.reserve(field_count());
     for (std::size_t f = 0; f < field_count(); ++f) out.push_back(field(f));
     return out;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -85,6 +86,9 @@ int Decomposition::neighbour(int rank, int axis, int side, bool periodic) const 
 }
 
 std::vector<double> interior_part(const std::vector<double>& global, const std::array<long long, 3>& size, const Subdomain& s) {
+  const long long points = size[0] * size[1] * size[2];
+  if (static_cast<long long>(global.size()) != points)
+    throw std::invalid_argument(fmt::format("{} values for a grid of {}x{}x{} = {} points", global.size(), size[0], size[1], size[2], points));
   std::vector<double> out(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
   std::size_t t = 0;
   for_part_points(size, s, [&](long long g) { out[t++] = global.at(static_cast<std::size_t>(g)); });

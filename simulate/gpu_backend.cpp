@@ -5,7 +5,6 @@
 #include <functional>
 #include <fmt/format.h>
 
-#include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/kernel.hpp"
 #include "gpen/families/common/spec_program.hpp"
 #include "gpen/families/common/utility_units.hpp"
@@ -668,11 +667,13 @@ std::size_t GpuBackend::allocations_since_setup() const { return DeviceMemory::a
 void GpuBackend::set_field(std::size_t f, const std::vector<double>& interior) {
   State& s = *s_;
   if (f >= s.f[0].size()) throw std::out_of_range(fmt::format("GpuBackend::set_field: field {} of {}", f, s.f[0].size()));
+  const std::size_t points = static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]);
+  if (interior.size() != points) throw std::invalid_argument(fmt::format("GpuBackend::set_field: {} values for field {}'s {} points", interior.size(), f, points));
+  // On the caller's arrays, every field's state there first (the others
+  // keep theirs), then this one into gpen's of the pair (packed: an upload
+  // can write it) and copied over; else into the state's array.
+  settle();
   s.stream.synchronize();
-  // Into the state's array, or on the caller's arrays into gpen's of the
-  // pair (packed: an upload can write it) and copied over; every field is
-  // set before the next step, so all of them are then in the caller's.
-  if (s.callers) s.now = 0;
   DeviceBuffer& to = s.callers ? s.f[1][f] : s.f[static_cast<std::size_t>(s.now)][f];
   to.upload_interior(interior);  // ghosts 0 until the boundaries fill them
   if (s.callers) s.copy(to, s.f[0][f]);
@@ -696,8 +697,9 @@ void GpuBackend::settle() {
 
 std::vector<double> GpuBackend::field(std::size_t f) const {
   if (f >= s_->f[0].size()) throw std::out_of_range(fmt::format("GpuBackend::field: field {} of {}", f, s_->f[0].size()));
+  const DeviceBuffer& b = s_->readable(f);  // may copy in the loop's stream
   s_->stream.synchronize();
-  return s_->readable(f).download_interior();
+  return b.download_interior();
 }
 
 void GpuBackend::step(double dt) {

@@ -52,15 +52,13 @@ std::vector<double> initial_field(const Program& p, std::size_t field, const Sub
   Subdomain whole;
   whole.extent = p.size;
   const Subdomain& s = part ? *part : whole;
-  const long long n = s.extent[0] * s.extent[1] * s.extent[2];
-  std::vector<double> v(static_cast<std::size_t>(n));
   if (!f.init_npy.empty()) {
     // A file's values (checked when the program was read; read again here, it may have changed since).
     const NpyArray head = read_npy(f.init_npy, true);
     if (head.shape != p.c_order_shape())
       throw std::runtime_error(fmt::format("{} (the initial values at {}/init/npy) has shape ({}) now; the field '{}' needs ({})", f.init_npy, f.pointer,
                                            fmt::join(head.shape, ", "), f.name, fmt::join(p.c_order_shape(), ", ")));
-    v = read_npy_part(f.init_npy, p.size, s);
+    std::vector<double> v = read_npy_part(f.init_npy, p.size, s);
     std::size_t at = 0;
     for_part_points(p.size, s, [&](long long flat) {
       v[at] = rounded(v[at] + (f.noise != 0 ? f.noise * noise_at(f.seed, static_cast<std::uint64_t>(flat)) : 0.0), p.dtype);
@@ -69,6 +67,7 @@ std::vector<double> initial_field(const Program& p, std::size_t field, const Sub
     return v;
   }
   // An expression costs tens of copies a point: a 1024^3 grid's take minutes on one core.
+  std::vector<double> v(static_cast<std::size_t>(s.extent[0] * s.extent[1] * s.extent[2]));
   for_rows(s.extent, [&](long long row_j, long long row_k) {
     std::vector<double> e = env;
     const long long j = s.offset[1] + row_j, k = s.offset[2] + row_k;
@@ -103,7 +102,8 @@ void Simulation::set_rank(std::shared_ptr<RankLinks> links) {
 
 void Simulation::initialize() {
   // A field at a time: a large grid's fields need not all be on the host at once.
-  for (std::size_t f = 0; f < p_.fields.size(); ++f) backend_->set_field(f, initial_field(p_, f, links_ ? &links_->decomposition().subdomain(links_->rank()) : nullptr));
+  const Subdomain* part = links_ ? &links_->decomposition().subdomain(links_->rank()) : nullptr;
+  for (std::size_t f = 0; f < p_.fields.size(); ++f) backend_->set_field(f, initial_field(p_, f, part));
   backend_->fill_boundaries();
   t_ = 0;
   step_ = 0;
@@ -125,6 +125,7 @@ void Simulation::write_snapshot(const std::string& dir) const {
   nlohmann::json files = nlohmann::json::array();
   for (const ProgramField& f : p_.fields) files.push_back(f.name + ".npy");
   const auto& pic = p_.snapshots.picture;
+  const bool pictures = pic && png_available();
   std::optional<Image> picture;  // an undecomposed run's, from the field's values
   // Rank 0 makes each file whole (its header, room for every value),
   // every rank writes its part in place, rank 0 then the snapshot.json.
@@ -137,7 +138,7 @@ void Simulation::write_snapshot(const std::string& dir) const {
     const std::string path = dir + "/" + files[f].get<std::string>();
     if (links_) write_npy_part(path, p_.dtype, p_.size, links_->decomposition().subdomain(links_->rank()), v);
     else write_npy(path, p_.dtype, p_.c_order_shape(), v);
-    if (!links_ && pic && png_available() && static_cast<std::size_t>(pic->field) == f) picture = render_slice(p_, v, *pic);
+    if (!links_ && pictures && static_cast<std::size_t>(pic->field) == f) picture = render_slice(p_, v, *pic);
   }
   if (links_) {
     links_->gather({});
@@ -159,11 +160,11 @@ void Simulation::write_snapshot(const std::string& dir) const {
   j["layout"] = "each field's interior, C order (z, y, x): numpy.load gives a[k, j, i]";
   if (pic) {
     const std::string name = fmt::format("{}_{}.png", p_.fields[pic->field].name, p_.dims == 3 ? "xyz"[pic->axis] : 'z');
-    if (png_available()) {
+    if (pictures) {
       const auto field = static_cast<std::size_t>(pic->field);
       // A rank of several holds a part: its slice comes back from the field's file, whole by now.
-      write_png(dir + "/" + name, picture ? *picture
-                                          : render_plane(p_, read_npy_part(dir + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic));
+      if (!picture) picture = render_plane(p_, read_npy_part(dir + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic);
+      write_png(dir + "/" + name, *picture);
       j["picture"] = name;
     } else {
       j["picture"] = nullptr;

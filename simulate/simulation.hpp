@@ -61,7 +61,9 @@ class Simulation {
   // coordinates, plus the seeded noise.
   void initialize();
   // The fields, time and step of the snapshot in `dir` (written by this
-  // program's runs: the same fields, size and dtype).
+  // program's runs: the same fields, size and dtype). Both set the fields
+  // one at a time: where either throws, the fields are a mix of old and new
+  // (every file's header is checked first) until one of them succeeds.
   void restart(const std::string& dir);
   // The fields as the back end holds them (e.g. the caller's arrays, which
   // it wrote), at time t and step `step`: their ghost zones filled.

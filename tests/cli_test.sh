@@ -172,9 +172,11 @@ expect 0 "^ok .*program 'heat_walls3d', float64, 3-D 33x32x33, 1 field" -- $gpen
 expect 0 'last snapshot: .*/snap_000000010' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim
 expect 0 'step,t,dt,total' -- head -1 $tmp/sim/diagnostics.csv
 expect 0 'T.npy' -- ls $tmp/sim/snap_000000010
+expect 0 'heat_walls3d: initial values set in [0-9.]+ s' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 1 --no-output
+expect 0 'heat_walls3d: fields read from .*/snap_000000010 in [0-9.]+ s' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 1 --no-output --restart $tmp/sim/snap_000000010
 expect 0 'stopped at step 20' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim --restart $tmp/sim/snap_000000010
 expect 1 "program sound_wave3d \(float64\) at 10000x10000x1000 does not fit in the host's memory" -- $gpen simulate $specs/programs/sound_wave3d.json --device cpu --size 10000x10000x1000 --steps 1
-expect_json 0 'd["schema"] == "gpen.simulate/1" and d["steps"] == 5 and d["stop"] == "steps" and "total" in d["diagnostics"] and d["last_snapshot"] is None' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 5 --no-output --json
+expect_json 0 'd["schema"] == "gpen.simulate/1" and d["steps"] == 5 and d["stop"] == "steps" and "total" in d["diagnostics"] and d["last_snapshot"] is None and d["setup_seconds"]["backend"] > 0 and d["setup_seconds"]["fields"] > 0' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 5 --no-output --json
 expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu
 expect 3 'no GPU for gpen simulate .*--device cpu runs' -- $gpen simulate $specs/programs/heat_walls3d.json --steps 1
 # Subdomains (issue 30): the CPU reference split 2x2x1 writes the undecomposed run's snapshots bit for bit.

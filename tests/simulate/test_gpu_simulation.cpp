@@ -355,6 +355,21 @@ TEST_CASE("on the GPU: a program on the caller's pitched arrays steps as on gpen
     CHECK(theirs.backend().fields() == fields);
     CHECK(gaps_written == 0);
   }
+  // One field set after a lone step, whose state is in gpen's array of the
+  // pair: the other fields keep their stepped values, in the caller's arrays.
+  theirs.backend().step(1e-3);
+  ours.backend().step(1e-3);
+  const std::vector<std::vector<double>> stepped = ours.backend().fields();
+  CHECK(theirs.backend().fields() == stepped);
+  const std::vector<double> ones(stepped[0].size(), 1.0);
+  theirs.backend().set_field(0, ones);
+  theirs.backend().fill_boundaries();
+  const std::vector<std::vector<double>> set = callers_fields();
+  CHECK(set[0] == ones);
+  for (std::size_t i = 1; i < set.size(); ++i) CHECK(set[i] == stepped[i]);
+  CHECK(theirs.backend().fields() == set);
+  CHECK_THROWS_WITH(theirs.backend().set_field(1, std::vector<double>(5, 1.0)), doctest::Contains("5 values for field 1's"));
+  CHECK_THROWS_WITH(theirs.backend().set_fields({ones}), doctest::Contains("1 fields' values for 4 fields"));
   // A new loop on the same arrays goes on from what they hold, their ghost
   // zones (NaN here, as a caller that wrote interiors alone left them) filled again.
   for (std::size_t i = 0; i < views.size(); ++i) {

@@ -7,6 +7,7 @@
 #include "gpen/families/sbp/sbp_reference.hpp"
 #include "gpen/simulate/boundaries.hpp"
 #include "gpen/simulate/cpu_backend.hpp"
+#include "gpen/simulate/decomposed_cpu_backend.hpp"
 #include "gpen/simulate/integrator.hpp"
 #include "gpen/simulate/npy.hpp"
 #include "gpen/simulate/picture.hpp"
@@ -470,6 +471,28 @@ TEST_CASE("the SBP wave with Neumann SAT terms keeps its energy: E = (v^T H v + 
   CAPTURE(e0);
   CAPTURE(e);
   CHECK(e > 0.999 * e0);
+}
+
+TEST_CASE("a back end's fields one at a time: each field's values its own, every field or a refusal") {
+  const sim::Program p = program_of(sound_wave_text(), std::array<long long, 3>{6, 5, 7});
+  for (const bool split : {false, true}) {
+    CAPTURE(split);
+    std::unique_ptr<sim::Backend> b = split ? std::unique_ptr<sim::Backend>(std::make_unique<sim::DecomposedCpuBackend>(p, sim::RankGrid{{2, 1, 1}}))
+                                            : std::make_unique<sim::CpuBackend>(p);
+    REQUIRE(b->field_count() == 4);
+    std::vector<std::vector<double>> want;
+    for (std::size_t f = 0; f < 4; ++f) {
+      std::vector<double> v(6 * 5 * 7);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(f * 1000 + i);
+      b->set_field(f, v);
+      want.push_back(v);
+    }
+    b->fill_boundaries();
+    CHECK(b->fields() == want);
+    CHECK(b->field(2) == want[2]);
+    CHECK_THROWS_WITH(b->set_fields({want[0]}), doctest::Contains("1 fields' values for 4 fields"));
+    CHECK_THROWS_AS(b->set_field(1, std::vector<double>(7)), std::invalid_argument);
+  }
 }
 
 }  // namespace gpen::test
