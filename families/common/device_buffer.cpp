@@ -34,7 +34,7 @@ std::unique_ptr<T[]> padded_copy(const DeviceBuffer& b, const std::vector<double
   std::unique_ptr<T[]> out(new T[b.elements()]);
   for_rows(p, [&](long long j, long long k) {
     T* row = out.get() + p[0] * (j + p[1] * k);
-    const long long y = j - gy, z = k - gz;
+    const long long y = j - gy, z = k - gz;  // the row's interior coordinates
     if (y < 0 || y >= n[1] || z < 0 || z >= n[2]) {
       std::fill(row, row + p[0], T(0));
       return;
@@ -50,15 +50,21 @@ std::unique_ptr<T[]> padded_copy(const DeviceBuffer& b, const std::vector<double
 // The interior of `padded` (b's geometry, in T) as doubles, x fastest.
 template <typename T>
 std::vector<double> interior_of(const DeviceBuffer& b, const T* padded) {
-  const auto p = b.padded();
   const auto& n = b.shape();
-  const long long gy = b.dims() > 1 ? b.ghost() : 0, gz = b.dims() > 2 ? b.ghost() : 0;
   std::vector<double> out(static_cast<std::size_t>(n[0] * n[1] * n[2]));
   for_rows(n, [&](long long y, long long z) {
-    const T* row = padded + b.ghost() + p[0] * ((y + gy) + p[1] * (z + gz));
+    const T* row = padded + padded_offset(b.dims(), n, b.ghost(), 0, y, z);
     std::copy(row, row + n[0], out.begin() + n[0] * (y + n[1] * z));
   });
   return out;
+}
+
+// The interior of b as doubles, through a host copy in T.
+template <typename T>
+std::vector<double> download_interior_as(const DeviceBuffer& b) {
+  std::unique_ptr<T[]> host(new T[b.elements()]);
+  GPEN_CU(cuMemcpyDtoH(host.get(), b.get(), b.bytes()), fmt::format("copying {} bytes from the GPU", b.bytes()));
+  return interior_of(b, host.get());
 }
 
 }  // namespace
@@ -174,15 +180,7 @@ void DeviceBuffer::upload_interior(const std::vector<double>& interior) {
 
 std::vector<double> DeviceBuffer::download_interior() const {
   check_packed("download from");
-  const std::string doing = fmt::format("copying {} bytes from the GPU", bytes());
-  if (dtype_ == Dtype::Float64) {
-    std::unique_ptr<double[]> host(new double[elements()]);
-    GPEN_CU(cuMemcpyDtoH(host.get(), ptr_, bytes()), doing);
-    return interior_of(*this, host.get());
-  }
-  std::unique_ptr<float[]> host(new float[elements()]);
-  GPEN_CU(cuMemcpyDtoH(host.get(), ptr_, bytes()), doing);
-  return interior_of(*this, host.get());
+  return dtype_ == Dtype::Float64 ? download_interior_as<double>(*this) : download_interior_as<float>(*this);
 }
 
 void DeviceBuffer::copy_to_host_async(void* host, CUstream stream) const {

@@ -23,11 +23,13 @@ std::array<long long, 3> HostArray::padded() const {
   return p;
 }
 
-long long HostArray::index(long long i, long long j, long long k) const {
-  const auto p = padded();
+long long padded_offset(int dims, const std::array<long long, 3>& shape, int ghost, long long i, long long j, long long k) {
+  const long long px = shape[0] + 2 * ghost, py = shape[1] + (dims > 1 ? 2 * ghost : 0);
   const long long g1 = dims > 1 ? ghost : 0, g2 = dims > 2 ? ghost : 0;
-  return (i + ghost) + p[0] * ((j + g1) + p[1] * (k + g2));
+  return (i + ghost) + px * ((j + g1) + py * (k + g2));
 }
+
+long long HostArray::index(long long i, long long j, long long k) const { return padded_offset(dims, shape, ghost, i, j, k); }
 
 bool HostArray::is_interior(std::size_t flat) const {
   const auto p = padded();

@@ -12,6 +12,11 @@
 
 namespace gpen {
 
+// Where interior point (i, j, k) of a padded array (x fastest; `ghost`
+// points on each side of the axes it has) lies: -ghost .. shape+ghost-1
+// reach the ghost zones. HostArray's and a device array's host copies.
+long long padded_offset(int dims, const std::array<long long, 3>& shape, int ghost, long long i, long long j, long long k);
+
 struct HostArray {
   HostArray(int dims, std::array<long long, 3> shape, int ghost);
   int dims;
