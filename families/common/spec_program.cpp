@@ -33,7 +33,9 @@ Program spec_program(const Spec& spec, const Variant& unit) {
   }
   // A copy of the unit, printed into on a miss (the caller's stays as planned).
   auto planned = std::make_shared<Variant>(unit);
-  return Program{unit.name, unit.kernel_name, spec.name, spec_identity(spec, unit.choice),
+  ProgramIdentity identity = spec_identity(spec, unit.choice);
+  if (!unit.key.empty()) identity.unit += " " + unit.key;
+  return Program{unit.name, unit.kernel_name, spec.name, std::move(identity),
                  [&spec, planned] {
                    if (planned->source.empty()) print_unit(spec, *planned);
                    return planned->source;

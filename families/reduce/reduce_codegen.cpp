@@ -78,6 +78,9 @@ std::string bindings(const Spec& spec, const ReducePlan& plan) {
     names += fmt::format("{}{}", i ? ", " : "", inputs[i]->name);
   }
   s += fmt::format("  static constexpr int kInGhost[kNumIn][3] = {{{}}};  // {}\n", ghosts, names);
+  std::string own;
+  for (std::size_t i = 0; i < inputs.size(); ++i) own += fmt::format("{}{}", i ? ", " : "", i);
+  s += fmt::format("  static constexpr int kInPitchOf[kNumIn] = {{{}}};  // each input's accesses through its own pitch\n", own);
   s += "\n  // Input slots by name.\n";
   for (const auto* f : inputs) s += fmt::format("  static constexpr int f_{} = {};\n", f->name, f->slot);
 

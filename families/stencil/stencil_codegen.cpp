@@ -124,6 +124,11 @@ std::string bindings(const Spec& spec, const StencilPlan& plan, const MixedSplit
   s += fmt::format("  static constexpr int kOutWrap[kNumOut] = {{{}}};  // periodic ghost images each output stores, a bit per kernel axis\n",
                    fmt::join(plan.out_wrap, ", "));
   s += fmt::format("  static constexpr int kMaxRadiusZ = {};\n", plan.max_radius_z);
+  s += plan.shared_pitches ? "  // The field whose pitch each field's accesses use: the first of its kind with its ghosts (the launch checks theirs alike).\n"
+                           : "  // The field whose pitch each field's accesses use: its own.\n";
+  s += fmt::format("  static constexpr int kInPitchOf[kNumIn > 0 ? kNumIn : 1] = {{{}}};\n",
+                   inputs.empty() ? "0" : fmt::format("{}", fmt::join(pitch_sources(plan.in_ghost, !plan.shared_pitches), ", ")));
+  s += fmt::format("  static constexpr int kOutPitchOf[kNumOut] = {{{}}};\n", fmt::join(pitch_sources(plan.out_ghost, !plan.shared_pitches), ", "));
   s += "\n  // Input slots by name.\n";
   for (const auto* f : inputs) s += fmt::format("  static constexpr int f_{} = {};\n", f->name, f->slot);
 

@@ -70,7 +70,7 @@ std::vector<unsigned char> pack_args(const Spec& spec, const StencilPlan& plan, 
 }  // namespace
 
 StencilKernel::StencilKernel(const Spec& spec, Variant variant, const Context& ctx, KernelCache& cache)
-    : Kernel(spec, std::move(variant), ctx, cache) {
+    : Kernel(spec, std::move(variant), ctx, cache), ctx_(ctx), cache_(cache) {
   if (!plan().clamped_kernel_name.empty()) clamped_ = module_.function(plan().clamped_kernel_name);
   for (CUfunction f : {function(), clamped_})
     if (f) check_block_fits(f, plan().threads(), "use a smaller block_x * block_y, or a smaller vector_x * rows_y");
@@ -98,8 +98,41 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
   return true;
 }
 
+bool shares_pitches(const Spec& spec, const StencilPlan& plan, const FieldBindings& fields) {
+  auto pitch = [&](const FieldDecl* f) {
+    const auto it = fields.find(f->name);
+    if (it == fields.end() || !it->second) throw BindingError(fmt::format("spec '{}': field '{}' is not bound", spec.name, f->name));
+    return kernel_pitch(plan, *it->second);
+  };
+  auto alike = [&](const std::vector<const FieldDecl*>& kind, const std::vector<std::array<int, 3>>& ghosts) {
+    const std::vector<int> source = pitch_sources(ghosts, !plan.shared_pitches);
+    for (std::size_t f = 0; f < kind.size(); ++f) {
+      const Pitch own = pitch(kind[f]), used = pitch(kind[static_cast<std::size_t>(source[f])]);
+      if (own.row != used.row || own.plane != used.plane) return false;
+    }
+    return true;
+  };
+  return alike(spec.inputs(), plan.in_ghost) && alike(spec.output_fields(), plan.out_ghost);
+}
+
+const StencilKernel& StencilKernel::kernel_for(const FieldBindings& fields) const {
+  if (shares_pitches(spec_, plan(), fields)) return *this;
+  std::call_once(own_pitches_once_, [&] {
+    Variant own = source_;
+    own.source.clear();
+    own.key = "own pitches";
+    std::any_cast<StencilPlan&>(own.plan).shared_pitches = false;
+    own_pitches_ = std::make_unique<StencilKernel>(spec_, std::move(own), ctx_, cache_);
+  });
+  return *own_pitches_;
+}
+
 void StencilKernel::launch(const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto shape = check_bindings(spec_, fields, params, Pitches::Any);
+  kernel_for(fields).launch_here(shape, fields, params, stream);
+}
+
+void StencilKernel::launch_here(const std::array<long long, 3>& shape, const FieldBindings& fields, const ParamValues& params, CUstream stream) const {
   const auto& plan = this->plan();
   check_extents(shape);
   const auto kext = plan.kernel_extent(shape);

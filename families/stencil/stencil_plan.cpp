@@ -56,6 +56,16 @@ int StencilPlan::carried_values() const {
   return n;
 }
 
+std::vector<int> pitch_sources(const std::vector<std::array<int, 3>>& ghosts, bool own) {
+  std::vector<int> source(ghosts.size());
+  for (std::size_t f = 0; f < ghosts.size(); ++f) {
+    std::size_t g = own ? f : 0;
+    while (ghosts[g] != ghosts[f]) ++g;
+    source[f] = static_cast<int>(g);
+  }
+  return source;
+}
+
 std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
 
 std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis) {

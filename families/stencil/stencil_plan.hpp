@@ -50,6 +50,13 @@ struct StencilPlan {
   // march with several points a thread: the entry for arrays that do not
   // fit the vector accesses (see families/stencil/device/stencil_march.cuh); else empty.
   std::string clamped_kernel_name;
+  // stage: a field's accesses use the pitch of the first field of its kind
+  // with its ghost widths (kInPitchOf, kOutPitchOf: pitch_sources), the
+  // same where the launch finds them alike (shares_pitches): one row and
+  // plane stride for many fields, fewer registers and address instructions
+  // in a fused kernel. Else (and in the unit a launch on arrays padded
+  // unalike takes) every field's through its own.
+  bool shared_pitches = false;
 
   int threads() const { return block_x * block_y; }
   // Values a thread carries from one plane to the next in registers: the
@@ -64,6 +71,11 @@ struct StencilPlan {
   std::array<long long, 3> kernel_extent(const std::array<long long, 3>& user) const;
   LaunchDims launch(const std::array<long long, 3>& user) const;
 };
+
+// For each field of a kind (per slot, their ghost widths along the kernel
+// axes), the field whose pitch its accesses use: the first with the same
+// ghost widths, or (`own`) itself.
+std::vector<int> pitch_sources(const std::vector<std::array<int, 3>>& ghosts, bool own);
 
 // User axis -> kernel axis for arrays of `dims` dimensions: 3-D identity;
 // 2-D marches y as the kernel's z; 1-D has x only.

@@ -19,6 +19,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"ring_ahead", "planes copied ahead by cp.async into shared memory (march: 0 is no ring)", "kRingAhead", "march, stage", &StencilPlan::ring_ahead},
       {"mixed_passes", "2: mixed derivatives as two passes through intermediate planes of the block; 1: every product read from the planes", "", "stage", &StencilPlan::mixed_passes},
       {"z_queue", "1: each input's values along the thread's column in a register queue, one shared load a step for all of them", "kZQueue", "stage", &StencilPlan::z_queue},
+      {"shared_pitches", "1: fields of a kind and ghost width padded alike share one row and plane stride (arrays padded unalike take a unit of their own at their first launch)", "", "stage", &StencilPlan::shared_pitches},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
   };
   return rows;
@@ -80,6 +81,10 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // cost float32 kernels, bound by issue, the queues' moves
   // (bench/RESULTS.md, "twentieth session").
   b.push_back(offer(row_of(t, &StencilPlan::z_queue), {0LL, 1LL}, spec.dtype == Dtype::Float64 ? 1 : 0, 0, 1, 0));
+  // One stride for many fields: fused stage kernels gain (mhd_iso3d 1.2x),
+  // continuity3d in float64 loses 2-3% (bench/RESULTS.md, "thirty-fifth
+  // session"; its spec says 0).
+  b.push_back(offer(row_of(t, &StencilPlan::shared_pitches), {0LL, 1LL}, 1, 0, 1, 0));
   // The ring's shared memory may allow fewer blocks an SM than registers do.
   b.push_back(offer(row_of(t, &StencilPlan::min_blocks), {0LL, 1LL, 2LL, 3LL, 4LL}, 0, 0, 32));
   return b;

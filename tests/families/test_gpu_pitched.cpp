@@ -13,6 +13,7 @@
 #include "test_support.hpp"
 #include "gpen/families/common/ghost_fill.hpp"
 #include "gpen/families/common/workload.hpp"
+#include "gpen/families/stencil/stencil_kernel.hpp"
 
 using namespace gpen;
 
@@ -96,9 +97,16 @@ long long row_pad(const DeviceBuffer& b, int field, bool aligned) {
   return aligned ? (8 - row % 8) % 8 + 8 * field : 1 + 2 * field;
 }
 
+// How the fields' arrays are padded: each its own way (the row and plane
+// pads grow with the field's number), or all alike.
+enum class Padding { PerField, Alike };
+
 // `s` with the tunables `set` at `size`, on pitched copies of a workload's
-// fields: verified against the CPU reference, gaps untouched.
-void check_pitched(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, bool aligned) {
+// fields: verified against the CPU reference, gaps untouched. For a
+// stencil, returns whether its own kernel ran (its fields sharing pitches)
+// rather than the unit of each field's own pitch.
+std::optional<bool> check_pitched(const Spec& s, const std::vector<std::string>& set, std::array<long long, 3> size, bool aligned,
+                                  Padding padding = Padding::PerField) {
   WorkloadOptions wo;
   wo.rotate_for_l2 = false;
   Workload w(ctx(), s, size, wo);
@@ -109,7 +117,8 @@ void check_pitched(const Spec& s, const std::vector<std::string>& set, std::arra
   int f = 0;
   for (const auto& [name, buf] : w.bindings(0)) {
     const auto& c = copies.emplace(std::piecewise_construct, std::forward_as_tuple(name),
-                                   std::forward_as_tuple(*buf, row_pad(*buf, f, aligned), 2 + f)).first->second;
+                                   std::forward_as_tuple(*buf, row_pad(*buf, padding == Padding::Alike ? 0 : f, aligned),
+                                                         2 + (padding == Padding::Alike ? 0 : f))).first->second;
     views[name] = &c.view();
     ++f;
   }
@@ -126,6 +135,12 @@ void check_pitched(const Spec& s, const std::vector<std::string>& set, std::arra
   const Comparison cmp = w.verify_on_cpu();
   INFO(cmp.summary());
   CHECK(cmp.pass);
+  if (const auto* stencil = dynamic_cast<const StencilKernel*>(k.get())) {
+    const StencilKernel& ran = stencil->kernel_for(views);
+    CHECK(ran.plan().shared_pitches == (&ran == stencil && stencil->plan().shared_pitches));
+    return &ran == stencil;
+  }
+  return std::nullopt;
 }
 
 Spec spec_of(const std::string& path, Dtype dtype) { return load_spec(gpen::test::source_dir() + "/specs/" + path + ".json", dtype); }
@@ -155,6 +170,23 @@ TEST_CASE("pitched arrays: fused multi-field stencils, mixed derivatives, a 2-D 
     check_pitched(s, {"strategy=direct"}, size_for(s), false);
     check_pitched(s, {"strategy=stage"}, size_for(s), false);
   }
+}
+
+TEST_CASE("pitched arrays: fused stencils sharing pitches run their own kernel on fields padded alike, the unit of each field's own pitch on fields padded unalike") {
+  // Inputs of one ghost width and outputs of another: with shared_pitches
+  // each kind uses its first field's pitch where the arrays are padded
+  // alike. Without it (or another strategy) every field has its own.
+  for (Dtype dt : {Dtype::Float64, Dtype::Float32})
+    for (const char* path : {"stencil/momentum_visc3d", "stencil/mhd_iso3d", "stencil/continuity3d"}) {
+      const Spec s = spec_of(path, dt);
+      CHECK(check_pitched(s, {"shared_pitches=1"}, size_for(s), false, Padding::Alike) == std::optional<bool>(true));
+      CHECK(check_pitched(s, {"shared_pitches=1"}, size_for(s), false, Padding::PerField) == std::optional<bool>(false));
+      CHECK(check_pitched(s, {"shared_pitches=0"}, size_for(s), false, Padding::PerField) == std::optional<bool>(true));
+      if (std::string(path) != "stencil/mhd_iso3d") CHECK(check_pitched(s, {"strategy=direct"}, size_for(s), false, Padding::PerField) == std::optional<bool>(true));
+    }
+  // One input, one output: padded unalike, each field still shares its own pitch.
+  const Spec lap = spec_of("stencil/laplacian3d_o8", Dtype::Float64);
+  CHECK(check_pitched(lap, {"strategy=stage"}, size_for(lap), false, Padding::PerField) == std::optional<bool>(true));
 }
 
 TEST_CASE("pitched arrays: SBP operators, each strategy") {

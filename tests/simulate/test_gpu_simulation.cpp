@@ -370,6 +370,10 @@ TEST_CASE("on the GPU: a program on the caller's pitched arrays steps as on gpen
   CHECK(theirs.backend().fields() == set);
   CHECK_THROWS_WITH(theirs.backend().set_field(1, std::vector<double>(5, 1.0)), doctest::Contains("5 values for field 1's"));
   CHECK_THROWS_WITH(theirs.backend().set_fields({ones}), doctest::Contains("1 fields' values for 4 fields"));
+  // The same field set in gpen's own arrays, so that the loops below go on alike.
+  ours.backend().set_field(0, ones);
+  ours.backend().fill_boundaries();
+  CHECK(ours.backend().fields() == set);
   // A new loop on the same arrays goes on from what they hold, their ghost
   // zones (NaN here, as a caller that wrote interiors alone left them) filled again.
   for (std::size_t i = 0; i < views.size(); ++i) {

@@ -22,6 +22,7 @@
 //   kBlockX, kBlockY, kBatch           threads along x and across rows; points a thread computes before it combines them
 //   kReduceX, kReduceY, kReduceZ       which axes are reduced (an axis the spec lacks counts as reduced)
 //   kInGhost[kNumIn][3]                ghost widths per axis
+//   kInPitchOf[kNumIn]                 the field whose pitch each input's accesses use (its own)
 //   template <class In> compute(const In& in, const real* p, acc* v)
 //     where in.template at<F, DX, DY, DZ>() is input F at (i+DX, j+DY, k+DZ);
 //   Ops::identity<R>(), Ops::combine<R>(a, b)   result R's operation: associative; combined in a

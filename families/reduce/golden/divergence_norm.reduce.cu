@@ -24,6 +24,7 @@ struct Bindings {
   static constexpr int kBatch = 4;
   static constexpr bool kReduceX = true, kReduceY = true, kReduceZ = true;
   static constexpr int kInGhost[kNumIn][3] = {{3, 3, 3}, {3, 3, 3}, {3, 3, 3}};  // ux, uy, uz
+  static constexpr int kInPitchOf[kNumIn] = {0, 1, 2};  // each input's accesses through its own pitch
 
   // Input slots by name.
   static constexpr int f_ux = 0;

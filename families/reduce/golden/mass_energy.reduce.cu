@@ -25,6 +25,7 @@ struct Bindings {
   static constexpr int kBatch = 8;
   static constexpr bool kReduceX = true, kReduceY = true, kReduceZ = true;
   static constexpr int kInGhost[kNumIn][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};  // lnrho, ux, uy, uz
+  static constexpr int kInPitchOf[kNumIn] = {0, 1, 2, 3};  // each input's accesses through its own pitch
 
   // Input slots by name.
   static constexpr int f_lnrho = 0;

@@ -27,6 +27,7 @@ struct Bindings {
   static constexpr int kBatch = 4;
   static constexpr bool kReduceX = true, kReduceY = true, kReduceZ = true;
   static constexpr int kInGhost[kNumIn][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}};  // lnrho, ux, uy, uz, ax, ay, az
+  static constexpr int kInPitchOf[kNumIn] = {0, 1, 2, 3, 4, 5, 6};  // each input's accesses through its own pitch
 
   // Input slots by name.
   static constexpr int f_lnrho = 0;

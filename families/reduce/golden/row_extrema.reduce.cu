@@ -22,6 +22,7 @@ struct Bindings {
   static constexpr int kBatch = 4;
   static constexpr bool kReduceX = true, kReduceY = false, kReduceZ = false;
   static constexpr int kInGhost[kNumIn][3] = {{0, 0, 0}};  // u
+  static constexpr int kInPitchOf[kNumIn] = {0};  // each input's accesses through its own pitch
 
   // Input slots by name.
   static constexpr int f_u = 0;

@@ -15,6 +15,7 @@
 //   kOutWrap[kNumOut]                  periodic images each output stores (a bit per kernel axis; store_images)
 //   kRadius[kNumIn][3]                 how far the outputs reach into each input
 //   kMaxRadiusZ                        the largest kRadius[f][2]
+//   kInPitchOf[kNumIn], kOutPitchOf[kNumOut]   the field whose pitch each field's accesses use
 //   template <class In> compute(const In& in, const real* p, real* out)
 //     where in.template at<F, DX, DY, DZ>() is input F at (i+DX, j+DY, k+DZ).
 #pragma once
@@ -72,11 +73,13 @@ __host__ __device__ constexpr int max_radius() {
   return m;
 }
 
-// Offsets into an input's (kIn) or output's array, number F of its kind,
-// padded by (GX, GY, GZ) ghost points on each side, with the row (y) and
-// plane (z) pitch the launch passes (the packed ones, or the caller's):
-// any argument block A with in_pitch and out_pitch, one [row, plane] pair
-// a field.
+// Offsets into an input's (kIn) or output's array padded by (GX, GY, GZ)
+// ghost points on each side, with the row (y) and plane (z) pitch the
+// launch passes for field F of its kind (the packed ones, or the
+// caller's): any argument block A with in_pitch and out_pitch, one [row,
+// plane] pair a field. F is the field's own number, or that of a field
+// the host found to have the same pitch (B::kInPitchOf), so that fields
+// padded alike share their strides.
 template <int GX, int GY, int GZ, bool kIn, int F>
 struct FieldGeometry {
   template <class A>
@@ -95,9 +98,9 @@ struct FieldGeometry {
 };
 
 template <class B, int F>
-using InGeometry = FieldGeometry<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2], true, F>;
+using InGeometry = FieldGeometry<B::kInGhost[F][0], B::kInGhost[F][1], B::kInGhost[F][2], true, B::kInPitchOf[F]>;
 template <class B, int O>
-using OutGeometry = FieldGeometry<B::kOutGhost[O][0], B::kOutGhost[O][1], B::kOutGhost[O][2], false, O>;
+using OutGeometry = FieldGeometry<B::kOutGhost[O][0], B::kOutGhost[O][1], B::kOutGhost[O][2], false, B::kOutPitchOf[O]>;
 
 // Every input at one point (i, j, k), with the strides to its neighbours.
 template <class B>

@@ -21,6 +21,10 @@ struct Variant {
   std::string source;       // includes "gpen/*.cuh" (see template_headers()); empty until print_unit
   TunableChoice choice;
   std::any plan;  // the family's plan (StencilPlan, ScanPlan, ...): plan_as<P>()
+  // What the text depends on besides the spec and the choice: empty for
+  // the plan of a choice, else a word that tells another unit of the same
+  // choice apart (its kernel cache key).
+  std::string key;
 
   // The plan as the family that made it knows it; InternalError for another type.
   template <class Plan>

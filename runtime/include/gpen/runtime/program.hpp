@@ -17,7 +17,7 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 // The first parts of a kernel cache key (cache_key(CacheKeyParts)): what the
 // text is a function of, known without printing it.
 struct ProgramIdentity {
-  std::string unit;       // "spec <hash> <choice>", or "source " and the text itself
+  std::string unit;       // "spec <hash> <choice>" (and the unit's key, Variant::key), or "source " and the text itself
   std::string templates;  // the hash of what the unit is made of or includes
   std::string generator;  // the fingerprint of the code that prints it; empty for a text given whole
 };
