@@ -82,7 +82,6 @@ struct BoundKernel {
   std::array<FieldBindings, 2> bindings;
   ParamValues params;
   std::string alpha, dt_beta;  // a fused update's params
-  CUdeviceptr dt_beta_global = 0;  // where dt_beta is a device param: its global, which time_step writes
   int arrays = 0;              // the arrays the spec reads or writes whole
   // With overlap: its launches on the subdomain's boxes, the shell's and
   // the core's, each binding moved to the box (views).
@@ -242,10 +241,11 @@ struct GpuBackend::State {
       std::vector<CUdeviceptr> globals;
       std::vector<double> betas;
       for (std::size_t st = 0; st < stage_rhs.size(); ++st)
-        for (const BoundKernel& b : stage_rhs[st]) {
-          globals.push_back(b.dt_beta_global);
-          betas.push_back(sc.stages[st].beta);
-        }
+        for (const BoundKernel& b : stage_rhs[st])
+          for (CUdeviceptr g : dt_beta_globals_of(b)) {
+            globals.push_back(g);
+            betas.push_back(sc.stages[st].beta);
+          }
       dt_beta_count = static_cast<int>(globals.size());
       dt_beta_globals = DeviceMemory(std::max<std::size_t>(1, globals.size()) * sizeof(CUdeviceptr));
       dt_beta_betas = DeviceMemory(std::max<std::size_t>(1, betas.size()) * sizeof(double));
@@ -318,6 +318,22 @@ struct GpuBackend::State {
     return b;
   }
 
+  // Where time_step writes a fused update's dt beta: its global in every
+  // kernel b's launches run (on arrays padded unalike a stencil runs a unit
+  // of its own, with globals of its own: Kernel::kernel_for), each once.
+  std::vector<CUdeviceptr> dt_beta_globals_of(const BoundKernel& b) const {
+    std::vector<CUdeviceptr> globals;
+    auto add = [&](const FieldBindings& fields) {
+      if (fields.empty()) return;
+      const CUdeviceptr g = b.kernel->kernel_for(fields).global("gpen_param_" + b.dt_beta);
+      if (std::find(globals.begin(), globals.end(), g) == globals.end()) globals.push_back(g);
+    };
+    for (const FieldBindings& fields : b.bindings) add(fields);
+    for (const BoundKernel::BoxLaunch& l : b.boxes)
+      for (const FieldBindings& fields : l.bindings) add(fields);
+    return globals;
+  }
+
   // rk4: r's spec as written, its outputs into k (or scratch).
   BoundKernel as_written(const RhsKernel& r, const std::string& size) {
     BoundKernel b = bind(r.use, r.use.spec, size, true);
@@ -340,7 +356,6 @@ struct GpuBackend::State {
     BoundKernel b = bind(r.use, fu.spec, size, true);
     b.alpha = fu.spec.params[static_cast<std::size_t>(fu.alpha_param)].name;
     b.dt_beta = fu.spec.params[static_cast<std::size_t>(fu.dt_beta_param)].name;
-    if (device_dt) b.dt_beta_global = b.kernel->global("gpen_param_" + b.dt_beta);
     const auto ins = fu.spec.inputs();
     const auto outs = fu.spec.output_fields();
     for (int q = 0; q < 2; ++q) {

@@ -56,6 +56,15 @@ class Kernel {
   // Params not given take the spec's values. Launched in `stream`; the host
   // does not wait for it.
   virtual void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const = 0;
+  // The kernel a launch on `fields` runs: this one, or another unit of the
+  // same variant that the family keeps for such arrays (a stencil's with
+  // every field's own pitch, made at the first call that needs it). Its
+  // globals are its own: whoever writes a device param (global()) before
+  // launches writes it in each kernel they run.
+  virtual const Kernel& kernel_for(const FieldBindings& fields) const {
+    (void)fields;
+    return *this;
+  }
   // Allocates what launches over an interior of `shape` points need beyond
   // the bound arrays (a reduction's partials, a scan's status, pairwise
   // block on block's partials and streams), so that those launches

@@ -23,6 +23,9 @@ bool fits_vector_runs(const StencilPlan& plan, const std::array<long long, 3>& k
 // kernel's axes the same as the one it uses.
 bool shares_pitches(const Spec& spec, const StencilPlan& plan, const FieldBindings& fields);
 
+// The context and the cache must outlive the kernel's launches, not only
+// its construction: a launch on arrays padded unalike compiles and loads
+// the unit of every field's own pitch through them (kernel_for).
 class StencilKernel : public Kernel {
  public:
   // `variant` is plan_unit(spec, choice): planned once, by whoever chose it.
@@ -37,7 +40,7 @@ class StencilKernel : public Kernel {
   void launch(const FieldBindings& fields, const ParamValues& params = {}, CUstream stream = nullptr) const override;
   // The kernel a launch on `fields` runs: this one, or the one with every
   // field's own pitch (made at the first call that needs it).
-  const StencilKernel& kernel_for(const FieldBindings& fields) const;
+  const StencilKernel& kernel_for(const FieldBindings& fields) const override;
 
  private:
   void launch_here(const std::array<long long, 3>& shape, const FieldBindings& fields, const ParamValues& params, CUstream stream) const;
