@@ -119,7 +119,6 @@ const StencilKernel& StencilKernel::kernel_for(const FieldBindings& fields) cons
   if (shares_pitches(spec_, plan(), fields)) return *this;
   std::call_once(own_pitches_once_, [&] {
     Variant own = source_;
-    own.source.clear();
     own.key = "own pitches";
     std::any_cast<StencilPlan&>(own.plan).shared_pitches = false;
     own_pitches_ = std::make_unique<StencilKernel>(spec_, std::move(own), ctx_, cache_);

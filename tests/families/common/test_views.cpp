@@ -125,3 +125,34 @@ TEST_CASE("a march kernel takes its vector entry on pitched views only where eve
   CHECK(!fits({64, 45, 33}, {}, Pitch{65, 0}));
   CHECK(!fits({67, 45, 33}, Pitch{80, 0}, Pitch{72, 0}));  // even pitches, but the padded row (75) is odd
 }
+
+TEST_CASE("a stage kernel's fields share one pitch only where their views are padded alike, each kind and ghost width apart") {
+  CHECK(pitch_sources({{3, 3, 3}, {1, 1, 1}, {3, 3, 3}, {1, 1, 0}, {1, 1, 1}}, false) == std::vector<int>{0, 1, 0, 3, 1});
+  CHECK(pitch_sources({{3, 3, 3}, {1, 1, 1}, {3, 3, 3}}, true) == std::vector<int>{0, 1, 2});
+  const Spec s = load_spec(spec_path("stencil/momentum_visc3d"));  // lnrho, ux, uy, uz (ghost 3) -> dux_dt, duy_dt, duz_dt
+  const std::array<long long, 3> n{37, 21, 19};
+  const char* names[] = {"lnrho", "ux", "uy", "uz", "dux_dt", "duy_dt", "duz_dt"};
+  // Views with these pitches (an empty one: packed), the inputs' then the outputs'.
+  const auto shares = [&](const std::vector<std::string>& set, const std::array<Pitch, 7>& pitches) {
+    const StencilPlan plan = plan_stencil(s, s.choose(set));
+    std::vector<DeviceBuffer> views;
+    views.reserve(7);
+    FieldBindings fields;
+    for (int f = 0; f < 7; ++f) {
+      views.push_back(DeviceBuffer::view(fake(f), Dtype::Float64, 3, n, f < 4 ? 3 : 0, pitches[static_cast<std::size_t>(f)]));
+      fields[names[f]] = &views.back();
+    }
+    return shares_pitches(s, plan, fields);
+  };
+  const Pitch in{50, 50 * 30}, out{40, 40 * 22};
+  CHECK(shares({}, {}));
+  CHECK(shares({}, {in, in, in, in, out, out, out}));
+  CHECK(shares({}, {in, in, in, in, {}, {}, {}}));   // inputs alike, outputs packed alike
+  CHECK(!shares({}, {in, in, {}, in, out, out, out}));  // one input packed among padded ones
+  CHECK(!shares({}, {in, in, in, in, out, {}, out}));
+  CHECK(!shares({}, {in, in, in, in, out, Pitch{40, 40 * 23}, out}));  // planes apart
+  // Every field's own pitch: any padding fits.
+  CHECK(shares({"shared_pitches=0"}, {in, in, {}, in, out, {}, out}));
+  CHECK(shares({"strategy=direct"}, {in, in, {}, in, out, {}, out}));
+  CHECK_THROWS_WITH_AS(shares_pitches(s, plan_stencil(s, s.choose({})), {}), doctest::Contains("field 'lnrho' is not bound"), BindingError);
+}
