@@ -360,11 +360,17 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
     CHECK(tunable_int(d, "rows_y") == 1);
     CHECK(tunable_int(d, "ring_ahead") == 1);
     CHECK(tunable_int(d, "points_per_thread") == 32);
+    // Blocks of 5 and 6 rows of threads are theirs to tune (their planes
+    // fill an SM's shared memory with more warps), 4 the default.
+    CHECK(tunable_int(d, "block_y") == 4);
+    CHECK(plan_stencil(h, h.choose({"block_y=6"})).launch({256, 256, 256}).block == std::array<unsigned, 3>{32, 6, 1});
+    CHECK(plan_stencil(h, h.choose({"block_y=5"})).launch({256, 256, 256}).grid[1] == 52);  // 256 / 5, rounded up
   }
   for (const char* single : {"laplacian3d_o2", "laplacian3d_o8", "diffusion3d"}) {
     CAPTURE(single);
     const Spec o = load_spec(gpen::test::source_dir() + "/specs/stencil/" + single + ".json");
     CHECK(to_string(o.choose().at("strategy")) == "march");
+    CHECK_THROWS_WITH_AS(o.choose({"block_y=6"}), doctest::Contains("6 is not an allowed value of block_y; allowed: 1, 2, 4, 8, 16"), UsageError);
   }
   CHECK(to_string(c.choose().at("strategy")) == "stage");
   CHECK(tunable_int(c.choose(), "z_queue") == 1);
