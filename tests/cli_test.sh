@@ -48,6 +48,7 @@ expect 2 '^gpen: usage: --set block_x=33: 33 is not an allowed value of block_x;
 expect 0 '#line 1 "families/stencil/device/stencil_common.cuh"' -- $gpen gen $specs/stencil/laplacian3d_o2.json --standalone
 expect 0 'cache miss \(compiled\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
+expect 0 'resident: 1 block an SM \(4 warps\), bound by shared memory: 179968 \+ 1024 B a block of 233472' -- $gpen compile $specs/stencil/mhd_iso3d.json --arch sm_90
 expect 0 'laplacian3d_o2' -- $gpen cache list
 # Planted in the cache directory: a link (here to a device) is not followed,
 # a FIFO does not block; both are listed as unusable, the link recompiled over.
@@ -103,6 +104,8 @@ expect_json 0 '[t["name"] for t in d["specs"][0]["tunables"]][:2] == ["strategy"
 expect 0 '^    stripes +columns: parts of a plane .*; default 16; allowed 1, 4, 16, 64$' -- $gpen check $specs/scan/cumsum_z.json --tunables
 expect_json 1 'd["schema"] == "gpen.check/1" and d["specs"][0]["error_count"] == 3 and d["specs"][0]["errors"][1]["pointer"] == "/fields/0/ghots" and d["specs"][0]["errors"][1]["line"] == 3' -- $gpen check $tmp/bad3.json --json
 expect_json 0 'd["schema"] == "gpen.compile/1" and d["cache"]["source"] == "disk" and d["tunables"]["strategy"] == "march" and d["tunables"]["block_x"] == 32 and d["usage"]["registers"] > 0' -- $gpen compile $o8 --json
+expect_json 0 'd["resident"]["blocks"] >= 1 and d["resident"]["bound"] in ("registers", "shared memory", "threads", "blocks")' -- $gpen compile $o8 --json --arch sm_90
+expect_json 0 '"resident" not in d' -- $gpen compile $o8 --json --arch sm_120
 expect_json 0 'd["schema"] == "gpen.compile/1" and d["cache"]["source"] == "compiled" and d["tunables"]["strategy"] == "tile" and d["arch"] == "sm_80"' -- $gpen compile $o8 --json --set strategy=tile --arch sm_80
 expect_json 1 'd["schema"] == "gpen.error/1" and d["command"] == "compile" and d["kind"] == "spec" and d["exit_code"] == 1 and d["errors"][0]["column"] == 42' -- $gpen compile $tmp/bad.json --json
 expect_json 3 'd["schema"] == "gpen.error/1" and d["kind"] == "no_device" and d["command"] == "run"' -- $gpen run $o8 --json

@@ -1,0 +1,52 @@
+// Blocks an SM holds, against what Nsight Compute measured on the H100
+// (bench/RESULTS.md: momentum_visc3d float64 2 blocks bound by shared
+// memory; mhd_iso3d float64 one block of 4 warps) and the limits' arithmetic.
+#include <doctest/doctest.h>
+
+#include "gpen/runtime/occupancy.hpp"
+
+using namespace gpen;
+
+namespace {
+ResourceUsage usage(int registers) {
+  ResourceUsage u;
+  u.registers = registers;
+  u.shared_bytes = 0;
+  return u;
+}
+}  // namespace
+
+TEST_CASE("occupancy: blocks an SM holds, and what bounds them") {
+  const SmLimits h100 = *sm_limits("sm_90");
+  CHECK(sm_limits("sm_90a")->shared_bytes == h100.shared_bytes);
+  CHECK(h100.shared_bytes == 233472);
+  CHECK_FALSE(sm_limits("sm_75").has_value());
+  CHECK_FALSE(sm_limits("compute_90").has_value());
+
+  // momentum_visc3d float64, stage 32x4: 168 registers, 102144 B of planes.
+  Residency r = resident_blocks(usage(168), 128, 102144, h100);
+  CHECK(r.blocks == 2);
+  CHECK(r.warps == 8);
+  CHECK(r.bound == "shared memory");
+  // The same registers with little shared memory: 5376 a warp, 3 blocks of 4 warps.
+  r = resident_blocks(usage(168), 128, 4096, h100);
+  CHECK(r.blocks == 3);
+  CHECK(r.bound == "registers");
+  // mhd_iso3d float64: 255 registers, 179968 B: one block, 4 warps.
+  r = resident_blocks(usage(255), 128, 179968, h100);
+  CHECK(r.blocks == 1);
+  CHECK(r.warps == 4);
+  CHECK(r.bound == "shared memory");
+  // A light kernel: threads bound it (2048 an SM), then blocks (32).
+  CHECK(resident_blocks(usage(24), 256, 0, h100).bound == "threads");
+  CHECK(resident_blocks(usage(24), 256, 0, h100).blocks == 8);
+  CHECK(resident_blocks(usage(16), 32, 0, h100).bound == "blocks");
+  CHECK(resident_blocks(usage(16), 32, 0, h100).blocks == 32);
+  // A block of 33 threads takes 2 warps of registers.
+  CHECK(resident_blocks(usage(255), 33, 0, h100).blocks == 4);
+
+  CHECK(residency_text(usage(168), 128, 102144, "sm_90") == "2 blocks an SM (8 warps), bound by shared memory: 102144 + 1024 B a block of 233472");
+  CHECK(residency_text(usage(255), 128, 0, "sm_90") == "2 blocks an SM (8 warps), bound by registers: 255 a thread, 32768 a block of 65536");
+  CHECK(residency_text(usage(168), 128, 102144, "sm_75").empty());
+  CHECK(residency_text(usage(-1), 128, 102144, "sm_90").empty());
+}
