@@ -45,9 +45,10 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
                              {"direct", "march", "tile", "rolling", "stage"}));
   b.push_back(offer(row_of(t, &StencilPlan::block_x), {16LL, 32LL, 64LL, 128LL, 256LL}, 32, 1, 1024));
   // y is marched (internally z) for 2-D arrays, so only 3-D kernels have a y block.
-  // Blocks of 5 and 6 rows fit a fused stage kernel's planes into an SM's
+  // Blocks of 5 and 6 rows fit a fused kernel's staged planes into an SM's
   // shared memory with more warps resident than 4 or 8 do (mhd_iso3d,
-  // induction3d; bench/RESULTS.md, "thirty-sixth session").
+  // induction3d; bench/RESULTS.md, "thirty-sixth session"): offered where a
+  // point reads more than kStageReads distinct values.
   if (three && heavy) b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL, 2LL, 4LL, 5LL, 6LL, 8LL, 16LL}, 4, 1, 1024));
   else if (three) b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL, 2LL, 4LL, 8LL, 16LL}, 4, 1, 1024));
   else b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL}, 1, 1, 1));

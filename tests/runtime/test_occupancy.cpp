@@ -44,6 +44,15 @@ TEST_CASE("occupancy: blocks an SM holds, and what bounds them") {
   CHECK(resident_blocks(usage(16), 32, 0, h100).blocks == 32);
   // A block of 33 threads takes 2 warps of registers.
   CHECK(resident_blocks(usage(255), 33, 0, h100).blocks == 4);
+  // Registers from a quarter of the SM each: 40 a thread, 1280 a warp, 12
+  // warps a quarter: 24 blocks of 2 warps (65536 / 2560 would say 25).
+  CHECK(resident_blocks(usage(40), 64, 0, h100).blocks == 24);
+  // Shared memory in 128 B units: 45600 B is 45696, 4 blocks (not 5).
+  CHECK(resident_blocks(usage(32), 64, 45600, h100).blocks == 4);
+  // A block that does not fit: more registers than an SM has.
+  CHECK(resident_blocks(usage(255), 1024, 0, h100).blocks == 0);
+  CHECK(residency_text(usage(255), 1024, 0, "sm_90").rfind("no block fits an SM, bound by registers", 0) == 0);
+  CHECK(sm_limits("sm_87")->threads == 1536);
 
   CHECK(residency_text(usage(168), 128, 102144, "sm_90") == "2 blocks an SM (8 warps), bound by shared memory: 102144 + 1024 B a block of 233472");
   CHECK(residency_text(usage(255), 128, 0, "sm_90") == "2 blocks an SM (8 warps), bound by registers: 255 a thread, 32768 a block of 65536");

@@ -1,8 +1,8 @@
 // How many blocks of a compiled kernel an SM holds at once, from its
 // registers, shared memory and threads and the SM's limits for the target
 // architecture (the CUDA programming guide's table of limits per compute
-// capability), so that `gpen compile` and `gpen run` can say what bounds a
-// heavy kernel without a profiler: a fused stage kernel whose rings take
+// capability), so that `gpen compile` can say what bounds a heavy kernel
+// without a profiler: a fused stage kernel whose rings take
 // 180 KB runs one block an SM, 4 warps, whatever its registers allow.
 #pragma once
 
@@ -32,12 +32,15 @@ struct Residency {
   std::string bound;     // what stops one more: "registers", "shared memory", "threads" or "blocks"
 };
 
-// Registers are given a warp at a time, each thread's rounded up to 8.
-// Requires usage.registers > 0 and threads > 0.
+// Registers are given a warp at a time, each thread's rounded up to 8,
+// from one of the SM's 4 quarters; shared memory in 128 B units, with
+// sm.reserved_per_block more. 0 blocks: one block does not fit. Requires
+// usage.registers > 0 and threads > 0.
 Residency resident_blocks(const ResourceUsage& usage, int threads, std::size_t dynamic_shared_bytes, const SmLimits& sm);
 
 // "2 blocks an SM (8 warps), bound by shared memory: 102144 + 1024 B a
-// block of 233472", or empty where the arch or the usage is unknown.
+// block of 233472" ("no block fits an SM, bound by ..." where none does),
+// or empty where the arch or the usage is unknown.
 std::string residency_text(const ResourceUsage& usage, int threads, std::size_t dynamic_shared_bytes, const std::string& arch);
 
 }  // namespace gpen
