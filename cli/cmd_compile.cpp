@@ -48,24 +48,21 @@ void add_compile(CLI::App& app, Runner& run) {
       const auto& u = r.kernel.usage;
       const UnitResources res = family_of(s).resources(s, g.choice);
       const std::size_t dynamic_shared = res.dynamic_shared_bytes;
-      const auto sm = sm_limits(arch);
+      const std::optional<Residency> resident = residency(u, res.threads, dynamic_shared, arch);
       if (o->json) {
         Json doc = json_document("compile");
         doc.update(Json{{"spec", s.name}, {"kind", s.kind}, {"dtype", to_string(s.dtype)}, {"arch", arch},
                         {"variant", describe(s.tunables, g.choice)}, {"tunables", Json(choice_json(g.choice))}, {"unit", g.name},
                         {"kernel", g.kernel_name}, {"cache", {{"source", to_string(r.source)}, {"ms", r.ms}, {"key", r.key}}},
                         {"usage", to_json(u)}, {"dynamic_shared_bytes", dynamic_shared}});
-        if (sm && u.registers > 0 && res.threads > 0) {
-          const Residency r = resident_blocks(u, res.threads, dynamic_shared, *sm);
-          doc["resident"] = {{"blocks", r.blocks}, {"warps", r.warps}, {"bound", r.bound}};
-        }
+        if (resident) doc["resident"] = {{"blocks", resident->blocks}, {"warps", resident->warps}, {"bound", resident->bound}};
         JsonChannel::emit(doc);
       } else {
         fmt::print("{} ({}) for {}: cache {} in {:.1f} ms\n", g.name, describe(s.tunables, g.choice), arch, src, r.ms);
         fmt::print("  registers {}, spill stores {} B, spill loads {} B, shared {} B, stack {} B\n", u.registers, u.spill_stores,
                    u.spill_loads, u.shared_bytes, u.stack_bytes);
         if (dynamic_shared) fmt::print("  dynamic shared {} B a block, opted in at load\n", dynamic_shared);
-        if (const std::string r = residency_text(u, res.threads, dynamic_shared, arch); !r.empty()) fmt::print("  resident: {}\n", r);
+        if (resident) fmt::print("  resident: {}\n", to_string(*resident));
         fmt::print("  key {}\n", r.key);
       }
       return kExitOk;

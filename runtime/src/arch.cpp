@@ -34,6 +34,13 @@ bool valid_arch(const std::string& arch) {
   return suffix.empty() || suffix == "a" || suffix == "f";
 }
 
+int arch_capability(const std::string& arch) {
+  if (!valid_arch(arch)) return 0;
+  int cc = 0;
+  for (std::size_t i = 3; i < arch.size() && digit(arch[i]); ++i) cc = cc * 10 + (arch[i] - '0');
+  return cc;
+}
+
 std::string arch_problem(const std::string& arch) {
   if (valid_arch(arch)) return {};
   return fmt::format("{} is not a GPU architecture: expected sm_ and 2 or 3 digits, optionally followed by a or f (sm_90, sm_90a, sm_100f)",

@@ -3,6 +3,7 @@
 // memory; mhd_iso3d float64 one block of 4 warps) and the limits' arithmetic.
 #include <doctest/doctest.h>
 
+#include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/occupancy.hpp"
 
 using namespace gpen;
@@ -51,11 +52,13 @@ TEST_CASE("occupancy: blocks an SM holds, and what bounds them") {
   CHECK(resident_blocks(usage(32), 64, 45600, h100).blocks == 4);
   // A block that does not fit: more registers than an SM has.
   CHECK(resident_blocks(usage(255), 1024, 0, h100).blocks == 0);
-  CHECK(residency_text(usage(255), 1024, 0, "sm_90").rfind("no block fits an SM, bound by registers", 0) == 0);
+  CHECK(to_string(*residency(usage(255), 1024, 0, "sm_90")).rfind("no block fits an SM, bound by registers", 0) == 0);
   CHECK(sm_limits("sm_87")->threads == 1536);
 
-  CHECK(residency_text(usage(168), 128, 102144, "sm_90") == "2 blocks an SM (8 warps), bound by shared memory: 102144 + 1024 B a block of 233472");
-  CHECK(residency_text(usage(255), 128, 0, "sm_90") == "2 blocks an SM (8 warps), bound by registers: 255 a thread, 32768 a block of 65536");
-  CHECK(residency_text(usage(168), 128, 102144, "sm_75").empty());
-  CHECK(residency_text(usage(-1), 128, 102144, "sm_90").empty());
+  CHECK(to_string(*residency(usage(168), 128, 102144, "sm_90")) == "2 blocks an SM (8 warps), bound by shared memory: 102144 + 1024 B a block of 233472");
+  CHECK(to_string(*residency(usage(255), 128, 0, "sm_90")) == "2 blocks an SM (8 warps), bound by registers: 255 a thread, 32768 a block of 65536");
+  CHECK_FALSE(residency(usage(168), 128, 102144, "sm_75").has_value());
+  CHECK_FALSE(residency(usage(-1), 128, 102144, "sm_90").has_value());
+  CHECK(arch_capability("sm_100f") == 100);
+  CHECK(arch_capability("sm_9") == 0);
 }

@@ -11,6 +11,10 @@ namespace gpen {
 
 bool valid_arch(const std::string& arch);
 
+// The compute capability a valid arch names, as its digits read (sm_90a:
+// 90, sm_100f: 100); 0 for an invalid one.
+int arch_capability(const std::string& arch);
+
 // Why `arch` is not valid, e.g. "\"sm_90\\n\" is not a GPU architecture:
 // expected sm_ and 2 or 3 digits, optionally followed by a or f (sm_90,
 // sm_90a, sm_100f)"; empty when it is valid.

@@ -30,6 +30,10 @@ struct Residency {
   int blocks = 0;        // an SM holds at once
   int warps = 0;         // theirs
   std::string bound;     // what stops one more: "registers", "shared memory", "threads" or "blocks"
+  int thread_registers = 0;         // a thread's, as compiled
+  int block_registers = 0;          // a block's, as they are given
+  std::size_t block_shared_bytes = 0;  // a block's static and dynamic, as it is given (without the reserve)
+  SmLimits sm;
 };
 
 // Registers are given a warp at a time, each thread's rounded up to 8,
@@ -38,9 +42,11 @@ struct Residency {
 // usage.registers > 0 and threads > 0.
 Residency resident_blocks(const ResourceUsage& usage, int threads, std::size_t dynamic_shared_bytes, const SmLimits& sm);
 
+// The same on `arch`; none where its limits or the usage are unknown.
+std::optional<Residency> residency(const ResourceUsage& usage, int threads, std::size_t dynamic_shared_bytes, const std::string& arch);
+
 // "2 blocks an SM (8 warps), bound by shared memory: 102144 + 1024 B a
-// block of 233472" ("no block fits an SM, bound by ..." where none does),
-// or empty where the arch or the usage is unknown.
-std::string residency_text(const ResourceUsage& usage, int threads, std::size_t dynamic_shared_bytes, const std::string& arch);
+// block of 233472" ("no block fits an SM, bound by ..." where none does).
+std::string to_string(const Residency& r);
 
 }  // namespace gpen
