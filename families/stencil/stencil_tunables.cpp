@@ -49,9 +49,13 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // shared memory with more warps resident than 4 or 8 do (mhd_iso3d,
   // induction3d; bench/RESULTS.md, "thirty-sixth session"): offered where a
   // point reads more than kStageReads distinct values.
-  if (three && heavy) b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL, 2LL, 4LL, 5LL, 6LL, 8LL, 16LL}, 4, 1, 1024));
-  else if (three) b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL, 2LL, 4LL, 8LL, 16LL}, 4, 1, 1024));
-  else b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL}, 1, 1, 1));
+  if (three) {
+    std::vector<TunableValue> heights{1LL, 2LL, 4LL, 8LL, 16LL};
+    if (heavy) heights.insert(heights.begin() + 3, {5LL, 6LL});
+    b.push_back(offer(row_of(t, &StencilPlan::block_y), heights, 4, 1, 1024));
+  } else {
+    b.push_back(offer(row_of(t, &StencilPlan::block_y), {1LL}, 1, 1, 1));
+  }
   if (spec.dims > 1)
     // The stage strategy's block copies 2 rz planes more than it computes:
     // a longer walk spreads them.
