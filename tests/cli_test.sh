@@ -95,7 +95,7 @@ expect 1 "blocks_particles.json:$at:40: error: /tunables/strategy/values/0: \"bl
 expect 1 "blocks_particles.json:$at:40: error: /tunables/strategy/values/0" -- $gpen gen $tmp/blocks_particles.json
 sed 's|^  "outputs": \[|  "tunables": {"strategy": {"values": ["blocks"]}},\n  "outputs": [|' $specs/pairwise/radiation_grid.json > $tmp/blocks_grid.json
 expect 0 "^ok .*blocks_grid.json: pairwise 'radiation_grid'" -- $gpen check $tmp/blocks_grid.json
-expect 0 'tunables:  strategy=blocks block_x=256 targets_per_thread=2 unroll=32 buffers=1 source_slices=1 cell_block=8 streams=3' -- $gpen gen $tmp/blocks_grid.json
+expect 0 'tunables:  strategy=blocks block_x=256 targets_per_thread=2 unroll=32 buffers=1 source_slices=1 flag_chunk=1 cell_block=8 streams=3' -- $gpen gen $tmp/blocks_grid.json
 expect 0 'laplacian3d_o8.march.cu' -- $gpen compile $specs/stencil/laplacian3d_o8.json --size 64
 expect 0 'none was launched' -- $gpen survey $specs
 # One schema per command, one vocabulary, errors as documents.

@@ -124,6 +124,25 @@ PairTerms print_terms(const Spec& spec, const std::vector<std::string>& names, s
   return t;
 }
 
+// How the pair's code names each value it reads: t.<member> at the
+// target, s.<member> at the source.
+std::vector<std::string> value_names(const PairwiseDecl& d) {
+  std::vector<std::string> names;
+  for (const auto& v : d.values) names.push_back((v.source ? "s." : "t.") + v.member);
+  return names;
+}
+
+// The outputs' expressions, then the lets', structurally equal
+// subexpressions made one node (as pair_cost counts them, and as the
+// stencil and reduce kinds print them): a sqrt(s) written twice is one
+// rsqrt under fast math. The lets ride along as roots so that their shared
+// nodes keep their names.
+std::vector<IrPtr> pair_roots(const Spec& spec) {
+  std::vector<IrPtr> roots = spec.output_exprs();
+  for (const auto& l : spec.lets) roots.push_back(l.ir);
+  return share_common_subexpressions(roots);
+}
+
 std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   const PairwiseDecl& d = spec.pairwise();
   const auto exprs = spec.output_exprs();
@@ -155,15 +174,8 @@ std::string bindings(const Spec& spec, const PairwisePlan& plan) {
   for (std::size_t o = 0; o < outs; ++o) s += fmt::format("    acc[{}] = identity({});\n", o, o);
   s += "  }\n\n";
 
-  std::vector<std::string> names;
-  for (const auto& v : d.values) names.push_back((v.source ? "s." : "t.") + v.member);
-  // Structurally equal subexpressions made one node (as pair_cost counts
-  // them, and as the stencil and reduce kinds print them): a sqrt(s)
-  // written twice is one rsqrt under fast math. The lets ride along as
-  // roots so that their shared nodes keep their names.
-  std::vector<IrPtr> roots = exprs;
-  for (const auto& l : spec.lets) roots.push_back(l.ir);
-  roots = share_common_subexpressions(roots);
+  const std::vector<std::string> names = value_names(d);
+  const std::vector<IrPtr> roots = pair_roots(spec);
   const PairTerms exact = print_terms(spec, names, roots, "");
   s += "  // One pair: each output's term, reduced into its accumulator.\n";
   s += "  static __device__ __forceinline__ void pair(const Target& t, const Source& s, const Params& prm, real (&acc)[kOutputs]) {\n";
@@ -213,6 +225,17 @@ std::string fold(const PairwisePlan& plan) {
 }
 
 }  // namespace
+
+bool pair_has_flagged_terms(const Spec& spec) {
+  if (spec.dtype != Dtype::Float64 || spec.math != MathPolicy::Accurate) return false;
+  // While a spec is read (its tunables' offers), a let or output that did
+  // not parse has no expression yet: the error about it is on its way.
+  for (const auto& l : spec.lets)
+    if (!l.ir) return false;
+  for (const auto& e : spec.output_exprs())
+    if (!e) return false;
+  return print_terms(spec, value_names(spec.pairwise()), pair_roots(spec), "slow").flagged_calls > 0;
+}
 
 Variant plan_pairwise_unit(const Spec& spec, const TunableChoice& choice) {
   PairwisePlan p = plan_pairwise(spec, choice);

@@ -27,6 +27,8 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice) {
   if (p.block % 32) fail(&PairwisePlan::block, fmt::format("block_x = {} threads", p.block), "a multiple of 32: whole warps share each source tile");
   if (p.target_lanes < 1 || (p.target_lanes & (p.target_lanes - 1)))
     fail(&PairwisePlan::target_lanes, fmt::format("target_lanes = {}", p.target_lanes), "a power of two: lanes halve a chunk's targets");
+  if (p.flag_chunk != 1 && p.flag_chunk != 2 && p.flag_chunk != 4)
+    fail(&PairwisePlan::flag_chunk, fmt::format("flag_chunk = {}", p.flag_chunk), "1, 2 or 4 sources a test");
   if (p.block % p.unroll) fail(&PairwisePlan::unroll, fmt::format("unroll = {} for tiles of {} sources", p.unroll, p.block), "a divisor of block_x");
   // Block on block's tunables are refused with the others rather than ignored.
   check_strategy_tunables(spec, choice);

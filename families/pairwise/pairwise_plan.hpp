@@ -37,6 +37,7 @@ struct PairwisePlan {
   int buffers = 1;               // source tiles in shared memory (2: double buffered)
   int source_slices = 1;         // tile, grouped: sources split over this many blocks (0: the host chooses)
   int target_lanes = 1;          // grouped: the most threads that share a target of a small group
+  int flag_chunk = 1;            // float64 accurate: sources whose IEEE range tests are taken together
   int cell_block = 0;            // blocks: a cell block's side along every grid axis
   int streams = 1;               // blocks
   std::size_t shared_bytes = 0;  // the source tile
@@ -57,6 +58,11 @@ PairwisePlan plan_pairwise(const Spec& spec, const TunableChoice& choice);
 // Bytes of one source in shared memory: the values the outputs read at the
 // source, padded to whole 16-byte words so that a word is one load.
 std::size_t packed_source_bytes(const Spec& spec);
+
+// Whether the pair of a float64 spec with "math": "accurate" evaluates
+// IEEE sqrt, division or exp, whose branches the kernel takes once for
+// several sources (flag_chunk; pairwise.cuh, pair_targets_with).
+bool pair_has_flagged_terms(const Spec& spec);
 
 // The unit of a choice (plan_unit, print_unit of the family; its plan is a
 // PairwisePlan).

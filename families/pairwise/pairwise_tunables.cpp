@@ -22,6 +22,9 @@ const std::vector<TunableRow<PairwisePlan>>& pairwise_tunable_rows() {
        &PairwisePlan::source_slices},
       {"target_lanes", "grouped: at most this many threads share a target of a small group, each taking every lane-th source of a tile",
        "kTargetLanes", "grouped", &PairwisePlan::target_lanes},
+      {"flag_chunk",
+       "float64 accurate: staged sources whose pairs are computed without the branches of IEEE sqrt, division and exp and tested once",
+       "kFlagChunk", "", &PairwisePlan::flag_chunk},
       {"cell_block", "blocks: a cell block's side along every grid axis", "kCellBlock", "blocks", &PairwisePlan::cell_block},
       {"streams", "blocks: streams the source pencils are spread over", "", "blocks", &PairwisePlan::streams},
   };
@@ -58,7 +61,11 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // than 64 x 1 on groups of 512 and of 64 targets, as fast on gpen run's
   // groups of 1-160); float64, without lanes, keeps 64 x 1.
   const bool grouped_lanes = d.grouped && f32;
-  const long long block = grouped_lanes ? 128 : d.grouped || four ? 64 : 256;
+  // Float64 particles with a long formula (Yukawa's): 128 x 2 (thirty-
+  // seventh session: 1.01-1.02x 256 x 2 at N = 2^14 and 2^16, as fast at
+  // 2^18).
+  const bool long64 = particles && !f32 && !short_pair;
+  const long long block = grouped_lanes || long64 ? 128 : d.grouped || four ? 64 : 256;
   b.push_back(offer(row_of(t, &PairwisePlan::block), {64LL, 128LL, 256LL, 512LL}, block, 32, 1024));
   // Float32 particles whose source is one 16-byte word (a position and a
   // weight) and whose formula is short (at most 24 instructions a pair,
@@ -82,6 +89,16 @@ std::vector<TunableOffer> pairwise_offers(const Spec& spec) {
   // the stack around the calls of CUDA's rsqrt's slow path (spills, which
   // the tuner refuses).
   if (d.grouped) b.push_back(offer(row_of(t, &PairwisePlan::target_lanes), {1LL, 2LL, 4LL, 8LL, 16LL}, f32 ? 8 : 1, 1, 16, 1));
+  // Two sources a test for float64 particles of a long formula (thirty-
+  // seventh session: the Yukawa kernel 1.01-1.02x one at N = 2^14 and
+  // 2^16, as fast at 2^18; the radiation grid's float64 tile spills 16 B
+  // with two).
+  if (pair_has_flagged_terms(spec)) {
+    b.push_back(offer(row_of(t, &PairwisePlan::flag_chunk), {1LL, 2LL, 4LL}, long64 ? 2 : 1, 1, 4, 1));
+  } else {
+    b.push_back(offer(row_of(t, &PairwisePlan::flag_chunk), {1LL}, 1, 1, 1, 1));
+    b.back().values_note = "1 only: the pair has no float64 IEEE sqrt, division or exp to test (float32, or \"math\": \"fast\")";
+  }
   if (strategies.size() > 1) {  // block-on-block is possible
     b.push_back(offer(row_of(t, &PairwisePlan::cell_block), {4LL, 8LL, 16LL}, 8, 1, 64));
     b.push_back(offer(row_of(t, &PairwisePlan::streams), {1LL, 2LL, 3LL, 4LL}, 3, 1, 16));

@@ -6,7 +6,7 @@
 // `B` is the bindings struct that the generator writes for one spec:
 //   using real;
 //   kBlock, kTargetsPerThread, kUnroll, kBuffers, kSourceSlices,
-//   kTargetLanes                         tunables
+//   kTargetLanes, kFlagChunk             tunables
 //   kOutputs                             outputs (accumulators a target)
 //   kSkipSelf                            leave out the pair i == j
 //   kDims, kCellBlock                    grids: axes; blocks: a cell block's side
@@ -32,33 +32,59 @@ __device__ __forceinline__ void pair_cell(const PairArgs& a, long long i, long l
   c[2] = rest / a.grid[1];
 }
 
-// Applies source s to the thread's P targets. Bindings with a flagged pair
-// (float64 IEEE sqrt, division and exp without their branches, math.cuh)
-// compute every target's terms first and test once, so the P targets'
-// operations interleave; where an argument lies outside the common case
-// (rare: a zero distance, an underflowing exp) the branching pair() is
-// evaluated instead. Either way pair()'s results.
-template <class B>
-__device__ __forceinline__ void pair_targets_with(const typename B::Target (&t)[B::kTargetsPerThread], const typename B::Source& s,
+// Applies the C staged sources s[0], s[stride], .. s[(C-1) stride] to the
+// thread's P targets, in that order. Bindings with a flagged pair (float64
+// IEEE sqrt, division and exp without their branches, math.cuh) compute
+// the terms of every target and source and test once: the operations of
+// the C sources' P pairs interleave in one stretch of code, with no branch
+// between them. Where an argument lies outside the common case (rare: a
+// zero distance, an underflowing exp) the accumulators go back to where
+// they were and the branching pair() is evaluated instead. Either way
+// pair()'s results, added in the same order.
+template <class B, int C = 1>
+__device__ __forceinline__ void pair_targets_with(const typename B::Target (&t)[B::kTargetsPerThread], const typename B::Source* s, int stride,
                                                   const typename B::Params& prm,
                                                   typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs]) {
   constexpr int P = B::kTargetsPerThread;
   if constexpr (B::kFlaggedPair) {
-    typename B::real v[P][B::kOutputs];
+    typename B::real before[P][B::kOutputs];
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+#pragma unroll
+      for (int o = 0; o < B::kOutputs; ++o) before[p][o] = acc[p][o];
     bool slow = false;
 #pragma unroll
-    for (int p = 0; p < P; ++p) B::terms(t[p], s, prm, v[p], slow);
-    if (__builtin_expect(slow, 0)) {
+    for (int c = 0; c < C; ++c) {
+      const typename B::Source sc = s[c * stride];
+      typename B::real v[P][B::kOutputs];
 #pragma unroll
-      for (int p = 0; p < P; ++p) B::pair(t[p], s, prm, acc[p]);
-    } else {
+      for (int p = 0; p < P; ++p) B::terms(t[p], sc, prm, v[p], slow);
 #pragma unroll
       for (int p = 0; p < P; ++p) B::accumulate(acc[p], v[p]);
     }
+    if (__builtin_expect(slow, 0)) {
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int o = 0; o < B::kOutputs; ++o) acc[p][o] = before[p][o];
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+#pragma unroll
+        for (int p = 0; p < P; ++p) B::pair(t[p], s[c * stride], prm, acc[p]);
+    }
   } else {
 #pragma unroll
-    for (int p = 0; p < P; ++p) B::pair(t[p], s, prm, acc[p]);
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int p = 0; p < P; ++p) B::pair(t[p], s[c * stride], prm, acc[p]);
   }
+}
+
+// Sources a flagged pair tests together (pair_targets_with): kFlagChunk
+// where it divides a tile's steps, else one.
+template <class B, int kSteps>
+__host__ __device__ constexpr int pair_flag_chunk() {
+  return B::kFlaggedPair && kSteps % B::kFlagChunk == 0 ? B::kFlagChunk : 1;
 }
 
 // Applies the `count` sources index(0 .. count-1) to the P targets whose
@@ -82,6 +108,7 @@ __device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B
                                              typename B::real (&acc)[B::kTargetsPerThread][B::kOutputs], typename B::Source* tiles) {
   constexpr int T = B::kBlock, P = B::kTargetsPerThread;
   constexpr int kSteps = T / L, kUnroll = B::kUnroll < kSteps ? B::kUnroll : kSteps;
+  constexpr int C = pair_flag_chunk<B, kSteps>(), kChunkUnroll = kUnroll / C > 1 ? kUnroll / C : 1;
   const int lane = threadIdx.x % L;
   typename B::Source next;
   if (B::kBuffers == 2) {
@@ -103,8 +130,8 @@ __device__ __forceinline__ void pair_sources(const PairArgs& a, const typename B
     }
     const int n = count - k0 < T ? static_cast<int>(count - k0) : T;
     if (n == T && !(B::kSkipSelf && maybe_self(k0, n))) {
-#pragma unroll kUnroll
-      for (int k = 0; k < kSteps; ++k) pair_targets_with<B>(t, tile[k * L + lane], prm, acc);
+#pragma unroll kChunkUnroll
+      for (int k = 0; k < kSteps; k += C) pair_targets_with<B, C>(t, tile + k * L + lane, L, prm, acc);
     } else {
       // The ragged last tile, or one that may hold a target's own index.
       for (int k = lane; k < n; k += L) {

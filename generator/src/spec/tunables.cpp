@@ -29,7 +29,8 @@ TunableValue read_value(const TunableOffer& b, const nlohmann::json& j, const st
     return j.get<std::string>();
   }
   if (!j.is_number_integer() || j.get<long long>() < b.lo || j.get<long long>() > b.hi)
-    src.fail(ptr, fmt::format("{} is not a valid {}", j.dump(), b.name), fmt::format("an integer in [{}, {}]", b.lo, b.hi));
+    src.fail(ptr, fmt::format("{} is not a valid {}{}", j.dump(), b.name, b.values_note.empty() ? "" : " of this spec: " + b.values_note),
+             fmt::format("an integer in [{}, {}]", b.lo, b.hi));
   return j.get<long long>();
 }
 

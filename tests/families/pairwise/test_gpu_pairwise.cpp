@@ -77,12 +77,30 @@ static Spec with_math(const std::string& name, const char* math, Dtype dt) {
 // underflows past r = 0.354 (a third of the pairs) and the quotient
 // q exp(-kappa r) / r is subnormal or 0 further in: most sources take the
 // slow path for some of a thread's targets and not for others.
+//
+// Sources tested together (flag_chunk 2 and 4) roll a chunk back and take
+// all its pairs again where one of them left the common case: the same
+// values, added in the same order, as a source at a time.
 TEST_CASE("float64 Yukawa with exp underflowing for many pairs: the pairs taken again on the branching path match the CPU reference") {
   const Spec s = edited_spec("yukawa_potential", "\"value\": 2.0", "\"value\": 2000.0", Dtype::Float64);
   for (const char* n : {"1000", "4099"}) {
     check_pairwise(s, n);
     check_pairwise(s, n, {"targets_per_thread=4", "block_x=64", "unroll=4"});
     check_pairwise(s, n, {"targets_per_thread=1", "buffers=2"});
+    for (const char* chunk : {"flag_chunk=1", "flag_chunk=2", "flag_chunk=4"}) check_pairwise(s, n, {chunk, "targets_per_thread=2", "unroll=8"});
+  }
+  const Spec shipped = load_spec(spec_path("yukawa_potential"), Dtype::Float64);
+  for (const Spec* y : {&s, &shipped}) {
+    PairWorkload w(pair_ctx(), *y, parse_pair_size(*y, "4099"));
+    std::vector<std::vector<double>> one;
+    for (const char* chunk : {"flag_chunk=1", "flag_chunk=2", "flag_chunk=4"}) {
+      INFO(y->params[0].value << " " << chunk);
+      const PairwiseKernel k(*y, y->choose({chunk, "source_slices=1"}), pair_ctx());
+      w.poison_outputs();
+      k.launch(w.bindings(), w.params());
+      if (one.empty()) one = w.download_outputs();
+      else CHECK(w.download_outputs() == one);
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/families/pairwise/pairwise_scope.hpp"
 #include "gpen/generator/codegen.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/generator/tunables.hpp"
 #include "gpen/families/pairwise/pairwise_plan.hpp"
 #include "test_nvrtc.hpp"
@@ -178,6 +179,38 @@ TEST_CASE("pairwise plans refuse tunables that cannot run") {
   CHECK(plan_pairwise(mp, mp.choose({"block_x=256"})).shared_bytes == 256 * 112);
   CHECK(plan_pairwise(mp, mp.choose({"block_x=128", "buffers=2"})).shared_bytes == 2 * 128 * 112);
   CHECK_THROWS_WITH_AS(plan_pairwise(mp, mp.choose({"block_x=256", "buffers=2"})), doctest::Contains("one buffer"), SpecError);
+}
+
+// flag_chunk: offered where a float64 accurate pair has IEEE sqrt,
+// division or exp to test; 2 by default where a long formula's pairs are
+// particles' (Yukawa), 1 on grids; 1 only elsewhere, and a
+// value the spec cannot take says why.
+TEST_CASE("flag_chunk is offered where the pair has float64 IEEE operations to test, and says why not elsewhere") {
+  auto offered = [](const Spec& s) {
+    for (const auto& o : family_of(s).offers(s))
+      if (o.name == "flag_chunk") return o;
+    FAIL("no flag_chunk offer");
+    throw std::logic_error("unreachable");
+  };
+  const Spec yukawa = load_spec(pair_path("yukawa_potential"), Dtype::Float64);
+  CHECK(offered(yukawa).values == std::vector<TunableValue>{1LL, 2LL, 4LL});
+  CHECK(offered(yukawa).default_value == TunableValue(2LL));
+  CHECK(plan_pairwise(yukawa, yukawa.choose()).flag_chunk == 2);
+  CHECK(plan_pairwise(yukawa, yukawa.choose({"flag_chunk=4"})).flag_chunk == 4);
+  const Spec grid = load_spec(pair_path("radiation_grid"), Dtype::Float64);  // divisions, on a grid
+  CHECK(offered(grid).values.size() == 3);
+  CHECK(offered(grid).default_value == TunableValue(1LL));
+  // Float32, and float64 rsqrt (Coulomb's: CUDA's own, with its branches).
+  for (const Spec& s : {load_spec(pair_path("yukawa_potential"), Dtype::Float32), load_spec(pair_path("coulomb_potential"), Dtype::Float64)}) {
+    INFO(s.name << " " << to_string(s.dtype));
+    CHECK(offered(s).values == std::vector<TunableValue>{1LL});
+    CHECK(plan_pairwise(s, s.choose()).flag_chunk == 1);
+  }
+  const std::string f32 = with(potential_json(), "\"float64\"", "\"float32\"");
+  CHECK_THROWS_WITH_AS(load_spec_string(with(f32, "\"outputs\"", "\"tunables\": {\"flag_chunk\": {\"default\": 2}}, \"outputs\"")),
+                       doctest::Contains("1 only: the pair has no float64 IEEE sqrt, division or exp to test"), SpecError);
+  const Spec three = load_spec_string(with(potential_json(), "\"outputs\"", "\"tunables\": {\"flag_chunk\": {\"values\": [3]}}, \"outputs\""));
+  CHECK_THROWS_WITH_AS(generate(three, three.choose()), doctest::Contains("1, 2 or 4 sources a test"), SpecError);
 }
 
 TEST_CASE("every shipped pairwise spec x strategy x dtype compiles with NVRTC for sm_90") {

@@ -101,7 +101,7 @@ struct TunableOffer {
   std::vector<std::string> strings;  // the set a spec may choose strings from
   std::string only_with_strategy;    // see TunableDecl
   TunableValue plain = 0LL;
-  std::string values_note;           // why `strings` holds more than this spec may take
+  std::string values_note;           // why this spec may take fewer values than the family has
 };
 
 // What every family's table says, without its plan type: for the check of
