@@ -50,6 +50,7 @@ int StencilPlan::carried_values() const {
   if (strategy == StencilStrategy::Stage) {
     if (z_queue)
       for (const auto& r : radius) n += (2 * r[2] + 1) * rows_y;
+    for (std::size_t f = 0; f < radius.size(); ++f) n += in_registers(f) * rows_y;
     for (const auto& m : mids)
       if (m[0] == 2) n += (2 * m[1] + 1) * rows_y;
   }
@@ -194,10 +195,15 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
   if (p.strategy == StencilStrategy::Stage) {
     // Every input's ring: 2 rz + 1 + ring_ahead tiles of the block's points
     // with the x and y radius around them, corners included
-    // (families/stencil/device/stencil_stage.cuh).
+    // (families/stencil/device/stencil_stage.cuh). An input read at the
+    // point alone has none with point_registers: each thread reads it from
+    // global memory.
     std::size_t values = 0;
-    for (const auto& r : p.radius)
-      values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * (2 * r[2] + 1 + p.ring_ahead);
+    for (std::size_t f = 0; f < p.radius.size(); ++f) {
+      const auto& r = p.radius[f];
+      if (!p.in_registers(f))
+        values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * (2 * r[2] + 1 + p.ring_ahead);
+    }
     if (p.mixed_passes == 2) {
       // Intermediates read along x: each warp's rows of them, its points
       // and the reach either side along x (stencil_stage.cuh, MidRows);

@@ -33,6 +33,7 @@ struct StencilPlan {
   int ring_ahead = 0;            // march, stage: planes copied this many steps ahead into shared memory (march: 0 is no ring)
   int mixed_passes = 1;          // stage: 2, mixed derivatives through intermediate planes (stencil_mixed.hpp)
   bool z_queue = false;          // stage: each input's column along z in registers
+  bool point_registers = false;  // stage: inputs read at the point alone (radius 0) in registers, no ring
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes
@@ -59,6 +60,11 @@ struct StencilPlan {
   bool shared_pitches = false;
 
   int threads() const { return block_x * block_y; }
+  // Whether input slot f has no ring (stage, point_registers): read at the
+  // point alone, each thread's value loaded from global memory a plane ahead.
+  bool in_registers(std::size_t f) const {
+    return strategy == StencilStrategy::Stage && point_registers && radius[f] == std::array<int, 3>{0, 0, 0};
+  }
   // Values a thread carries from one plane to the next in registers: the
   // march's z queues (each input's 2 rz + 1 planes of its vector_x x rows_y
   // points), the stage's columns (z_queue) and its queues of intermediates

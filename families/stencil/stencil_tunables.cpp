@@ -19,6 +19,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"ring_ahead", "planes copied ahead by cp.async into shared memory (march: 0 is no ring)", "kRingAhead", "march, stage", &StencilPlan::ring_ahead},
       {"mixed_passes", "2: mixed derivatives as two passes through intermediate planes of the block; 1: every product read from the planes", "", "stage", &StencilPlan::mixed_passes},
       {"z_queue", "1: each input's values along the thread's column in a register queue, one shared load a step for all of them", "kZQueue", "stage", &StencilPlan::z_queue},
+      {"point_registers", "1: inputs read at the point alone (radius 0, as a time loop's registers) held in registers, a plane loaded ahead, with no ring in shared memory", "kPointRegisters", "stage", &StencilPlan::point_registers},
       {"shared_pitches", "1: fields of a kind and ghost width padded alike share one row and plane stride (arrays padded unalike take a unit of their own at their first launch)", "", "stage", &StencilPlan::shared_pitches},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
   };
@@ -33,6 +34,20 @@ namespace {
 // momentum equation with viscous stress reads 291; bench/RESULTS.md,
 // "eighteenth session"); single operators and continuity3d read 7 to 40.
 constexpr double kStageReads = 128;
+
+// Inputs the outputs read at the point alone (no offset along any axis).
+int inputs_read_at_point(const Spec& spec) {
+  for (const auto& e : spec.output_exprs())
+    if (!e) return 0;  // an output that did not parse: its error is on its way
+  const Footprint fp = spec.footprint();
+  int n = 0;
+  for (const auto* f : spec.inputs()) {
+    bool point = true;
+    for (int ax = 0; ax < spec.dims; ++ax) point &= fp[f->slot][ax] == 0;
+    n += point;
+  }
+  return n;
+}
 
 }  // namespace
 
@@ -90,6 +105,20 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // cost float32 kernels, bound by issue, the queues' moves
   // (bench/RESULTS.md, "twentieth session").
   b.push_back(offer(row_of(t, &StencilPlan::z_queue), {0LL, 1LL}, spec.dtype == Dtype::Float64 ? 1 : 0, 0, 1, 0));
+  // Inputs read at the point alone in registers rather than rings: the
+  // induction equation's velocity 1.12x (float64) and 1.07x (float32) at
+  // 256^3, the Orszag-Tang program's fused float32 stages 1.06x, but its
+  // float64 stages, 7 such inputs of 2 words, spill and run 0.96x (bench/
+  // RESULTS.md, "thirty-seventh session"): by default where they take at
+  // most 8 registers a point.
+  const int at_point = inputs_read_at_point(spec);
+  if (at_point == 0) {
+    b.push_back(offer(row_of(t, &StencilPlan::point_registers), {0LL}, 0, 0, 1, 0));
+    b.back().values_note = "no input is read at the point alone";
+  } else {
+    const int words = at_point * (spec.dtype == Dtype::Float64 ? 2 : 1);
+    b.push_back(offer(row_of(t, &StencilPlan::point_registers), {0LL, 1LL}, words <= 8 ? 1 : 0, 0, 1, 0));
+  }
   // One stride for many fields: fused stage kernels gain (mhd_iso3d 1.2x),
   // continuity3d in float64 loses 2-3% (bench/RESULTS.md, "thirty-fifth
   // session"; its spec says 0).

@@ -296,8 +296,8 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   CHECK(g.source.find("#include \"gpen/stencil_stage.cuh\"") != std::string::npos);
   CHECK(g.source.find("kRingAhead = 2;") != std::string::npos);
   CHECK(g.source.find("\"the staged planes' shared memory as planned\"") != std::string::npos);
-  // The velocity of the induction equation is read at the point: its
-  // planes have no halo and no z neighbours (one slot and the ring's).
+  // The velocity of the induction equation is read at the point: it has
+  // no ring, each thread reads it from global memory.
   const Spec ind = load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json");
   const StencilPlan pi = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1"}));
   // Its mixed derivatives in two passes (the default): intermediates read
@@ -308,9 +308,29 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   CHECK(along_x == 4);
   CHECK(pi.mids.size() == 6);
   CHECK(pi.mid_shared_bytes == along_x * 4 * 38 * 8);
-  CHECK(pi.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
+  CHECK(pi.dynamic_shared_bytes == (3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
   CHECK(plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "mixed_passes=1"})).dynamic_shared_bytes ==
-        (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1)) * 8);
+        3 * 38 * 10 * (7 + 1) * 8);
+  // point_registers: 1 by default where the inputs read at the point take
+  // at most 8 registers a point (the velocity's 3 in float64: 6); with 0,
+  // each has a ring of its points (no halo) of its plane and the one ahead.
+  CHECK(tunable_int(ind.choose(), "point_registers") == 1);
+  CHECK(tunable_int(load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json", Dtype::Float32).choose(), "point_registers") == 1);
+  const StencilPlan rings = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "point_registers=0"}));
+  CHECK(rings.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
+  CHECK(rings.carried_values() + 3 == pi.carried_values());  // the velocity's 3 values a point
+  // Five inputs read at the point: 10 registers in float64 (rings by
+  // default), 5 in float32; a spec with none has only 0 to take.
+  std::string five = "{\"name\": \"five\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": 3,\n  \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 1}";
+  for (const char* f : {"a", "b", "c", "d", "e"}) five += std::string(", {\"name\": \"") + f + "\", \"role\": \"input\"}";
+  five += ", {\"name\": \"v\", \"role\": \"output\"}],\n  \"operators\": [{\"name\": \"D1\", \"derivative\": 1, \"order\": 2}],\n"
+          "  \"outputs\": [{\"field\": \"v\", \"expr\": \"D1(u, x) * a + b * c - d * e\"}]}\n";
+  CHECK(tunable_int(load_spec_string(five).choose({"strategy=stage"}), "point_registers") == 0);
+  std::string five32 = five;
+  five32.replace(five32.find("float64"), 7, "float32");
+  CHECK(tunable_int(load_spec_string(five32).choose({"strategy=stage"}), "point_registers") == 1);
+  const Spec lap = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o2.json");
+  CHECK_THROWS_WITH_AS(lap.choose({"strategy=stage", "point_registers=1"}), doctest::Contains("no input is read at the point alone"), UsageError);
 
   // Seven inputs of radius 3 in 32x8 points: more than a block may have.
   const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/mhd_iso3d.json");

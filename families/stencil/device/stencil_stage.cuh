@@ -23,7 +23,11 @@
 // Inputs of the same radius keep their rings interleaved (slot s of every
 // input side by side), so that one address a plane serves every input's
 // reads; inputs of the same tile and ghosts share each thread's copy cells
-// (StageCells), computed once a block.
+// (StageCells), computed once a block. With kPointRegisters, an input read
+// at the point alone (radius 0 along every axis, as a time loop's
+// registers are) has no ring: each thread loads its own value from global
+// memory a plane ahead, and the others' rings neither count nor interleave
+// with it.
 //
 // Per step, with D = kRingAhead >= 1: wait for this thread's copies of plane
 // k + rz, one barrier (the copies of every thread visible; every thread done
@@ -55,14 +59,39 @@
 
 namespace gpen {
 
-// Whether every input has the same radius: then their rings interleave
-// (slot s of every input side by side), so that one address a plane serves
-// every input's reads, each at a constant offset from it.
+// Whether input f has no ring (kPointRegisters and read at the point
+// alone): each thread loads its value from global memory.
+template <class B>
+__host__ __device__ constexpr bool stage_in_registers(int f) {
+  return B::kPointRegisters && B::kRadius[f][0] == 0 && B::kRadius[f][1] == 0 && B::kRadius[f][2] == 0;
+}
+
+// The staged inputs (those with a ring) before input F, and the first of
+// them (B::kNumIn where none is).
+template <class B>
+__host__ __device__ constexpr int stage_rings_before(int f) {
+  int n = 0;
+  for (int g = 0; g < f; ++g) n += !stage_in_registers<B>(g);
+  return n;
+}
+template <class B>
+__host__ __device__ constexpr int stage_first_ring() {
+  int f = 0;
+  while (f < B::kNumIn && stage_rings_before<B>(f + 1) == 0) ++f;
+  return f;
+}
+
+// Whether every staged input has the same radius: then their rings
+// interleave (slot s of every one side by side), so that one address a
+// plane serves every input's reads, each at a constant offset from it.
 template <class B>
 __host__ __device__ constexpr bool stage_rings_interleaved() {
-  for (int f = 1; f < B::kNumIn; ++f)
+  constexpr int f0 = stage_first_ring<B>();
+  for (int f = f0 + 1; f < B::kNumIn; ++f) {
+    if (stage_in_registers<B>(f)) continue;
     for (int a = 0; a < 3; ++a)
-      if (B::kRadius[f][a] != B::kRadius[0][a]) return false;
+      if (B::kRadius[f][a] != B::kRadius[f0][a]) return false;
+  }
   return true;
 }
 
@@ -73,14 +102,15 @@ struct StageTile {
   static constexpr int TX = B::kBlockX, TY = B::kBlockY * B::kRowsY;
   static constexpr int RX = B::kRadius[F][0], RY = B::kRadius[F][1], RZ = B::kRadius[F][2];
   static constexpr int W = TX + 2 * RX, H = TY + 2 * RY;
-  static constexpr int kPlane = W * H;
+  static constexpr bool kDirect = stage_in_registers<B>(F);
+  static constexpr int kPlane = kDirect ? 0 : W * H;
   static constexpr int kSlots = 2 * RZ + 1 + B::kRingAhead;
   static constexpr bool kInterleaved = stage_rings_interleaved<B>();
-  static constexpr int kSlotStride = kInterleaved ? B::kNumIn * kPlane : kPlane;
-  // Values before input F's slot 0: interleaved, the planes of inputs
-  // 0 .. F-1; else their whole rings.
+  static constexpr int kSlotStride = kInterleaved ? stage_rings_before<B>(B::kNumIn) * kPlane : kPlane;
+  // Values before input F's slot 0: interleaved, the planes of the staged
+  // inputs before it; else their whole rings.
   static __host__ __device__ constexpr int base() {
-    if constexpr (kInterleaved) return F * kPlane;
+    if constexpr (kInterleaved) return stage_rings_before<B>(F) * kPlane;
     else if constexpr (F == 0) return 0;
     else return StageTile<B, F - 1>::base() + StageTile<B, F - 1>::kSlots * StageTile<B, F - 1>::kPlane;
   }
@@ -149,7 +179,7 @@ struct StageCells {
   using T = StageTile<B, F>;
   static constexpr int kInput = F;
   static constexpr int kThreads = B::kBlockX * B::kBlockY;
-  static constexpr int kChunks = (T::kPlane + kThreads - 1) / kThreads;
+  static constexpr int kChunks = T::kPlane > 0 ? (T::kPlane + kThreads - 1) / kThreads : 1;  // 1: no cell inside
   long long off[kChunks];
   bool inside[kChunks];
   __device__ __forceinline__ StageCells(const StencilArgs<B>& a, int I0, int J0, int tid) {
@@ -170,9 +200,12 @@ struct StageCells {
 template <class B>
 __host__ __device__ constexpr bool stage_cells_shared() {
   if (!stage_rings_interleaved<B>()) return false;
-  for (int f = 1; f < B::kNumIn; ++f)
+  constexpr int f0 = stage_first_ring<B>();
+  for (int f = f0 + 1; f < B::kNumIn; ++f) {
+    if (stage_in_registers<B>(f)) continue;
     for (int a = 0; a < 3; ++a)
-      if (B::kInGhost[f][a] != B::kInGhost[0][a]) return false;
+      if (B::kInGhost[f][a] != B::kInGhost[f0][a]) return false;
+  }
   return true;
 }
 
@@ -213,7 +246,8 @@ __device__ __forceinline__ void stage_copy(typename B::real* slot, const Stencil
 // every input's slots, `zslot[F]` is input F's slot of plane k.
 // Shared-memory addresses are 32-bit offsets from `ring`, computed per read
 // from constants and the point: no pointer a field and plane stays live in
-// registers.
+// registers. (An input without a ring is read at the point alone, by
+// StageReader, from a thread's registers.)
 template <class B, int DZ0 = 0>
 struct StagePoint {
   const typename B::real* ring;
@@ -223,6 +257,7 @@ struct StagePoint {
   __device__ __forceinline__ typename B::real at() const {
     using T = StageTile<B, F>;
     constexpr int dz = DZ + DZ0;
+    static_assert(!T::kDirect, "an input with a ring");
     static_assert(-T::RZ <= dz && dz <= T::RZ, "a plane of the ring");
     int slot = zslot[F] + dz;  // of plane k + dz, |dz| <= RZ < kSlots
     if constexpr (dz > 0) slot = slot >= T::kSlots ? slot - T::kSlots : slot;
@@ -231,6 +266,12 @@ struct StagePoint {
     return ring[T::base() + slot * T::kSlotStride + own];
   }
 };
+
+// A thread's values of the inputs without a ring at its points (each of
+// its rows) of plane k, and of plane k + 1 in flight: a load a plane ahead,
+// as the rings' copies are, so that its latency hides behind a step.
+template <class B>
+using StageAtPoint = typename B::real[B::kNumIn > 0 ? B::kNumIn : 1][B::kRowsY];
 
 // A thread's register queues of the intermediates read along z: for each
 // intermediate and row of its points, the values at planes k - reach ..
@@ -274,9 +315,13 @@ struct StageReader : StagePoint<B> {
   int warp, wrow, wcol;
   const StageZQueues<B>& zq;
   const StageColumns<B>& col;
+  const StageAtPoint<B>& at_point;
   template <int F, int DX, int DY, int DZ>
   __device__ __forceinline__ typename B::real at() const {
-    if constexpr (B::kZQueue && DX == 0 && DY == 0) {
+    if constexpr (StageTile<B, F>::kDirect) {
+      static_assert(DX == 0 && DY == 0 && DZ == 0, "an input without a ring is read at the point");
+      return at_point[F][PY];
+    } else if constexpr (B::kZQueue && DX == 0 && DY == 0) {
       static_assert(-B::kRadius[F][2] <= DZ && DZ <= B::kRadius[F][2], "a plane of the column's queue");
       return col[F][PY][B::kMaxRadiusZ + DZ];
     } else {
@@ -316,6 +361,22 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   const int ty0 = warp * 32 / B::kBlockX, tx0 = warp * 32 % B::kBlockX;
   StageZQueues<B> zq;
   StageColumns<B> col;
+  // The inputs without a ring at the thread's points of plane k (loaded at
+  // the end of the step before; 0 past the interior or the walk).
+  StageAtPoint<B> at_point;
+  auto load_at_point = [&](StageAtPoint<B>& v, int p) {
+    for_each_index<B::kNumIn>([&](auto f) {
+      constexpr int F = decltype(f)::value;
+      if constexpr (StageTile<B, F>::kDirect) {
+        for_each_index<Y>([&](auto py) {
+          constexpr int PY = decltype(py)::value;
+          v[F][PY] = i < a.n.nx && j0 + PY < a.n.ny && p < k1 ? __ldg(a.in[F] + InGeometry<B, F>::at(a, i, j0 + PY, p)) : real(0);
+        });
+      }
+    });
+  };
+  constexpr bool kAnyInRegisters = stage_rings_before<B>(B::kNumIn) < B::kNumIn;
+  if constexpr (kAnyInRegisters) load_at_point(at_point, k0);
 
   // Input F's slot of plane k0 + s - RZ .. (step s reads s - RZ .. s + RZ).
   auto slot = [&](auto f, int s) {
@@ -324,10 +385,12 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
     return ring + T::base() + s % T::kSlots * T::kSlotStride;
   };
   // Plane p of input F into its slot for step s.
-  const StageCells<B, 0> cells(a, I0, J0, tid);  // every input's, where they are alike
+  constexpr int kCellsOf = stage_first_ring<B>() < B::kNumIn ? stage_first_ring<B>() : 0;
+  const StageCells<B, kCellsOf> cells(a, I0, J0, tid);  // every staged input's, where they are alike
   auto copy = [&](auto f, int s, int p) {
     constexpr int F = decltype(f)::value;
-    if constexpr (stage_cells_shared<B>()) stage_copy<B, F>(slot(f, s), a, cells, I0, J0, p, tid);
+    if constexpr (StageTile<B, F>::kDirect) return;  // read at the point, from global memory
+    else if constexpr (stage_cells_shared<B>()) stage_copy<B, F>(slot(f, s), a, cells, I0, J0, p, tid);
     else stage_copy<B, F>(slot(f, s), a, StageCells<B, F>(a, I0, J0, tid), I0, J0, p, tid);
   };
   // Copies of plane k0 + s + RZ of every input that a step still reads.
@@ -414,6 +477,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
           const int cy = static_cast<int>(threadIdx.y) * Y + PY;
           for_each_index<B::kNumIn>([&](auto f) {
             constexpr int F = decltype(f)::value;
+            if constexpr (!StageTile<B, F>::kDirect)
             stage_queue_step<B::kRadius[F][2], B::kMaxRadiusZ>(col[F][PY], s, [&](auto dz) {
               return StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy}.template at<F, 0, 0, 0>();
             });
@@ -425,7 +489,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
         constexpr int PY = decltype(py)::value;
         const int cy = static_cast<int>(threadIdx.y) * Y + PY;
         const StageReader<B, PY> in{{ring, zslot, static_cast<int>(threadIdx.x), cy},
-                                    warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq, col};
+                                    warp, (static_cast<int>(threadIdx.y) - ty0) * Y + PY, static_cast<int>(threadIdx.x) - tx0, zq, col, at_point};
         B::compute(in, a.params, v[PY]);
       });
       for_each_index<Y>([&](auto py) {
@@ -442,7 +506,14 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       });
     }
   };
-  for_each_step<false, B::kPointsPerThread>(k0, k1, step);
+  if constexpr (kAnyInRegisters) {
+    for_each_step<false, B::kPointsPerThread>(k0, k1, [&](int k) {
+      step(k);
+      load_at_point(at_point, k + 1);  // in flight through the next step's barrier and copies
+    });
+  } else {
+    for_each_step<false, B::kPointsPerThread>(k0, k1, step);
+  }
   arch::copy_async_wait<0>();  // no copy outlives the block
 }
 

@@ -72,7 +72,7 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
   std::vector<TunableDecl> out;
   std::vector<std::string> names;
   for (const auto& b : builtins) {
-    out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain});
+    out.push_back({b.name, b.values, b.default_value, "/tunables", b.only_with_strategy, b.plain, b.values_note});
     names.push_back(b.name);
   }
   if (!node) return out;
@@ -142,7 +142,8 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
       for (const auto& v : t->values) vals.push_back(to_string(v));
       // A misspelt strategy gets a suggestion; numbers close in spelling are not close.
       const std::string hint = std::holds_alternative<std::string>(t->default_value) ? did_you_mean(text, vals) : "";
-      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}; allowed: {}{}", o, text, name, fmt::join(vals, ", "), hint));
+      const std::string why = t->values_note.empty() ? "" : " (" + t->values_note + ")";
+      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}; allowed: {}{}{}", o, text, name, fmt::join(vals, ", "), why, hint));
     }
     c[name] = *match;
     set_by[name] = o;

@@ -118,6 +118,7 @@ struct TunableDecl {
   // `plain` unless set explicitly.
   std::string only_with_strategy;
   TunableValue plain;
+  std::string values_note;  // why this spec may take fewer values than the family has (TunableOffer)
 
   // Whether `strategy` has this tunable (every strategy has it where
   // only_with_strategy is empty).
