@@ -142,8 +142,10 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
       for (const auto& v : t->values) vals.push_back(to_string(v));
       // A misspelt strategy gets a suggestion; numbers close in spelling are not close.
       const std::string hint = std::holds_alternative<std::string>(t->default_value) ? did_you_mean(text, vals) : "";
+      // The reason this spec takes fewer values than the family has goes
+      // before the list, which ends the line (scripts read it).
       const std::string why = t->values_note.empty() ? "" : " (" + t->values_note + ")";
-      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}; allowed: {}{}{}", o, text, name, fmt::join(vals, ", "), why, hint));
+      throw UsageError(fmt::format("--set {}: {} is not an allowed value of {}{}; allowed: {}{}", o, text, name, why, fmt::join(vals, ", "), hint));
     }
     c[name] = *match;
     set_by[name] = o;
