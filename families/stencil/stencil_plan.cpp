@@ -48,9 +48,9 @@ int StencilPlan::carried_values() const {
   if (strategy == StencilStrategy::March)
     for (const auto& r : radius) n += (ring_ahead > 0 ? r[2] : 2 * r[2] + 1) * rows_y * vector_x;
   if (strategy == StencilStrategy::Stage) {
-    if (z_queue)
-      for (const auto& r : radius) n += (2 * r[2] + 1) * rows_y;
-    for (std::size_t f = 0; f < radius.size(); ++f) n += in_registers(f) * rows_y;
+    // An input held in registers (point_registers) is its own column's one
+    // value: counted once, with or without the queues.
+    for (std::size_t f = 0; f < radius.size(); ++f) n += (in_registers(f) ? 1 : z_queue ? 2 * radius[f][2] + 1 : 0) * rows_y;
     for (const auto& m : mids)
       if (m[0] == 2) n += (2 * m[1] + 1) * rows_y;
   }

@@ -318,7 +318,17 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   CHECK(tunable_int(load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json", Dtype::Float32).choose(), "point_registers") == 1);
   const StencilPlan rings = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "point_registers=0"}));
   CHECK(rings.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
-  CHECK(rings.carried_values() + 3 == pi.carried_values());  // the velocity's 3 values a point
+  // The velocity's 3 values a point, carried once: in registers, or with
+  // z_queue as its rings' queues of one plane.
+  const std::vector<std::string> base = {"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1"};
+  auto carried = [&](const char* queue, const char* regs) {
+    std::vector<std::string> t = base;
+    t.push_back(queue);
+    t.push_back(regs);
+    return plan_stencil(ind, ind.choose(t)).carried_values();
+  };
+  CHECK(carried("z_queue=1", "point_registers=0") == carried("z_queue=1", "point_registers=1"));
+  CHECK(carried("z_queue=0", "point_registers=0") + 3 == carried("z_queue=0", "point_registers=1"));
   // Five inputs read at the point: 10 registers in float64 (rings by
   // default), 5 in float32; a spec with none has only 0 to take.
   std::string five = "{\"name\": \"five\", \"kind\": \"stencil\", \"dtype\": \"float64\", \"dims\": 3,\n  \"fields\": [{\"name\": \"u\", \"role\": \"input\", \"ghost\": 1}";
