@@ -252,6 +252,27 @@ TEST_CASE("tunables: unknown, disallowed, --set") {
   CHECK(to_string(s.choose({"strategy=tile", "vector_x=1"}).at("vector_x")) == "1");
 }
 
+TEST_CASE("tunables: a default a dtype, each one checked whichever dtype is loaded") {
+  std::string t = "  \"tunables\": {\"block_x\": {\"default\": {\"float64\": 64, \"float32\": 128}}},\n";
+  CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("block_x")) == "64");
+  CHECK(to_string(load_spec_string(with(minimal_spec("u", t), "float64\",\n  \"dims", "float32\",\n  \"dims")).choose().at("block_x")) == "128");
+  // A dtype left out keeps gpen's default (32 for this spec).
+  t = "  \"tunables\": {\"block_x\": {\"default\": {\"float32\": 128}}},\n";
+  CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("block_x")) == "32");
+  // The float32 default is checked in a float64 spec too.
+  t = "  \"tunables\": {\"block_x\": {\"values\": [32, 64], \"default\": {\"float64\": 64, \"float32\": 128}}},\n";
+  SpecError e = spec_error_of(minimal_spec("u", t));
+  CHECK(e.pointer() == "/tunables/block_x/default/float32");
+  CHECK(e.detail().message == "default 128 is not among the allowed values");
+  t = "  \"tunables\": {\"block_x\": {\"default\": {\"float16\": 64}}},\n";
+  e = spec_error_of(minimal_spec("u", t));
+  CHECK(e.pointer() == "/tunables/block_x/default/float16");
+  t = "  \"tunables\": {\"block_x\": {\"default\": {}}},\n";
+  e = spec_error_of(minimal_spec("u", t));
+  CHECK(e.pointer() == "/tunables/block_x/default");
+  CHECK(e.detail().expected == "a value, or an object of one a dtype (\"float32\", \"float64\")");
+}
+
 TEST_CASE("unused inputs are warned about, not silently accepted") {
   std::string s = minimal_spec("k * 2");
   const Spec spec = load_spec_string(s);

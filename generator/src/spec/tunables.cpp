@@ -106,10 +106,26 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
         if (!j.contains("default") && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
       }
       if (j.contains("default")) {
-        d.default_value = read_value(*bi, j["default"], ptr + "/default", src);
-        if (!std::count(d.values.begin(), d.values.end(), d.default_value))
-          src.fail(ptr + "/default", fmt::format("default {} is not among the allowed values", to_string(d.default_value)),
-                   "a default listed in \"values\"");
+        // A value, or one a dtype ({"float64": 6, "float32": 4}): each one
+        // given is checked, whichever dtype this spec is loaded with.
+        const auto& dj = j["default"];
+        const std::string dptr = ptr + "/default";
+        auto allowed = [&](const nlohmann::json& v, const std::string& at) {
+          const TunableValue value = read_value(*bi, v, at, src);
+          if (!std::count(d.values.begin(), d.values.end(), value))
+            src.fail(at, fmt::format("default {} is not among the allowed values", to_string(value)), "a default listed in \"values\"");
+          return value;
+        };
+        if (!dj.is_object()) d.default_value = allowed(dj, dptr);
+        else {
+          record_unknown_keys(dj, dptr, {"float32", "float64"}, src, diag);
+          if (dj.empty()) src.fail(dptr, "found an empty object", "a value, or an object of one a dtype (\"float32\", \"float64\")");
+          for (const char* dtype : {"float32", "float64"})
+            if (dj.contains(dtype)) {
+              const TunableValue value = allowed(dj[dtype], json_pointer_join(dptr, dtype));
+              if (dtype == std::string(to_string(spec.dtype))) d.default_value = value;
+            }
+        }
       }
     });
   }
