@@ -259,6 +259,9 @@ TEST_CASE("tunables: a default a dtype, each one checked whichever dtype is load
   // A dtype left out keeps gpen's default (32 for this spec).
   t = "  \"tunables\": {\"block_x\": {\"default\": {\"float32\": 128}}},\n";
   CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("block_x")) == "32");
+  // Values without gpen's default, and no default of this dtype: the first value.
+  t = "  \"tunables\": {\"block_x\": {\"values\": [64, 128], \"default\": {\"float32\": 128}}},\n";
+  CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("block_x")) == "64");
   // The float32 default is checked in a float64 spec too.
   t = "  \"tunables\": {\"block_x\": {\"values\": [32, 64], \"default\": {\"float64\": 64, \"float32\": 128}}},\n";
   SpecError e = spec_error_of(minimal_spec("u", t));

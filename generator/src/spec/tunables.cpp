@@ -103,8 +103,11 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
         src.check_count(ptr + "/values", v.size(), kMaxTunableValues);
         d.values.clear();
         for (std::size_t i = 0; i < v.size(); ++i) d.values.push_back(read_value(*bi, v[i], json_pointer_join(ptr + "/values", i), src));
-        if (!j.contains("default") && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
       }
+      // Values that leave out gpen's default, and no default of this spec's
+      // dtype: the first value.
+      const bool own_default = j.contains("default") && (!j["default"].is_object() || j["default"].contains(to_string(spec.dtype)));
+      if (!own_default && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
       if (j.contains("default")) {
         // A value, or one a dtype ({"float64": 6, "float32": 4}): each one
         // given is checked, whichever dtype this spec is loaded with.
