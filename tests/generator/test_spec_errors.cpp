@@ -259,14 +259,26 @@ TEST_CASE("tunables: a default a dtype, each one checked whichever dtype is load
   // A dtype left out keeps gpen's default (32 for this spec).
   t = "  \"tunables\": {\"block_x\": {\"default\": {\"float32\": 128}}},\n";
   CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("block_x")) == "32");
+  // Each dtype's default against what the spec offers in that dtype: the
+  // Yukawa potential tests 2 sources at a time in float64 only.
+  const std::string yukawa = gpen::test::read_file(gpen::test::source_dir() + "/specs/pairwise/yukawa_potential.json");
+  const std::string chunks = with(yukawa, "\"outputs\": [", "\"tunables\": {\"flag_chunk\": {\"default\": {\"float64\": 4, \"float32\": 1}}},\n  \"outputs\": [");
+  CHECK(to_string(load_spec_string(chunks).choose().at("flag_chunk")) == "4");
+  CHECK(to_string(load_spec_string(with(chunks, "\"float64\",\n", "\"float32\",\n")).choose().at("flag_chunk")) == "1");
+  SpecError e = spec_error_of(with(chunks, "\"float32\": 1}", "\"float32\": 2}"));
+  CHECK(e.pointer() == "/tunables/flag_chunk/default/float32");
+  // A strategy a dtype.
+  t = "  \"tunables\": {\"strategy\": {\"default\": {\"float32\": \"direct\"}}},\n";
+  CHECK(to_string(load_spec_string(with(minimal_spec("u", t), "float64\",\n  \"dims", "float32\",\n  \"dims")).choose().at("strategy")) == "direct");
+  CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("strategy")) == "march");
   // Values without gpen's default, and no default of this dtype: the first value.
   t = "  \"tunables\": {\"block_x\": {\"values\": [64, 128], \"default\": {\"float32\": 128}}},\n";
   CHECK(to_string(load_spec_string(minimal_spec("u", t)).choose().at("block_x")) == "64");
   // The float32 default is checked in a float64 spec too.
   t = "  \"tunables\": {\"block_x\": {\"values\": [32, 64], \"default\": {\"float64\": 64, \"float32\": 128}}},\n";
-  SpecError e = spec_error_of(minimal_spec("u", t));
+  e = spec_error_of(minimal_spec("u", t));
   CHECK(e.pointer() == "/tunables/block_x/default/float32");
-  CHECK(e.detail().message == "default 128 is not among the allowed values");
+  CHECK(e.detail().message == "default 128 is not among the allowed values in float32");
   t = "  \"tunables\": {\"block_x\": {\"default\": {\"float16\": 64}}},\n";
   e = spec_error_of(minimal_spec("u", t));
   CHECK(e.pointer() == "/tunables/block_x/default/float16");

@@ -123,11 +123,26 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
         else {
           record_unknown_keys(dj, dptr, {"float32", "float64"}, src, diag);
           if (dj.empty()) src.fail(dptr, "found an empty object", "a value, or an object of one a dtype (\"float32\", \"float64\")");
-          for (const char* dtype : {"float32", "float64"})
-            if (dj.contains(dtype)) {
-              const TunableValue value = allowed(dj[dtype], json_pointer_join(dptr, dtype));
-              if (dtype == std::string(to_string(spec.dtype))) d.default_value = value;
+          for (const char* dtype : {"float32", "float64"}) {
+            if (!dj.contains(dtype)) continue;
+            const std::string at = json_pointer_join(dptr, dtype);
+            if (dtype == std::string(to_string(spec.dtype))) {
+              d.default_value = allowed(dj[dtype], at);
+              continue;
             }
+            // The other dtype's default, against what the spec offers in
+            // that dtype (pairwise flag_chunk: 1, 2, 4 in float64, 1 in
+            // float32) and the spec's own values.
+            Spec other = spec;
+            other.dtype = *parse_dtype(dtype);
+            const auto offers = family_of(other).offers(other);
+            const auto ob = std::find_if(offers.begin(), offers.end(), [&](const TunableOffer& o) { return o.name == bi->name; });
+            if (ob == offers.end()) continue;
+            const TunableValue value = read_value(*ob, dj[dtype], at, src);
+            const auto& values = j.contains("values") ? d.values : ob->values;
+            if (!std::count(values.begin(), values.end(), value))
+              src.fail(at, fmt::format("default {} is not among the allowed values in {}", to_string(value), dtype), "a default listed in \"values\"");
+          }
         }
       }
     });
