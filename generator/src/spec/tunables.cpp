@@ -34,6 +34,17 @@ TunableValue read_value(const TunableOffer& b, const nlohmann::json& j, const st
   return j.get<long long>();
 }
 
+// What `spec` offers for tunable b in `dtype` (pairwise flag_chunk: 1, 2,
+// 4 in float64, 1 in float32).
+TunableOffer offer_in(const Spec& spec, Dtype dtype, const TunableOffer& b) {
+  if (dtype == spec.dtype) return b;
+  Spec other = spec;
+  other.dtype = dtype;
+  for (auto& o : family_of(other).offers(other))
+    if (o.name == b.name) return o;
+  return b;
+}
+
 // The strategies of a list ("march, stage") one by one.
 std::vector<std::string> listed(const std::string& list) {
   std::vector<std::string> out;
@@ -104,47 +115,39 @@ std::vector<TunableDecl> parse_tunables(const Spec& spec, const nlohmann::json* 
         d.values.clear();
         for (std::size_t i = 0; i < v.size(); ++i) d.values.push_back(read_value(*bi, v[i], json_pointer_join(ptr + "/values", i), src));
       }
-      // Values that leave out gpen's default, and no default of this spec's
-      // dtype: the first value.
-      const bool own_default = j.contains("default") && (!j["default"].is_object() || j["default"].contains(to_string(spec.dtype)));
-      if (!own_default && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
+      // The default: the spec's (a value, or one a dtype, {"float64": 6,
+      // "float32": 4}, each one checked whichever dtype is loaded), else
+      // gpen's, or the first value where "values" leave that out.
+      bool own_default = false;
       if (j.contains("default")) {
-        // A value, or one a dtype ({"float64": 6, "float32": 4}): each one
-        // given is checked, whichever dtype this spec is loaded with.
         const auto& dj = j["default"];
         const std::string dptr = ptr + "/default";
-        auto allowed = [&](const nlohmann::json& v, const std::string& at) {
-          const TunableValue value = read_value(*bi, v, at, src);
-          if (!std::count(d.values.begin(), d.values.end(), value))
-            src.fail(at, fmt::format("default {} is not among the allowed values", to_string(value)), "a default listed in \"values\"");
+        // v against what the spec offers (o) and its own values.
+        auto allowed = [&](const nlohmann::json& v, const std::string& at, const TunableOffer& o, const std::string& in) {
+          const TunableValue value = read_value(o, v, at, src);
+          const auto& values = j.contains("values") ? d.values : o.values;
+          if (!std::count(values.begin(), values.end(), value))
+            src.fail(at, fmt::format("default {} is not among the allowed values{}", to_string(value), in), "a default listed in \"values\"");
           return value;
         };
-        if (!dj.is_object()) d.default_value = allowed(dj, dptr);
-        else {
+        if (!dj.is_object()) {
+          d.default_value = allowed(dj, dptr, *bi, "");
+          own_default = true;
+        } else {
           record_unknown_keys(dj, dptr, {"float32", "float64"}, src, diag);
           if (dj.empty()) src.fail(dptr, "found an empty object", "a value, or an object of one a dtype (\"float32\", \"float64\")");
-          for (const char* dtype : {"float32", "float64"}) {
-            if (!dj.contains(dtype)) continue;
-            const std::string at = json_pointer_join(dptr, dtype);
-            if (dtype == std::string(to_string(spec.dtype))) {
-              d.default_value = allowed(dj[dtype], at);
-              continue;
+          for (const char* name : {"float32", "float64"}) {
+            if (!dj.contains(name)) continue;
+            const Dtype dtype = *parse_dtype(name);
+            const TunableValue value = allowed(dj[name], json_pointer_join(dptr, name), offer_in(spec, dtype, *bi), fmt::format(" in {}", name));
+            if (dtype == spec.dtype) {
+              d.default_value = value;
+              own_default = true;
             }
-            // The other dtype's default, against what the spec offers in
-            // that dtype (pairwise flag_chunk: 1, 2, 4 in float64, 1 in
-            // float32) and the spec's own values.
-            Spec other = spec;
-            other.dtype = *parse_dtype(dtype);
-            const auto offers = family_of(other).offers(other);
-            const auto ob = std::find_if(offers.begin(), offers.end(), [&](const TunableOffer& o) { return o.name == bi->name; });
-            if (ob == offers.end()) continue;
-            const TunableValue value = read_value(*ob, dj[dtype], at, src);
-            const auto& values = j.contains("values") ? d.values : ob->values;
-            if (!std::count(values.begin(), values.end(), value))
-              src.fail(at, fmt::format("default {} is not among the allowed values in {}", to_string(value), dtype), "a default listed in \"values\"");
           }
         }
       }
+      if (!own_default && !std::count(d.values.begin(), d.values.end(), d.default_value)) d.default_value = d.values.front();
     });
   }
   return out;
