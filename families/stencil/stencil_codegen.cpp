@@ -77,8 +77,7 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
     s += fmt::format("//   shared:    {} bytes per block (dynamic): each input's planes k - rz .. k + rz and {} ahead{}{}\n", plan.dynamic_shared_bytes,
                      plan.ring_ahead, plan.mid_shared_bytes ? fmt::format(", {} of intermediates", plan.mid_shared_bytes) : "",
                      at_point ? fmt::format(", none for the {} read at the point (in registers, from global memory)", at_point) : "");
-  }
-  else if (plan.dynamic_shared_bytes)
+  } else if (plan.dynamic_shared_bytes)
     s += fmt::format("//   shared:    {} bytes per block (dynamic): a ring of {} planes\n", plan.dynamic_shared_bytes, plan.ring_slots());
   return s;
 }
