@@ -286,6 +286,12 @@ TEST_CASE("tunables: a default a dtype, each one checked whichever dtype is load
   e = spec_error_of(minimal_spec("u", t));
   CHECK(e.pointer() == "/tunables/block_x/default");
   CHECK(e.detail().expected == "a value, or an object of one a dtype (\"float32\", \"float64\")");
+  // The shipped heavy specs' heights (bench/RESULTS.md, thirty-eighth session).
+  const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
+  CHECK(to_string(load_spec(dir + "induction3d.json", Dtype::Float64).choose().at("block_y")) == "6");
+  CHECK(to_string(load_spec(dir + "induction3d.json", Dtype::Float32).choose().at("block_y")) == "4");
+  CHECK(to_string(load_spec(dir + "momentum_visc3d.json", Dtype::Float64).choose().at("block_y")) == "5");
+  CHECK(to_string(load_spec(dir + "momentum_visc3d.json", Dtype::Float32).choose().at("block_y")) == "6");
 }
 
 TEST_CASE("unused inputs are warned about, not silently accepted") {
