@@ -33,7 +33,7 @@ std::string table(const std::vector<std::array<int, 3>>& rows, const std::vector
 MixedSplit unit_expressions(const Spec& spec, const StencilPlan& plan) {
   const std::vector<IrPtr> shared = share_common_subexpressions(spec.output_exprs());
   if (plan.mids.empty()) return {shared, {}};
-  MixedSplit split = split_mixed_derivatives(shared, static_cast<int>(spec.inputs().size()), plan.kernel_axis);
+  MixedSplit split = split_mixed_derivatives(shared, static_cast<int>(spec.inputs().size()), plan.kernel_axis, plan.xz_queue);
   GPEN_INTERNAL_CHECK(split.mids.size() == plan.mids.size(), "the unit's intermediates are the plan's");
   for (std::size_t g = 0; g < split.mids.size(); ++g)
     GPEN_INTERNAL_CHECK((std::array<int, 2>{split.mids[g].outer_axis, split.mids[g].reach}) == plan.mids[g], "the unit's intermediates are the plan's");

@@ -75,9 +75,24 @@ std::size_t nonzeros(const std::vector<Row>& rows) {
   return n;
 }
 
+// e with each argument mapped by f; e itself where none changes.
+template <class F>
+IrPtr with_args(const IrPtr& e, F&& f) {
+  std::vector<IrPtr> args;
+  bool same = true;
+  for (const auto& a : e->args) {
+    args.push_back(f(a));
+    same &= args.back() == a;
+  }
+  if (same) return e;
+  auto copy = std::make_shared<Ir>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
+
 class Splitter {
  public:
-  Splitter(int inputs, std::array<int, 3> kernel_axis) : inputs_(inputs), kernel_axis_(kernel_axis) {}
+  Splitter(int inputs, std::array<int, 3> kernel_axis, bool xz_along_z) : inputs_(inputs), kernel_axis_(kernel_axis), xz_along_z_(xz_along_z) {}
 
   IrPtr rewrite(const IrPtr& e) {
     if (const auto it = done_.find(e.get()); it != done_.end()) return it->second;
@@ -85,23 +100,48 @@ class Splitter {
     if (e->kind == Ir::Kind::Linear) {
       out = split(*e);
       if (!out) out = e;
-    } else if (!e->args.empty()) {
-      std::vector<IrPtr> args;
-      bool same = true;
-      for (const auto& a : e->args) {
-        args.push_back(rewrite(a));
-        same &= args.back() == a;
-      }
-      if (!same) {
-        auto copy = std::make_shared<Ir>(*e);
-        copy->args = std::move(args);
-        out = copy;
-      }
+    } else {
+      out = with_args(e, [&](const IrPtr& a) { return rewrite(a); });
     }
     return done_[e.get()] = out;
   }
 
   std::vector<MixedIntermediate> mids() const { return mids_; }
+
+  // After every root is split: the terms of a linear combination that are
+  // an intermediate times a factor (D1(uy, y), where D1(D1(uy, y), x) made
+  // an intermediate of it) read the intermediate at the point instead, one
+  // value (a register of a column's queue, or a load from the warp's row)
+  // in place of the inner stencil's loads. Exact but for the order of the
+  // sums: the terms' own values are subtracted, c g(p) added.
+  IrPtr reuse(const IrPtr& e) {
+    if (const auto it = reused_.find(e.get()); it != reused_.end()) return it->second;
+    IrPtr out = e;
+    if (e->kind == Ir::Kind::Linear) {
+      std::vector<Term> terms = e->terms;
+      bool changed = false;
+      // (input, axis) -> its terms off the point along that axis alone
+      std::map<std::pair<int, int>, std::map<int, Rational>> lines;
+      for (const auto& t : e->terms) {
+        if (t.access.field >= inputs_) continue;
+        int axes = 0, axis = 0;
+        for (int ax = 0; ax < 3; ++ax)
+          if (t.access.off[ax] != 0) ++axes, axis = ax;
+        if (axes == 1) lines[{t.access.field, axis}][t.access.off[axis]] = t.coeff;
+      }
+      for (const auto& [key, line] : lines) {
+        const auto [g, c] = intermediate_of(key.first, key.second, line);
+        if (g < 0) continue;
+        for (const auto& t : mids_[static_cast<std::size_t>(g)].terms) terms.push_back({-c * t.coeff, t.access});
+        terms.push_back({c, Access{inputs_ + g, {0, 0, 0}}});
+        changed = true;
+      }
+      if (changed) out = ir_linear(std::move(terms));
+    } else {
+      out = with_args(e, [&](const IrPtr& a) { return reuse(a); });
+    }
+    return reused_[e.get()] = out;
+  }
 
  private:
   // The linear combination with its blocks split, or null when none is.
@@ -117,9 +157,10 @@ class Splitter {
         rest.push_back(t);
         continue;
       }
-      // Outer: the kernel's x if the pair has it, else its z.
+      // Outer: the kernel's x if the pair has it, else its z; z for x and z
+      // where the caller asks.
       const int k0 = kernel_axis_[axes[0]], k1 = kernel_axis_[axes[1]];
-      const bool first_outer = k0 == 0 || (k1 != 0 && k0 == 2);
+      const bool first_outer = (k0 == 2 && (k1 != 0 || xz_along_z_)) || (k0 == 0 && !(k1 == 2 && xz_along_z_));
       blocks[{t.access.field, first_outer ? axes[0] : axes[1], first_outer ? axes[1] : axes[0]}].push_back(t);
     }
     bool changed = false;
@@ -173,6 +214,38 @@ class Splitter {
     return true;
   }
 
+  // The intermediate whose terms off the point are `line` (input `field`,
+  // user axis `axis`, offset -> coefficient) divided by c, and c; -1 where
+  // none is or it would not read fewer shared values: a column's queue
+  // (read along z) is preferred, and a warp's row is not read for terms
+  // along the kernel's z, which a column's queue may hold.
+  std::pair<int, Rational> intermediate_of(int field, int axis, const std::map<int, Rational>& line) const {
+    if (line.size() < 2) return {-1, Rational(0)};
+    std::pair<int, Rational> best{-1, Rational(0)};
+    for (std::size_t g = 0; g < mids_.size(); ++g) {
+      const MixedIntermediate& m = mids_[g];
+      if (m.field != field || m.inner_axis != axis) continue;
+      if (m.outer_axis == 0 && kernel_axis_[axis] == 2) continue;
+      std::optional<Rational> c;
+      std::size_t matched = 0;
+      bool fits = true;
+      for (const auto& t : m.terms) {
+        const int o = t.access.off[axis];
+        if (o == 0) continue;  // a centre term is subtracted whatever the line's
+        const auto it = line.find(o);
+        if (it == line.end() || (c && it->second != *c * t.coeff)) {
+          fits = false;
+          break;
+        }
+        if (!c) c = it->second / t.coeff;
+        ++matched;
+      }
+      if (!fits || !c || matched != line.size()) continue;
+      if (best.first < 0 || (m.outer_axis == 2 && mids_[static_cast<std::size_t>(best.first)].outer_axis != 2)) best = {static_cast<int>(g), *c};
+    }
+    return best;
+  }
+
   // The index of the intermediate equal to g (the same input, axis and
   // coefficients), added if new.
   int intern(MixedIntermediate g) {
@@ -185,17 +258,20 @@ class Splitter {
 
   int inputs_;
   std::array<int, 3> kernel_axis_;
+  bool xz_along_z_;
   std::map<const Ir*, IrPtr> done_;
+  std::map<const Ir*, IrPtr> reused_;
   std::map<std::string, int> index_;
   std::vector<MixedIntermediate> mids_;
 };
 
 }  // namespace
 
-MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis) {
-  Splitter s(inputs, kernel_axis);
+MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis, bool xz_along_z) {
+  Splitter s(inputs, kernel_axis, xz_along_z);
   MixedSplit out;
   for (const auto& r : roots) out.roots.push_back(s.rewrite(r));
+  for (auto& r : out.roots) r = s.reuse(r);
   out.mids = s.mids();
   return out;
 }

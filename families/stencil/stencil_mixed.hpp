@@ -21,7 +21,14 @@
 // cheaply (families/stencil/device/stencil_stage.cuh): the kernel's x where
 // the pair has it (a warp computes its own row of the intermediate and its x
 // halo, no block barrier), else the kernel's z (a thread keeps its column's
-// values in a register queue as it walks along z).
+// values in a register queue as it walks along z). A pair of the kernel's x
+// and z may be read along z instead (`xz_along_z`, the tunable xz_queue):
+// one value computed a point rather than a row with its halo, a queue's
+// registers rather than shared loads.
+//
+// Terms of a linear combination equal to an intermediate up to a factor
+// (D1(uy, y) beside D1(D1(uy, y), x)) then read the intermediate at the
+// point: one value for the inner stencil's reads.
 #pragma once
 
 #include <array>
@@ -51,8 +58,8 @@ struct MixedSplit {
 };
 
 // `inputs`: the spec's number of inputs; `kernel_axis`: user axis -> kernel
-// axis (StencilPlan). The same inner derivative read along x and along z is
-// two intermediates.
-MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis);
+// axis (StencilPlan); `xz_along_z`: the kernel's x and z pairs read along z.
+// The same inner derivative read along x and along z is two intermediates.
+MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis, bool xz_along_z = false);
 
 }  // namespace gpen

@@ -69,17 +69,17 @@ std::vector<int> pitch_sources(const std::vector<std::array<int, 3>>& ghosts, bo
 
 std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
 
-std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis) {
+std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis, bool xz_along_z) {
   auto split = [&] {
     std::vector<std::array<int, 2>> mids;
-    for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), kernel_axis).mids)
+    for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), kernel_axis, xz_along_z).mids)
       mids.push_back({g.outer_axis, g.reach});
     return mids;
   };
   if (spec.hash.empty()) return split();
   static std::mutex mu;
   static std::map<std::string, std::vector<std::array<int, 2>>> known;
-  const std::string key = fmt::format("{}|{}", spec.hash, fmt::join(kernel_axis, ","));
+  const std::string key = fmt::format("{}|{}|{}", spec.hash, fmt::join(kernel_axis, ","), xz_along_z);
   {
     std::lock_guard<std::mutex> lock(mu);
     if (const auto it = known.find(key); it != known.end()) return it->second;
@@ -126,6 +126,7 @@ void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
   // else the rows (march and stage), else the stage's columns.
   std::string fix = march ? "fewer rows_y or vector_x" : "fewer rows_y";
   if (!march && p.z_queue) fix += ", z_queue 0";
+  if (!march && p.xz_queue) fix += ", xz_queue 0";
   if (!march && p.mixed_passes == 2) fix += ", mixed_passes 1";
   if (p.min_blocks > 0 && by_blocks) fix += ", a smaller min_blocks";
   else if (by_blocks) fix += ", a smaller block";
@@ -208,7 +209,7 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
       // Intermediates read along x: each warp's rows of them, its points
       // and the reach either side along x (stencil_stage.cuh, MidRows);
       // along z: registers only.
-      for (const auto& g : mixed_intermediates(spec, p.kernel_axis)) {
+      for (const auto& g : mixed_intermediates(spec, p.kernel_axis, p.xz_queue)) {
         p.mids.push_back(g);
         if (g[0] != 0) continue;
         // A warp computes the rows of the points it owns: whole rows or

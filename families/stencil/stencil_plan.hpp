@@ -33,6 +33,7 @@ struct StencilPlan {
   int ring_ahead = 0;            // march, stage: planes copied this many steps ahead into shared memory (march: 0 is no ring)
   int mixed_passes = 1;          // stage: 2, mixed derivatives through intermediate planes (stencil_mixed.hpp)
   bool z_queue = false;          // stage: each input's column along z in registers
+  bool xz_queue = false;         // stage, mixed_passes 2: intermediates of x and z pairs read along z (register queues)
   bool point_registers = false;  // stage: inputs read at the point alone (radius 0) in registers, no ring
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
@@ -93,9 +94,9 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows();
 
 // The intermediates split_mixed_derivatives makes of the spec's outputs:
 // each one's outer kernel axis (0: x, 2: z) and reach. Kept by the spec's
-// hash (its whole text, dtype included) and axes: a tuner plans every
-// point of its search space, and the split does not depend on the tunables.
-std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis);
+// hash (its whole text, dtype included), axes and xz_queue: a tuner plans
+// every point of its search space, and no other tunable changes the split.
+std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis, bool xz_along_z = false);
 
 // Throws SpecError (pointer /tunables/...) when the choice cannot run.
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice);

@@ -19,6 +19,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"ring_ahead", "planes copied ahead by cp.async into shared memory (march: 0 is no ring)", "kRingAhead", "march, stage", &StencilPlan::ring_ahead},
       {"mixed_passes", "2: mixed derivatives as two passes through intermediate planes of the block; 1: every product read from the planes", "", "stage", &StencilPlan::mixed_passes},
       {"z_queue", "1: each input's values along the thread's column in a register queue, one shared load a step for all of them", "kZQueue", "stage", &StencilPlan::z_queue},
+      {"xz_queue", "1: an intermediate of a mixed derivative along x and z (D1(D1(u, z), x)) taken along x and read along z from a register queue; 0: taken along z and read along x from the warps' rows in shared memory", "", "stage", &StencilPlan::xz_queue},
       {"point_registers", "1: inputs read at the point alone (radius 0, as a time loop's registers) held in registers, a plane loaded ahead, with no ring in shared memory", "kPointRegisters", "stage", &StencilPlan::point_registers},
       {"shared_pitches", "1: fields of a kind and ghost width padded alike share one row and plane stride (arrays padded unalike take a unit of their own at their first launch)", "", "stage", &StencilPlan::shared_pitches},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
@@ -96,7 +97,8 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   b.push_back(offer(row_of(t, &StencilPlan::ring_ahead), {0LL, 1LL, 2LL, 3LL, 4LL}, heavy ? 1 : 0, 0, 16));
   // Two passes where the stage strategy would split something; a spec
   // without mixed derivatives has nothing to choose.
-  if (mixed_intermediates(spec, stencil_kernel_axis(spec.dims)).empty())
+  const auto ka = stencil_kernel_axis(spec.dims);
+  if (mixed_intermediates(spec, ka).empty())
     b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL}, 1, 1, 1, 1));
   else
     b.push_back(offer(row_of(t, &StencilPlan::mixed_passes), {1LL, 2LL}, 2, 1, 2, 1));
@@ -105,6 +107,19 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // cost float32 kernels, bound by issue, the queues' moves
   // (bench/RESULTS.md, "twentieth session").
   b.push_back(offer(row_of(t, &StencilPlan::z_queue), {0LL, 1LL}, spec.dtype == Dtype::Float64 ? 1 : 0, 0, 1, 0));
+  // Intermediates of x and z pairs read along z: one value a point from a
+  // plane's x neighbours instead of a row and its halo, and none of the
+  // row's shared loads, for a queue's registers. Float32 kernels, bound by
+  // issue and shared loads, gain 10-12%; float64 kernels lose blocks an SM
+  // to the registers, but for mhd_iso3d (one block an SM either way: 9%
+  // faster alone, but the Orszag-Tang program's fused stages spill)
+  // (bench/RESULTS.md, "thirty-ninth session").
+  if (mixed_intermediates(spec, ka, false) == mixed_intermediates(spec, ka, true)) {
+    b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL}, 0, 0, 1, 0));
+    b.back().values_note = "no mixed derivative along x and z splits";
+  } else {
+    b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL, 1LL}, spec.dtype == Dtype::Float32 ? 1 : 0, 0, 1, 0));
+  }
   // Inputs read at the point alone in registers rather than rings: the
   // induction equation's velocity 1.12x (float64) and 1.07x (float32) at
   // 256^3, the Orszag-Tang program's fused float32 stages 1.06x, but its

@@ -429,6 +429,29 @@ TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64, 0 in 
   CHECK_THROWS_WITH_AS(o2.choose({"z_queue=1"}), doctest::Contains("only the stage strategy has z_queue, and the strategy is march"), UsageError);
 }
 
+TEST_CASE("plan: intermediates of x and z pairs read along z (xz_queue): 1 in float32, 0 in float64, offered where such a pair splits") {
+  const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
+  const Spec m64 = load_spec(dir + "momentum_visc3d.json");
+  const Spec m32 = load_spec(dir + "momentum_visc3d.json", Dtype::Float32);
+  CHECK(m64.find_tunable("xz_queue")->values.size() == 2);
+  const StencilPlan x = plan_stencil(m64, m64.choose());
+  const StencilPlan z = plan_stencil(m64, m64.choose({"xz_queue=1"}));
+  CHECK_FALSE(x.xz_queue);
+  CHECK(plan_stencil(m32, m32.choose()).xz_queue);
+  // momentum_visc3d's six: uy along y, uz along z (x and z), ux along y,
+  // uz along y, ux along z (x and z), uy along y; the x and z pairs' two
+  // leave the warps' rows for the columns' queues.
+  CHECK(x.mids == std::vector<std::array<int, 2>>{{0, 3}, {0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}});
+  CHECK(z.mids == std::vector<std::array<int, 2>>{{0, 3}, {2, 3}, {0, 3}, {2, 3}, {2, 3}, {2, 3}});
+  CHECK(z.mid_shared_bytes * 2 == x.mid_shared_bytes);
+  CHECK(z.carried_values() == x.carried_values() + 2 * 7);
+  CHECK(generate(m64, m64.choose({"xz_queue=1"})).source.find("1: uz along x read along z") != std::string::npos);
+  // Nothing to choose without such a pair; another strategy takes 0.
+  const Spec o2 = load_spec(dir + "laplacian3d_o2.json");
+  CHECK(o2.find_tunable("xz_queue")->values.size() == 1);
+  CHECK_FALSE(plan_stencil(m32, m32.choose({"strategy=direct"})).xz_queue);
+}
+
 TEST_CASE("a tunable of several strategies: listed, kept and refused by name") {
   CHECK(strategy_listed("march, stage", "stage"));
   CHECK(strategy_listed("march, stage", "march"));

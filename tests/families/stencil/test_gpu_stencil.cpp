@@ -146,8 +146,9 @@ TEST_CASE("the march's ring of planes in shared memory: every shipped spec, both
 TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged tiles, every ring depth") {
   // Per configuration: ring_ahead, rows_y, points_per_thread, block_x,
   // block_y (2-D specs: rows_y and block_y 1), mixed_passes besides 2
-  // (each fits mhd_iso3d's seven inputs and ten intermediates), and z_queue
-  // (the columns in registers or read from the ring). 66x45x33 and 67x45x33 leave
+  // (each fits mhd_iso3d's seven inputs and ten intermediates), z_queue
+  // (the columns in registers or read from the ring) and xz_queue (where
+  // offered: x and z pairs' intermediates read along x or along z). 66x45x33 and 67x45x33 leave
   // columns, rows and planes over in the last tiles (33 planes: 1 left by 8
   // and 32); 3x5x2 is smaller than a tile; 40x9x70 walks past a block's
   // first ring of planes many times.
@@ -158,16 +159,18 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
       // 2, the default) in every configuration, and the products read from
       // the planes in two of them.
       const bool splits = s.find_tunable("mixed_passes")->values.size() > 1;
-      for (const char* cfg : {"0 1 1 32 4 1 1", "1 2 8 32 2 2 0", "2 1 32 32 2 1 1", "3 4 8 32 1 2 0", "0 1 8 64 1 2 1"}) {
-        int ahead, y, ppt, bx, by, passes, zq;
-        std::sscanf(cfg, "%d %d %d %d %d %d %d", &ahead, &y, &ppt, &bx, &by, &passes, &zq);
+      const bool xz_offered = s.find_tunable("xz_queue")->values.size() > 1;
+      for (const char* cfg : {"0 1 1 32 4 1 1 0", "1 2 8 32 2 2 0 1", "2 1 32 32 2 1 1 1", "3 4 8 32 1 2 0 0", "0 1 8 64 1 2 1 1"}) {
+        int ahead, y, ppt, bx, by, passes, zq, xz;
+        std::sscanf(cfg, "%d %d %d %d %d %d %d %d", &ahead, &y, &ppt, &bx, &by, &passes, &zq, &xz);
         if (s.dims < 3) y = by = 1;
+        if (!xz_offered) xz = 0;
         for (int p : {2, passes}) {
           if (p == 1 && !splits) continue;
           const std::vector<std::string> set = {"strategy=stage", "ring_ahead=" + std::to_string(ahead), "rows_y=" + std::to_string(y),
                                                 "points_per_thread=" + std::to_string(ppt), "block_x=" + std::to_string(bx),
                                                 "block_y=" + std::to_string(by), "mixed_passes=" + std::to_string(splits ? p : 1),
-                                                "z_queue=" + std::to_string(zq)};
+                                                "z_queue=" + std::to_string(zq), "xz_queue=" + std::to_string(xz)};
           for (std::array<long long, 3> n : {std::array<long long, 3>{66, 45, 33}, {67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
             if (s.dims == 2) n = {n[0], n[1], 1};
             check_run(s, set, n);
@@ -194,11 +197,13 @@ TEST_CASE("mixed derivatives in two passes: 2-D, read along x and z, rank 2, 4th
       const std::string text = gpen::test::with(gpen::test::two_input_spec(dims, order, outputs, dxy), "float64", to_string(dt));
       const Spec s = load_spec_string(text, "mixed.json");
       REQUIRE(s.find_tunable("mixed_passes")->values.size() == 2);
+      REQUIRE(s.find_tunable("xz_queue")->values.size() == 2);  // x and z (2-D: x and y) pairs
       // Warps of one row (32, 64 wide) and of two (16 wide, 2 rows each);
-      // columns in registers or read from the ring.
-      for (const char* cfg : {"32 4 1 1 1", "32 2 2 0 0", "64 1 1 2 1", "16 4 2 1 0"}) {
-        int bx, by, y, ahead, zq;
-        std::sscanf(cfg, "%d %d %d %d %d", &bx, &by, &y, &ahead, &zq);
+      // columns in registers or read from the ring; x and z pairs'
+      // intermediates read along x or z.
+      for (const char* cfg : {"32 4 1 1 1 1", "32 2 2 0 0 0", "64 1 1 2 1 1", "16 4 2 1 0 1"}) {
+        int bx, by, y, ahead, zq, xz;
+        std::sscanf(cfg, "%d %d %d %d %d %d", &bx, &by, &y, &ahead, &zq, &xz);
         if (dims < 3) {
           by = y = 1;
           bx = std::max(bx, 32);  // whole warps
@@ -206,7 +211,7 @@ TEST_CASE("mixed derivatives in two passes: 2-D, read along x and z, rank 2, 4th
         for (const char* passes : {"mixed_passes=1", "mixed_passes=2"}) {
           const std::vector<std::string> set = {"strategy=stage", "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
                                                 "rows_y=" + std::to_string(y), "ring_ahead=" + std::to_string(ahead), "points_per_thread=8", passes,
-                                                "z_queue=" + std::to_string(zq)};
+                                                "z_queue=" + std::to_string(zq), "xz_queue=" + std::to_string(xz)};
           for (std::array<long long, 3> n : {std::array<long long, 3>{67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
             if (dims == 2) n = {n[0], n[1], 1};
             check_run(s, set, n);

@@ -1,6 +1,7 @@
 // Mixed derivatives split into intermediates for the stage strategy
 // (families/stencil/stencil_mixed.hpp): what is split, how far each
 // intermediate is read, and that the split form computes the same values.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -21,8 +22,15 @@ std::vector<double> params_of(const Spec& s) {
   return v;
 }
 
-MixedSplit split_of(const Spec& s) {
-  return split_mixed_derivatives(s.output_exprs(), static_cast<int>(s.inputs().size()), stencil_kernel_axis(s.dims));
+MixedSplit split_of(const Spec& s, bool xz_along_z = false) {
+  return split_mixed_derivatives(s.output_exprs(), static_cast<int>(s.inputs().size()), stencil_kernel_axis(s.dims), xz_along_z);
+}
+
+// The distinct values the split expressions read: inputs and intermediates.
+std::vector<Access> reads_of(const MixedSplit& m) {
+  std::vector<Access> reads;
+  for (const auto& r : m.roots) collect_accesses(*r, reads);
+  return reads;
 }
 
 // Input f at point p: reproducible values in [-1, 1).
@@ -93,6 +101,17 @@ TEST_CASE("mixed blocks: read along x where the pair has it, else z; any rank; s
   }
   CHECK(seen == 7);
   CHECK(split_value(xz, mxz, 0, 1, 2, 3) == doctest::Approx(plain_value(xz, 0, 1, 2, 3)).epsilon(1e-13));
+  // xz_queue: x and z along x, read along z; the other pairs as before.
+  const MixedSplit zxz = split_of(xz, true);
+  REQUIRE(zxz.mids.size() == 3);
+  seen = 0;
+  for (const auto& g : zxz.mids) {
+    if (g.inner_axis == 0 && g.outer_axis == 2) seen |= 1;
+    if (g.inner_axis == 1 && g.outer_axis == 2) seen |= 2;
+    if (g.inner_axis == 1 && g.outer_axis == 0) seen |= 4;
+  }
+  CHECK(seen == 7);
+  CHECK(split_value(xz, zxz, 0, 1, 2, 3) == doctest::Approx(plain_value(xz, 0, 1, 2, 3)).epsilon(1e-13));
 
   // 2-D: y is the kernel's z; x is the outer axis.
   const Spec two = load_spec_string(spec3d("D1(D1(u, x), y)", 6, 2));
@@ -115,19 +134,57 @@ TEST_CASE("mixed blocks: read along x where the pair has it, else z; any rank; s
   CHECK(m4.roots[0] == o2.output_exprs()[0]);
 }
 
-TEST_CASE("every shipped stencil spec: the split expressions compute what the spec says") {
-  std::size_t split_specs = 0;
+TEST_CASE("a derivative an intermediate takes is read from the intermediate at the point, from a column's queue first") {
+  // D1(v, y) alone is the intermediate of D1(D1(v, y), x) times -1/60: v's
+  // 6 reads along y become one read of it at the point.
+  const Spec s = load_spec_string(spec3d("D1(D1(v, y), x) + u * D1(v, y)"));
+  const MixedSplit m = split_of(s);
+  REQUIRE(m.mids.size() == 1);
+  auto count = [](const std::vector<Access>& reads, auto pred) { return std::count_if(reads.begin(), reads.end(), pred); };
+  const auto reads = reads_of(m);
+  CHECK(count(reads, [](const Access& a) { return a.field == 1; }) == 0);                                                // no read of v
+  CHECK(count(reads, [](const Access& a) { return a.field == 2 && a.off == std::array<int, 3>{0, 0, 0}; }) == 1);  // the intermediate at the point
+  CHECK(split_value(s, m, 0, 5, 6, 7) == doctest::Approx(plain_value(s, 0, 5, 6, 7)).epsilon(1e-13));
+
+  // Taken along x and along z: the column's queue (a register) serves.
+  const Spec two = load_spec_string(spec3d("D1(D1(v, y), x) + D1(D1(v, y), z) + u * D1(v, y)"));
+  const MixedSplit m2 = split_of(two);
+  REQUIRE(m2.mids.size() == 2);
+  const int queue = m2.mids[0].outer_axis == 2 ? 0 : 1;
+  REQUIRE(m2.mids[static_cast<std::size_t>(queue)].outer_axis == 2);
+  CHECK(count(reads_of(m2), [&](const Access& a) { return a.field == 2 + queue && a.off == std::array<int, 3>{0, 0, 0}; }) == 1);
+  CHECK(count(reads_of(m2), [&](const Access& a) { return a.field == 3 - queue && a.off == std::array<int, 3>{0, 0, 0}; }) == 0);
+  CHECK(split_value(two, m2, 0, 5, 6, 7) == doctest::Approx(plain_value(two, 0, 5, 6, 7)).epsilon(1e-13));
+
+  // Along the kernel's z a warp's row would cost a load where a column
+  // may hold the values: D1(v, z) stays as written. D2(v, y) is no
+  // multiple of the intermediate: it stays too.
+  const Spec along_z = load_spec_string(spec3d("D1(D1(v, z), x) + u * D1(v, z) + D2(v, y) * D1(D1(v, y), x)"));
+  const MixedSplit mz = split_of(along_z);
+  REQUIRE(mz.mids.size() == 2);
+  CHECK(count(reads_of(mz), [](const Access& a) { return a.field == 1 && a.off[2] != 0; }) == 6);
+  CHECK(count(reads_of(mz), [](const Access& a) { return a.field == 1 && a.off[1] != 0; }) == 6);
+  CHECK(split_value(along_z, mz, 0, 5, 6, 7) == doctest::Approx(plain_value(along_z, 0, 5, 6, 7)).epsilon(1e-13));
+}
+
+TEST_CASE("every shipped stencil spec: the split expressions compute what the spec says, x and z pairs read along x or z") {
+  std::size_t split_specs = 0, xz_specs = 0;
   for (const auto& path : gpen::test::shipped_specs("stencil")) {
     CAPTURE(path);
     const Spec s = load_spec(path);
-    const MixedSplit m = split_of(s);
-    split_specs += !m.mids.empty();
-    for (std::size_t r = 0; r < m.roots.size(); ++r)
-      for (int p = 0; p < 4; ++p) {
-        const double want = plain_value(s, r, 3 * p, 7 - p, 2 * p + 1);
-        CHECK(split_value(s, m, r, 3 * p, 7 - p, 2 * p + 1) == doctest::Approx(want).epsilon(1e-12).scale(1.0));
-      }
+    for (bool xz : {false, true}) {
+      CAPTURE(xz);
+      const MixedSplit m = split_of(s, xz);
+      if (!xz) split_specs += !m.mids.empty();
+      if (xz) xz_specs += std::any_of(m.mids.begin(), m.mids.end(), [](const MixedIntermediate& g) { return g.inner_axis == 0 && g.outer_axis == 2; });
+      for (std::size_t r = 0; r < m.roots.size(); ++r)
+        for (int p = 0; p < 4; ++p) {
+          const double want = plain_value(s, r, 3 * p, 7 - p, 2 * p + 1);
+          CHECK(split_value(s, m, r, 3 * p, 7 - p, 2 * p + 1) == doctest::Approx(want).epsilon(1e-12).scale(1.0));
+        }
+    }
   }
   // momentum_visc3d, induction3d, mhd_iso3d
   CHECK(split_specs == 3);
+  CHECK(xz_specs == 3);
 }
