@@ -41,7 +41,9 @@ MixedSplit unit_expressions(const Spec& spec, const StencilPlan& plan) {
 }
 
 std::string mid_name(const Spec& spec, const MixedIntermediate& g) {
-  return fmt::format("{} along {} read along {}", spec.inputs()[g.field]->name, "xyz"[g.inner_axis], g.outer_axis == 0 ? "x" : "z");
+  std::string parts = fmt::format("{} along {}", spec.inputs()[g.field]->name, "xyz"[g.inner_axis]);
+  for (const auto& [field, axis] : g.also) parts += fmt::format(" + {} along {}", spec.inputs()[field]->name, "xyz"[axis]);
+  return fmt::format("{} read along {}", parts, g.outer_axis == 0 ? "x" : "z");
 }
 
 std::string banner(const Spec& spec, const TunableChoice& choice, const StencilPlan& plan, const MixedSplit& exprs) {

@@ -3,6 +3,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -113,7 +114,8 @@ class Splitter {
   // an intermediate of it) read the intermediate at the point instead, one
   // value (a register of a column's queue, or a load from the warp's row)
   // in place of the inner stencil's loads. Exact but for the order of the
-  // sums: the terms' own values are subtracted, c g(p) added.
+  // sums: c times the intermediate's terms subtracted (the line's cancel),
+  // c g(p) added.
   IrPtr reuse(const IrPtr& e) {
     if (const auto it = reused_.find(e.get()); it != reused_.end()) return it->second;
     IrPtr out = e;
@@ -130,10 +132,16 @@ class Splitter {
         if (axes == 1) lines[{t.access.field, axis}][t.access.off[axis]] = t.coeff;
       }
       for (const auto& [key, line] : lines) {
-        const auto [g, c] = intermediate_of(key.first, key.second, line);
-        if (g < 0) continue;
-        for (const auto& t : mids_[static_cast<std::size_t>(g)].terms) terms.push_back({-c * t.coeff, t.access});
-        terms.push_back({c, Access{inputs_ + g, {0, 0, 0}}});
+        std::vector<Term> swap;  // the line's terms out, the intermediate's read in
+        try {
+          const auto [g, c] = intermediate_of(key.first, key.second, line);
+          if (g < 0) continue;
+          for (const auto& t : mids_[static_cast<std::size_t>(g)].terms) swap.push_back({-c * t.coeff, t.access});
+          swap.push_back({c, Access{inputs_ + g, {0, 0, 0}}});
+        } catch (const std::overflow_error&) {
+          continue;  // weights past 64 bits: read as written
+        }
+        terms.insert(terms.end(), swap.begin(), swap.end());
         changed = true;
       }
       if (changed) out = ir_linear(std::move(terms));
@@ -230,9 +238,7 @@ class Splitter {
       std::size_t matched = 0;
       bool fits = true;
       for (const auto& t : m.terms) {
-        const int o = t.access.off[axis];
-        if (o == 0) continue;  // a centre term is subtracted whatever the line's
-        const auto it = line.find(o);
+        const auto it = line.find(t.access.off[axis]);  // (its terms lie off the point: two axes each before the split)
         if (it == line.end() || (c && it->second != *c * t.coeff)) {
           fits = false;
           break;
@@ -265,6 +271,123 @@ class Splitter {
   std::vector<MixedIntermediate> mids_;
 };
 
+// Merges intermediates of `split` read along one axis (and as far) that
+// every linear combination reads together or not at all, with weights in
+// one proportion r: sum_i a_i g(i) + sum_i r a_i h(i) = sum_i a_i (g + r h)(i).
+// Decided on each combination's own terms, so an expression and its common
+// subexpressions shared merge alike (the plan splits the one, the unit the
+// other).
+class Merger {
+ public:
+  Merger(MixedSplit& split, int inputs) : s_(split), inputs_(inputs) {}
+
+  void run() {
+    const std::size_t n = s_.mids.size();
+    if (n < 2) return;
+    for (const auto& r : s_.roots) gather(*r);
+    std::vector<std::size_t> rep(n);
+    std::vector<Rational> ratio(n, Rational(1));
+    for (std::size_t g = 0; g < n; ++g) rep[g] = g;
+    for (std::size_t g = 0; g < n; ++g) {
+      if (rep[g] != g) continue;
+      for (std::size_t h = g + 1; h < n; ++h)
+        if (rep[h] == h && s_.mids[h].outer_axis == s_.mids[g].outer_axis && s_.mids[h].reach == s_.mids[g].reach)
+          if (const auto r = proportion(g, h)) rep[h] = g, ratio[h] = *r;
+    }
+    // The merged intermediates, each scaled back to integers without a
+    // common factor (its reads divided by that scale).
+    std::vector<MixedIntermediate> mids;
+    for (std::size_t g = 0; g < n; ++g) {
+      if (rep[g] != g) continue;
+      index_[g] = static_cast<int>(mids.size());
+      MixedIntermediate m = s_.mids[g];
+      std::map<Access, Rational> sum;
+      for (std::size_t h = g; h < n; ++h) {
+        if (rep[h] != g) continue;
+        if (h != g) m.also.emplace_back(s_.mids[h].field, s_.mids[h].inner_axis);
+        for (const auto& t : s_.mids[h].terms) sum[t.access] += ratio[h] * t.coeff;
+      }
+      Row row;
+      for (const auto& [a, c] : sum) row.push_back(c);
+      const Rational scale = primitive_scale(row);
+      m.terms.clear();
+      for (const auto& [a, c] : sum)
+        if (!c.is_zero()) m.terms.push_back({c * scale, a});
+      read_scale_[g] = Rational(1) / scale;
+      mids.push_back(std::move(m));
+    }
+    if (mids.size() == n) return;
+    rep_ = rep;
+    std::vector<IrPtr> roots;
+    for (const auto& r : s_.roots) roots.push_back(rebuild(r));
+    s_.roots = std::move(roots);
+    s_.mids = std::move(mids);
+  }
+
+ private:
+  using Weights = std::map<std::array<int, 3>, Rational>;  // offset -> weight
+
+  void gather(const Ir& e) {
+    if (!seen_.insert(&e).second) return;
+    if (e.kind == Ir::Kind::Linear) {
+      std::map<int, Weights> reads;
+      for (const auto& t : e.terms)
+        if (t.access.field >= inputs_) reads[t.access.field - inputs_][t.access.off] = t.coeff;
+      if (!reads.empty()) combos_.push_back(std::move(reads));
+    }
+    for (const auto& a : e.args) gather(*a);
+  }
+
+  // r such that every combination reads h with r times g's weights (and
+  // neither where it reads one), if there is one.
+  std::optional<Rational> proportion(std::size_t g, std::size_t h) const {
+    std::optional<Rational> r;
+    for (const auto& reads : combos_) {
+      const auto a = reads.find(static_cast<int>(g)), b = reads.find(static_cast<int>(h));
+      if ((a == reads.end()) != (b == reads.end())) return std::nullopt;
+      if (a == reads.end()) continue;
+      if (a->second.size() != b->second.size()) return std::nullopt;
+      for (const auto& [off, w] : a->second) {
+        const auto it = b->second.find(off);
+        if (it == b->second.end()) return std::nullopt;
+        if (!r) r = it->second / w;
+        if (it->second != *r * w) return std::nullopt;
+      }
+    }
+    return r;
+  }
+
+  IrPtr rebuild(const IrPtr& e) {
+    if (const auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    IrPtr out = e;
+    if (e->kind == Ir::Kind::Linear) {
+      std::vector<Term> terms;
+      for (auto t : e->terms) {
+        if (t.access.field >= inputs_) {
+          const auto g = static_cast<std::size_t>(t.access.field - inputs_);
+          if (rep_[g] != g) continue;  // summed into its representative
+          t.access.field = inputs_ + index_.at(g);
+          t.coeff = t.coeff * read_scale_.at(g);
+        }
+        terms.push_back(t);
+      }
+      out = ir_linear(std::move(terms));
+    } else {
+      out = with_args(e, [&](const IrPtr& a) { return rebuild(a); });
+    }
+    return done_[e.get()] = out;
+  }
+
+  MixedSplit& s_;
+  int inputs_;
+  std::set<const Ir*> seen_;
+  std::vector<std::map<int, Weights>> combos_;  // each linear combination's reads of intermediates
+  std::vector<std::size_t> rep_;
+  std::map<std::size_t, int> index_;
+  std::map<std::size_t, Rational> read_scale_;
+  std::map<const Ir*, IrPtr> done_;
+};
+
 }  // namespace
 
 MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, std::array<int, 3> kernel_axis, bool xz_along_z) {
@@ -273,6 +396,11 @@ MixedSplit split_mixed_derivatives(const std::vector<IrPtr>& roots, int inputs, 
   for (const auto& r : roots) out.roots.push_back(s.rewrite(r));
   for (auto& r : out.roots) r = s.reuse(r);
   out.mids = s.mids();
+  try {
+    Merger(out, inputs).run();  // changes `out` only when done
+  } catch (const std::overflow_error&) {
+    // weights past 64 bits: the intermediates stay apart
+  }
   return out;
 }
 

@@ -28,10 +28,14 @@
 //
 // Terms of a linear combination equal to an intermediate up to a factor
 // (D1(uy, y) beside D1(D1(uy, y), x)) then read the intermediate at the
-// point: one value for the inner stencil's reads.
+// point: one value for the inner stencil's reads. Last, intermediates read
+// along one axis that every combination reads together or not at all, in
+// one proportion (D1 along x of D1(uy, y) and of D1(uz, z) in grad(div u)),
+// become one: their terms summed, one row or queue and one read of it.
 #pragma once
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "gpen/generator/ir.hpp"
@@ -47,12 +51,16 @@ struct MixedIntermediate {
   int outer_axis = 0;       // kernel axis it is read along: 0 (x) or 2 (z)
   int reach = 0;
   std::vector<Term> terms;  // integer coefficients without a common factor, the first positive
+  // (input slot, user axis) of the intermediates summed into this one
+  // after `field` along `inner_axis` (merged: read together, in proportion).
+  std::vector<std::pair<int, int>> also;
 };
 
 struct MixedSplit {
   // The expressions with the split blocks reading intermediates: an access
   // of field `inputs + g` reads intermediate g at its offset (along an outer
-  // axis). Nodes nothing was split in are the roots' own.
+  // axis). Nodes nothing was split or read from an intermediate in are the
+  // roots' own.
   std::vector<IrPtr> roots;
   std::vector<MixedIntermediate> mids;
 };

@@ -133,7 +133,8 @@ void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
   if (march) fix += p.ring_ahead > 0 ? ", or the stage strategy" : ", ring_ahead > 0 (only the planes behind stay in registers), or the stage strategy";
   const std::string msg = fmt::format("{}: {} registers in {}, more than the {} a thread may have{}", what, need, to_string(spec.dtype), limit, bound);
   const bool blame_blocks = p.min_blocks > 0 && by_blocks;
-  if (!blame_blocks && !march && p.rows_y == 1 && p.z_queue) refuse_tunable(spec, stencil_tunable_rows(), &StencilPlan::z_queue, msg, fix);
+  if (!blame_blocks && !march && p.rows_y == 1 && (p.z_queue || p.xz_queue))
+    refuse_tunable(spec, stencil_tunable_rows(), p.z_queue ? &StencilPlan::z_queue : &StencilPlan::xz_queue, msg, fix);
   refuse_tunable(spec, stencil_tunable_rows(), blame_blocks ? &StencilPlan::min_blocks : &StencilPlan::rows_y, msg, fix);
 }
 

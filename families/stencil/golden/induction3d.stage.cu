@@ -13,8 +13,8 @@
 //   output:    daz_dt (ghost 0)
 //   work:      333 reads (258 distinct), 351 operations (312 with common subexpressions once) a point
 //   FMA pipe:  306 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 0 divisions and math calls
-//   two-pass:  6 intermediates of mixed derivatives; a point reads 80 distinct values (38 of intermediates), and 36 to compute them
-//   shared:    94848 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 7296 of intermediates, none for the 3 read at the point (in registers, from global memory)
+//   two-pass:  5 intermediates of mixed derivatives; a point reads 74 distinct values (32 of intermediates), and 36 to compute them
+//   shared:    93024 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 5472 of intermediates, none for the 3 read at the point (in registers, from global memory)
 
 #include "gpen/stencil_stage.cuh"
 
@@ -54,41 +54,37 @@ struct Bindings {
   static constexpr int f_az = 5;
 
   // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.
-  static constexpr int kNumMid = 6;
-  static constexpr int kMidAxis[kNumMid][2] = {{0, 3}, {0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}};  // 0: ay along y read along x, 1: az along z read along x, 2: ax along y read along x, 3: az along y read along z, 4: ax along z read along x, 5: ay along y read along z
+  static constexpr int kNumMid = 5;
+  static constexpr int kMidAxis[kNumMid][2] = {{0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}};  // 0: ay along y + az along z read along x, 1: ax along y read along x, 2: az along y read along z, 3: ax along z read along x, 4: ay along y read along z
 
   template <int G, class In>
   static __device__ __forceinline__ real mid(const In& in) {
     static_assert(G >= 0 && G < kNumMid, "an intermediate of this unit");
-    if constexpr (G == 0) {  // ay along y read along x
+    if constexpr (G == 0) {  // ay along y + az along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
-      const real t0 = kC0 * (in.template at<f_ay, 0, -1, 0>() - in.template at<f_ay, 0, 1, 0>())
-          + kC1 * (-in.template at<f_ay, 0, -2, 0>() + in.template at<f_ay, 0, 2, 0>())
-          + (in.template at<f_ay, 0, -3, 0>() - in.template at<f_ay, 0, 3, 0>());
+      const real t0 = kC0 * (in.template at<f_ay, 0, -1, 0>() - in.template at<f_ay, 0, 1, 0>()
+              + in.template at<f_az, 0, 0, -1>() - in.template at<f_az, 0, 0, 1>())
+          + kC1 * (-in.template at<f_ay, 0, -2, 0>() + in.template at<f_ay, 0, 2, 0>()
+              - in.template at<f_az, 0, 0, -2>() + in.template at<f_az, 0, 0, 2>())
+          + (in.template at<f_ay, 0, -3, 0>() - in.template at<f_ay, 0, 3, 0>()
+              + in.template at<f_az, 0, 0, -3>() - in.template at<f_az, 0, 0, 3>());
       return t0;
-    } else if constexpr (G == 1) {  // az along z read along x
-      constexpr real kC0 = 45.0;
-      constexpr real kC1 = 9.0;
-      const real t0 = kC0 * (in.template at<f_az, 0, 0, -1>() - in.template at<f_az, 0, 0, 1>())
-          + kC1 * (-in.template at<f_az, 0, 0, -2>() + in.template at<f_az, 0, 0, 2>())
-          + (in.template at<f_az, 0, 0, -3>() - in.template at<f_az, 0, 0, 3>());
-      return t0;
-    } else if constexpr (G == 2) {  // ax along y read along x
+    } else if constexpr (G == 1) {  // ax along y read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ax, 0, -1, 0>() - in.template at<f_ax, 0, 1, 0>())
           + kC1 * (-in.template at<f_ax, 0, -2, 0>() + in.template at<f_ax, 0, 2, 0>())
           + (in.template at<f_ax, 0, -3, 0>() - in.template at<f_ax, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 3) {  // az along y read along z
+    } else if constexpr (G == 2) {  // az along y read along z
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_az, 0, -1, 0>() - in.template at<f_az, 0, 1, 0>())
           + kC1 * (-in.template at<f_az, 0, -2, 0>() + in.template at<f_az, 0, 2, 0>())
           + (in.template at<f_az, 0, -3, 0>() - in.template at<f_az, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 4) {  // ax along z read along x
+    } else if constexpr (G == 3) {  // ax along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ax, 0, 0, -1>() - in.template at<f_ax, 0, 0, 1>())
@@ -120,7 +116,7 @@ struct Bindings {
     constexpr real kC7 = 0.0002777777777777778;  // 1/3600
     constexpr real kC8 = 0.011111111111111112;  // 1/90
     const real t0 = kC0 * (-in.template at<f_ay, -3, 0, 0>() + in.template at<f_ay, 3, 0, 0>()
-            + in.template mid<2, 0, 0, 0>())
+            + in.template mid<1, 0, 0, 0>())
         + kC1 * (-in.template at<f_ay, -1, 0, 0>() + in.template at<f_ay, 1, 0, 0>())
         + kC2 * (in.template at<f_ay, -2, 0, 0>() - in.template at<f_ay, 2, 0, 0>());
     const real t1 = t0 * p_inv_h;
@@ -132,47 +128,44 @@ struct Bindings {
             + in.template at<f_az, -3, 0, 0>() - in.template at<f_az, 3, 0, 0>());
     const real t3 = t2 * p_inv_h;
     const real t4 = kC3 * in.template at<f_ax, 0, 0, 0>()
-        + kC4 * (in.template mid<0, -1, 0, 0>() - in.template mid<0, 1, 0, 0>()
-            + in.template mid<1, -1, 0, 0>() - in.template mid<1, 1, 0, 0>())
+        + kC4 * (in.template mid<0, -1, 0, 0>() - in.template mid<0, 1, 0, 0>())
         - kC5 * (in.template at<f_ax, 0, -1, 0>() + in.template at<f_ax, 0, 1, 0>()
             + in.template at<f_ax, 0, 0, -1>() + in.template at<f_ax, 0, 0, 1>())
-        + kC6 * (-in.template mid<0, -2, 0, 0>() + in.template mid<0, 2, 0, 0>()
-            - in.template mid<1, -2, 0, 0>() + in.template mid<1, 2, 0, 0>())
+        + kC6 * (-in.template mid<0, -2, 0, 0>() + in.template mid<0, 2, 0, 0>())
         + kC2 * (in.template at<f_ax, 0, -2, 0>() + in.template at<f_ax, 0, 2, 0>()
             + in.template at<f_ax, 0, 0, -2>() + in.template at<f_ax, 0, 0, 2>())
-        + kC7 * (in.template mid<0, -3, 0, 0>() - in.template mid<0, 3, 0, 0>()
-            + in.template mid<1, -3, 0, 0>() - in.template mid<1, 3, 0, 0>())
+        + kC7 * (in.template mid<0, -3, 0, 0>() - in.template mid<0, 3, 0, 0>())
         - kC8 * (in.template at<f_ax, 0, -3, 0>() + in.template at<f_ax, 0, 3, 0>()
             + in.template at<f_ax, 0, 0, -3>() + in.template at<f_ax, 0, 0, 3>());
     const real t5 = -kC0 * (-in.template at<f_ay, 0, 0, -3>() + in.template at<f_ay, 0, 0, 3>()
-            + in.template mid<3, 0, 0, 0>())
+            + in.template mid<2, 0, 0, 0>())
         + kC1 * (in.template at<f_ay, 0, 0, -1>() - in.template at<f_ay, 0, 0, 1>())
         + kC2 * (-in.template at<f_ay, 0, 0, -2>() + in.template at<f_ay, 0, 0, 2>());
     const real t6 = t5 * p_inv_h;
     const real t7 = kC3 * in.template at<f_ay, 0, 0, 0>()
-        + kC4 * (in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>()
-            + in.template mid<3, 0, 0, -1>() - in.template mid<3, 0, 0, 1>())
+        + kC4 * (in.template mid<1, -1, 0, 0>() - in.template mid<1, 1, 0, 0>()
+            + in.template mid<2, 0, 0, -1>() - in.template mid<2, 0, 0, 1>())
         - kC5 * (in.template at<f_ay, -1, 0, 0>() + in.template at<f_ay, 1, 0, 0>()
             + in.template at<f_ay, 0, 0, -1>() + in.template at<f_ay, 0, 0, 1>())
-        + kC6 * (-in.template mid<2, -2, 0, 0>() + in.template mid<2, 2, 0, 0>()
-            - in.template mid<3, 0, 0, -2>() + in.template mid<3, 0, 0, 2>())
+        + kC6 * (-in.template mid<1, -2, 0, 0>() + in.template mid<1, 2, 0, 0>()
+            - in.template mid<2, 0, 0, -2>() + in.template mid<2, 0, 0, 2>())
         + kC2 * (in.template at<f_ay, -2, 0, 0>() + in.template at<f_ay, 2, 0, 0>()
             + in.template at<f_ay, 0, 0, -2>() + in.template at<f_ay, 0, 0, 2>())
-        + kC7 * (in.template mid<2, -3, 0, 0>() - in.template mid<2, 3, 0, 0>()
-            + in.template mid<3, 0, 0, -3>() - in.template mid<3, 0, 0, 3>())
+        + kC7 * (in.template mid<1, -3, 0, 0>() - in.template mid<1, 3, 0, 0>()
+            + in.template mid<2, 0, 0, -3>() - in.template mid<2, 0, 0, 3>())
         - kC8 * (in.template at<f_ay, -3, 0, 0>() + in.template at<f_ay, 3, 0, 0>()
             + in.template at<f_ay, 0, 0, -3>() + in.template at<f_ay, 0, 0, 3>());
     const real t8 = kC3 * in.template at<f_az, 0, 0, 0>()
-        + kC4 * (in.template mid<4, -1, 0, 0>() - in.template mid<4, 1, 0, 0>()
-            + in.template mid<5, 0, 0, -1>() - in.template mid<5, 0, 0, 1>())
+        + kC4 * (in.template mid<3, -1, 0, 0>() - in.template mid<3, 1, 0, 0>()
+            + in.template mid<4, 0, 0, -1>() - in.template mid<4, 0, 0, 1>())
         - kC5 * (in.template at<f_az, -1, 0, 0>() + in.template at<f_az, 1, 0, 0>()
             + in.template at<f_az, 0, -1, 0>() + in.template at<f_az, 0, 1, 0>())
-        + kC6 * (-in.template mid<4, -2, 0, 0>() + in.template mid<4, 2, 0, 0>()
-            - in.template mid<5, 0, 0, -2>() + in.template mid<5, 0, 0, 2>())
+        + kC6 * (-in.template mid<3, -2, 0, 0>() + in.template mid<3, 2, 0, 0>()
+            - in.template mid<4, 0, 0, -2>() + in.template mid<4, 0, 0, 2>())
         + kC2 * (in.template at<f_az, -2, 0, 0>() + in.template at<f_az, 2, 0, 0>()
             + in.template at<f_az, 0, -2, 0>() + in.template at<f_az, 0, 2, 0>())
-        + kC7 * (in.template mid<4, -3, 0, 0>() - in.template mid<4, 3, 0, 0>()
-            + in.template mid<5, 0, 0, -3>() - in.template mid<5, 0, 0, 3>())
+        + kC7 * (in.template mid<3, -3, 0, 0>() - in.template mid<3, 3, 0, 0>()
+            + in.template mid<4, 0, 0, -3>() - in.template mid<4, 0, 0, 3>())
         - kC8 * (in.template at<f_az, -3, 0, 0>() + in.template at<f_az, 3, 0, 0>()
             + in.template at<f_az, 0, -3, 0>() + in.template at<f_az, 0, 3, 0>());
     out[0] = in.template at<f_uy, 0, 0, 0>() * t1 - in.template at<f_uz, 0, 0, 0>() * t3 - p_eta * (t4 * p_inv_h2);  // dax_dt
@@ -193,7 +186,7 @@ static_assert(Bindings::kInGhost[5][1] >= Bindings::kRadius[5][1], "ghost of az 
 static_assert(Bindings::kInGhost[5][2] >= Bindings::kRadius[5][2], "ghost of az covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
 static_assert(sizeof(gpen::StencilArgs<Bindings>) == 256, "kernel arguments as the host writes them");
-static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 94848, "the staged planes' shared memory as planned");
+static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 93024, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a
 // minimum of blocks an SM it caps nothing, and a cap of 128 registers made

@@ -11,8 +11,8 @@
 //   output:    duz_dt (ghost 0)
 //   work:      573 reads (291 distinct), 696 operations (453 with common subexpressions once) a point
 //   FMA pipe:  422 adds, multiplies and fused multiply-adds a point (a sum fuses one product), 4 divisions and math calls
-//   two-pass:  6 intermediates of mixed derivatives; a point reads 114 distinct values (39 of intermediates), and 36 to compute them
-//   shared:    113088 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 6080 of intermediates
+//   two-pass:  5 intermediates of mixed derivatives; a point reads 108 distinct values (33 of intermediates), and 36 to compute them
+//   shared:    111568 bytes per block (dynamic): each input's planes k - rz .. k + rz and 1 ahead, 4560 of intermediates
 
 #include "gpen/stencil_stage.cuh"
 
@@ -50,41 +50,37 @@ struct Bindings {
   static constexpr int f_uz = 3;
 
   // Intermediates of mixed derivatives (two passes): the kernel axis each is read along, and how far.
-  static constexpr int kNumMid = 6;
-  static constexpr int kMidAxis[kNumMid][2] = {{0, 3}, {0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}};  // 0: uy along y read along x, 1: uz along z read along x, 2: ux along y read along x, 3: uz along y read along z, 4: ux along z read along x, 5: uy along y read along z
+  static constexpr int kNumMid = 5;
+  static constexpr int kMidAxis[kNumMid][2] = {{0, 3}, {0, 3}, {2, 3}, {0, 3}, {2, 3}};  // 0: uy along y + uz along z read along x, 1: ux along y read along x, 2: uz along y read along z, 3: ux along z read along x, 4: uy along y read along z
 
   template <int G, class In>
   static __device__ __forceinline__ real mid(const In& in) {
     static_assert(G >= 0 && G < kNumMid, "an intermediate of this unit");
-    if constexpr (G == 0) {  // uy along y read along x
+    if constexpr (G == 0) {  // uy along y + uz along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
-      const real t0 = kC0 * (in.template at<f_uy, 0, -1, 0>() - in.template at<f_uy, 0, 1, 0>())
-          + kC1 * (-in.template at<f_uy, 0, -2, 0>() + in.template at<f_uy, 0, 2, 0>())
-          + (in.template at<f_uy, 0, -3, 0>() - in.template at<f_uy, 0, 3, 0>());
+      const real t0 = kC0 * (in.template at<f_uy, 0, -1, 0>() - in.template at<f_uy, 0, 1, 0>()
+              + in.template at<f_uz, 0, 0, -1>() - in.template at<f_uz, 0, 0, 1>())
+          + kC1 * (-in.template at<f_uy, 0, -2, 0>() + in.template at<f_uy, 0, 2, 0>()
+              - in.template at<f_uz, 0, 0, -2>() + in.template at<f_uz, 0, 0, 2>())
+          + (in.template at<f_uy, 0, -3, 0>() - in.template at<f_uy, 0, 3, 0>()
+              + in.template at<f_uz, 0, 0, -3>() - in.template at<f_uz, 0, 0, 3>());
       return t0;
-    } else if constexpr (G == 1) {  // uz along z read along x
-      constexpr real kC0 = 45.0;
-      constexpr real kC1 = 9.0;
-      const real t0 = kC0 * (in.template at<f_uz, 0, 0, -1>() - in.template at<f_uz, 0, 0, 1>())
-          + kC1 * (-in.template at<f_uz, 0, 0, -2>() + in.template at<f_uz, 0, 0, 2>())
-          + (in.template at<f_uz, 0, 0, -3>() - in.template at<f_uz, 0, 0, 3>());
-      return t0;
-    } else if constexpr (G == 2) {  // ux along y read along x
+    } else if constexpr (G == 1) {  // ux along y read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ux, 0, -1, 0>() - in.template at<f_ux, 0, 1, 0>())
           + kC1 * (-in.template at<f_ux, 0, -2, 0>() + in.template at<f_ux, 0, 2, 0>())
           + (in.template at<f_ux, 0, -3, 0>() - in.template at<f_ux, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 3) {  // uz along y read along z
+    } else if constexpr (G == 2) {  // uz along y read along z
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_uz, 0, -1, 0>() - in.template at<f_uz, 0, 1, 0>())
           + kC1 * (-in.template at<f_uz, 0, -2, 0>() + in.template at<f_uz, 0, 2, 0>())
           + (in.template at<f_uz, 0, -3, 0>() - in.template at<f_uz, 0, 3, 0>());
       return t0;
-    } else if constexpr (G == 4) {  // ux along z read along x
+    } else if constexpr (G == 3) {  // ux along z read along x
       constexpr real kC0 = 45.0;
       constexpr real kC1 = 9.0;
       const real t0 = kC0 * (in.template at<f_ux, 0, 0, -1>() - in.template at<f_ux, 0, 0, 1>())
@@ -122,7 +118,7 @@ struct Bindings {
         + kC1 * (in.template at<f_ux, -2, 0, 0>() - in.template at<f_ux, 2, 0, 0>())
         + kC2 * (-in.template at<f_ux, -3, 0, 0>() + in.template at<f_ux, 3, 0, 0>());
     const real t1 = t0 * p_inv_h;
-    const real t2 = -kC2 * in.template mid<2, 0, 0, 0>();
+    const real t2 = -kC2 * in.template mid<1, 0, 0, 0>();
     const real t3 = t2 * p_inv_h;
     const real t4 = kC0 * (-in.template at<f_ux, 0, 0, -1>() + in.template at<f_ux, 0, 0, 1>())
         + kC1 * (in.template at<f_ux, 0, 0, -2>() - in.template at<f_ux, 0, 0, 2>())
@@ -143,16 +139,13 @@ struct Bindings {
             + in.template at<f_ux, 0, -3, 0>() + in.template at<f_ux, 0, 3, 0>()
             + in.template at<f_ux, 0, 0, -3>() + in.template at<f_ux, 0, 0, 3>());
     const real t9 = -kC6 * in.template at<f_ux, 0, 0, 0>()
-        + kC7 * (in.template mid<0, -1, 0, 0>() - in.template mid<0, 1, 0, 0>()
-            + in.template mid<1, -1, 0, 0>() - in.template mid<1, 1, 0, 0>())
+        + kC7 * (in.template mid<0, -1, 0, 0>() - in.template mid<0, 1, 0, 0>())
         + kC4 * (in.template at<f_ux, -1, 0, 0>() + in.template at<f_ux, 1, 0, 0>())
-        + kC8 * (-in.template mid<0, -2, 0, 0>() + in.template mid<0, 2, 0, 0>()
-            - in.template mid<1, -2, 0, 0>() + in.template mid<1, 2, 0, 0>())
+        + kC8 * (-in.template mid<0, -2, 0, 0>() + in.template mid<0, 2, 0, 0>())
         - kC1 * (in.template at<f_ux, -2, 0, 0>() + in.template at<f_ux, 2, 0, 0>())
-        + kC9 * (in.template mid<0, -3, 0, 0>() - in.template mid<0, 3, 0, 0>()
-            + in.template mid<1, -3, 0, 0>() - in.template mid<1, 3, 0, 0>())
+        + kC9 * (in.template mid<0, -3, 0, 0>() - in.template mid<0, 3, 0, 0>())
         + kC5 * (in.template at<f_ux, -3, 0, 0>() + in.template at<f_ux, 3, 0, 0>());
-    const real t10 = -kC2 * in.template mid<5, 0, 0, 0>();
+    const real t10 = -kC2 * in.template mid<4, 0, 0, 0>();
     const real t11 = t10 * p_inv_h;
     const real t12 = kC0 * (-in.template at<f_uz, 0, 0, -1>() + in.template at<f_uz, 0, 0, 1>())
         + kC1 * (in.template at<f_uz, 0, 0, -2>() - in.template at<f_uz, 0, 0, 2>())
@@ -192,16 +185,16 @@ struct Bindings {
             + in.template at<f_uy, 0, -3, 0>() + in.template at<f_uy, 0, 3, 0>()
             + in.template at<f_uy, 0, 0, -3>() + in.template at<f_uy, 0, 0, 3>());
     const real t28 = -kC6 * in.template at<f_uy, 0, 0, 0>()
-        + kC7 * (in.template mid<2, -1, 0, 0>() - in.template mid<2, 1, 0, 0>()
-            + in.template mid<3, 0, 0, -1>() - in.template mid<3, 0, 0, 1>())
+        + kC7 * (in.template mid<1, -1, 0, 0>() - in.template mid<1, 1, 0, 0>()
+            + in.template mid<2, 0, 0, -1>() - in.template mid<2, 0, 0, 1>())
         + kC4 * (in.template at<f_uy, 0, -1, 0>() + in.template at<f_uy, 0, 1, 0>())
-        + kC8 * (-in.template mid<2, -2, 0, 0>() + in.template mid<2, 2, 0, 0>()
-            - in.template mid<3, 0, 0, -2>() + in.template mid<3, 0, 0, 2>())
+        + kC8 * (-in.template mid<1, -2, 0, 0>() + in.template mid<1, 2, 0, 0>()
+            - in.template mid<2, 0, 0, -2>() + in.template mid<2, 0, 0, 2>())
         - kC1 * (in.template at<f_uy, 0, -2, 0>() + in.template at<f_uy, 0, 2, 0>())
-        + kC9 * (in.template mid<2, -3, 0, 0>() - in.template mid<2, 3, 0, 0>()
-            + in.template mid<3, 0, 0, -3>() - in.template mid<3, 0, 0, 3>())
+        + kC9 * (in.template mid<1, -3, 0, 0>() - in.template mid<1, 3, 0, 0>()
+            + in.template mid<2, 0, 0, -3>() - in.template mid<2, 0, 0, 3>())
         + kC5 * (in.template at<f_uy, 0, -3, 0>() + in.template at<f_uy, 0, 3, 0>());
-    const real t29 = -kC2 * in.template mid<3, 0, 0, 0>();
+    const real t29 = -kC2 * in.template mid<2, 0, 0, 0>();
     const real t30 = t29 * p_inv_h;
     const real t31 = 0.5 /* 1/2 */ * (t26 + t30);
     const real t32 = -kC3 * in.template at<f_uz, 0, 0, 0>()
@@ -215,14 +208,14 @@ struct Bindings {
             + in.template at<f_uz, 0, -3, 0>() + in.template at<f_uz, 0, 3, 0>()
             + in.template at<f_uz, 0, 0, -3>() + in.template at<f_uz, 0, 0, 3>());
     const real t33 = -kC6 * in.template at<f_uz, 0, 0, 0>()
-        + kC7 * (in.template mid<4, -1, 0, 0>() - in.template mid<4, 1, 0, 0>()
-            + in.template mid<5, 0, 0, -1>() - in.template mid<5, 0, 0, 1>())
+        + kC7 * (in.template mid<3, -1, 0, 0>() - in.template mid<3, 1, 0, 0>()
+            + in.template mid<4, 0, 0, -1>() - in.template mid<4, 0, 0, 1>())
         + kC4 * (in.template at<f_uz, 0, 0, -1>() + in.template at<f_uz, 0, 0, 1>())
-        + kC8 * (-in.template mid<4, -2, 0, 0>() + in.template mid<4, 2, 0, 0>()
-            - in.template mid<5, 0, 0, -2>() + in.template mid<5, 0, 0, 2>())
+        + kC8 * (-in.template mid<3, -2, 0, 0>() + in.template mid<3, 2, 0, 0>()
+            - in.template mid<4, 0, 0, -2>() + in.template mid<4, 0, 0, 2>())
         - kC1 * (in.template at<f_uz, 0, 0, -2>() + in.template at<f_uz, 0, 0, 2>())
-        + kC9 * (in.template mid<4, -3, 0, 0>() - in.template mid<4, 3, 0, 0>()
-            + in.template mid<5, 0, 0, -3>() - in.template mid<5, 0, 0, 3>())
+        + kC9 * (in.template mid<3, -3, 0, 0>() - in.template mid<3, 3, 0, 0>()
+            + in.template mid<4, 0, 0, -3>() - in.template mid<4, 0, 0, 3>())
         + kC5 * (in.template at<f_uz, 0, 0, -3>() + in.template at<f_uz, 0, 0, 3>());
     out[0] = -(in.template at<f_ux, 0, 0, 0>() * t1 + in.template at<f_uy, 0, 0, 0>() * t3 + in.template at<f_uz, 0, 0, 0>() * t5) - p_cs2 * t7 + p_nu * (t8 * p_inv_h2 + t9 * p_inv_h2 * kC10 + 2.0 * ((t1 - t14) * t7 + t17 * t19 + t22 * t24));  // dux_dt
     out[1] = -(in.template at<f_ux, 0, 0, 0>() * t16 + in.template at<f_uy, 0, 0, 0>() * t11 + in.template at<f_uz, 0, 0, 0>() * t26) - p_cs2 * t19 + p_nu * (t27 * p_inv_h2 + t28 * p_inv_h2 * kC10 + 2.0 * (t17 * t7 + (t11 - t14) * t19 + t31 * t24));  // duy_dt
@@ -245,7 +238,7 @@ static_assert(Bindings::kInGhost[3][1] >= Bindings::kRadius[3][1], "ghost of uz 
 static_assert(Bindings::kInGhost[3][2] >= Bindings::kRadius[3][2], "ghost of uz covers its stencil along kernel axis z");
 static_assert(Bindings::kBlockX * Bindings::kBlockY <= 1024, "a block has at most 1024 threads");
 static_assert(sizeof(gpen::StencilArgs<Bindings>) == 216, "kernel arguments as the host writes them");
-static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 113088, "the staged planes' shared memory as planned");
+static_assert(sizeof(Bindings::real) * gpen::stage_values<Bindings>() == 111568, "the staged planes' shared memory as planned");
 
 // __launch_bounds__ only where the march's min_blocks asks for it: without a
 // minimum of blocks an SM it caps nothing, and a cap of 128 registers made

@@ -88,8 +88,9 @@ TEST_CASE("a mixed derivative is split into an intermediate along the inner axis
 
 TEST_CASE("mixed blocks: read along x where the pair has it, else z; any rank; split only where it reads less") {
   // x and z: along z, read along x; y and z: along y, read along z (a
-  // register queue); D1(u, y) read along x is another intermediate.
-  const Spec xz = load_spec_string(spec3d("D1(D1(u, x), z) + D1(D1(u, z), y) + D1(D1(u, y), x)"));
+  // register queue); D1(u, y) read along x is another intermediate. (Outer
+  // weights unlike, D2 against D1, so that none of them merge.)
+  const Spec xz = load_spec_string(spec3d("D2(D1(u, x), z) + D1(D1(u, z), y) + D2(D1(u, y), x)"));
   const MixedSplit mxz = split_of(xz);
   REQUIRE(mxz.mids.size() == 3);
   int seen = 0;
@@ -165,6 +166,41 @@ TEST_CASE("a derivative an intermediate takes is read from the intermediate at t
   CHECK(count(reads_of(mz), [](const Access& a) { return a.field == 1 && a.off[2] != 0; }) == 6);
   CHECK(count(reads_of(mz), [](const Access& a) { return a.field == 1 && a.off[1] != 0; }) == 6);
   CHECK(split_value(along_z, mz, 0, 5, 6, 7) == doctest::Approx(plain_value(along_z, 0, 5, 6, 7)).epsilon(1e-13));
+}
+
+TEST_CASE("weights past 64 bits in the reuse of an intermediate: the line read as written, no error") {
+  // B's weights against the intermediate D1(v, y)'s need a factor past 64
+  // bits: the spec loads, splits and generates as before the reuse.
+  const std::string b = "{\"name\": \"B\", \"offsets\": [-3, -2, -1, 1, 2, 3], \"coeffs\": [\"4611686018427387903\", 1, 1, 1, 1, 1]}, ";
+  const Spec s = load_spec_string(gpen::test::two_input_spec(3, 6, {{"w", "D1(D1(v, y), x) + u * B(v, y)"}}, b));
+  const MixedSplit m = split_of(s);
+  CHECK(m.mids.size() == 1);
+  const auto reads = reads_of(m);
+  CHECK(std::count_if(reads.begin(), reads.end(), [](const Access& a) { return a.field == 1 && a.off[1] != 0; }) == 6);
+  CHECK_NOTHROW(generate(s, s.choose({"strategy=stage"})));
+}
+
+TEST_CASE("intermediates read along one axis, together and in proportion wherever they are read, are one") {
+  // grad(div u)'s x part: D1 along x of D1(u, y) + D1(v, z), one row.
+  const Spec s = load_spec_string(spec3d("D1(D1(u, y), x) + D1(D1(v, z), x) - 2 * D2(u, x)"));
+  const MixedSplit m = split_of(s);
+  REQUIRE(m.mids.size() == 1);
+  CHECK(m.mids[0].field == 0);
+  CHECK(m.mids[0].inner_axis == 1);
+  CHECK(m.mids[0].also == std::vector<std::pair<int, int>>{{1, 2}});  // + v along z
+  CHECK(m.mids[0].terms.size() == 12);
+  CHECK(m.mids[0].reach == 3);
+  CHECK(split_value(s, m, 0, 5, 6, 7) == doctest::Approx(plain_value(s, 0, 5, 6, 7)).epsilon(1e-13));
+
+  // Not where one is read alone (another output), in another proportion
+  // along the axis (D2 against D1), or along another axis.
+  using Outputs = std::vector<std::pair<std::string, std::string>>;
+  const Outputs alone = {{"w", "D1(D1(u, y), x) + D1(D1(v, z), x)"}, {"q", "D1(D1(u, y), x) * v"}};
+  const Spec a = load_spec_string(gpen::test::two_input_spec(3, 6, alone));
+  CHECK(split_of(a).mids.size() == 2);
+  for (std::size_t r = 0; r < 2; ++r) CHECK(split_value(a, split_of(a), r, 4, 5, 6) == doctest::Approx(plain_value(a, r, 4, 5, 6)).epsilon(1e-13));
+  CHECK(split_of(load_spec_string(spec3d("D1(D1(u, y), x) + D2(D1(v, z), x)"))).mids.size() == 2);
+  CHECK(split_of(load_spec_string(spec3d("D1(D1(u, y), x) + D1(D1(v, x), z)")), true).mids.size() == 2);
 }
 
 TEST_CASE("every shipped stencil spec: the split expressions compute what the spec says, x and z pairs read along x or z") {
