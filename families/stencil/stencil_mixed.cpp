@@ -271,9 +271,12 @@ class Splitter {
   std::vector<MixedIntermediate> mids_;
 };
 
-// Merges intermediates of `split` read along one axis (and as far) that
-// every linear combination reads together or not at all, with weights in
-// one proportion r: sum_i a_i g(i) + sum_i r a_i h(i) = sum_i a_i (g + r h)(i).
+// Merges intermediates of `split` read along x (and as far) that every
+// linear combination reads together or not at all, with weights in one
+// proportion r: sum_i a_i g(i) + sum_i r a_i h(i) = sum_i a_i (g + r h)(i).
+// A warp's row and 6 shared loads a point fewer; queues read along z stay
+// apart (merged, induction3d float32 took 190 registers against 146 and
+// ran 0.83x; bench/RESULTS.md, "thirty-ninth session").
 // Decided on each combination's own terms, so an expression and its common
 // subexpressions shared merge alike (the plan splits the one, the unit the
 // other).
@@ -291,7 +294,7 @@ class Merger {
     for (std::size_t g = 0; g < n; ++g) {
       if (rep[g] != g) continue;
       for (std::size_t h = g + 1; h < n; ++h)
-        if (rep[h] == h && s_.mids[h].outer_axis == s_.mids[g].outer_axis && s_.mids[h].reach == s_.mids[g].reach)
+        if (rep[h] == h && s_.mids[g].outer_axis == 0 && s_.mids[h].outer_axis == 0 && s_.mids[h].reach == s_.mids[g].reach)
           if (const auto r = proportion(g, h)) rep[h] = g, ratio[h] = *r;
     }
     // The merged intermediates, each scaled back to integers without a

@@ -29,9 +29,9 @@
 // Terms of a linear combination equal to an intermediate up to a factor
 // (D1(uy, y) beside D1(D1(uy, y), x)) then read the intermediate at the
 // point: one value for the inner stencil's reads. Last, intermediates read
-// along one axis that every combination reads together or not at all, in
-// one proportion (D1 along x of D1(uy, y) and of D1(uz, z) in grad(div u)),
-// become one: their terms summed, one row or queue and one read of it.
+// along x that every combination reads together or not at all, in one
+// proportion (D1 along x of D1(uy, y) and of D1(uz, z) in grad(div u)),
+// become one: their terms summed, one row and one read of it.
 #pragma once
 
 #include <array>

@@ -201,6 +201,9 @@ TEST_CASE("intermediates read along one axis, together and in proportion whereve
   for (std::size_t r = 0; r < 2; ++r) CHECK(split_value(a, split_of(a), r, 4, 5, 6) == doctest::Approx(plain_value(a, r, 4, 5, 6)).epsilon(1e-13));
   CHECK(split_of(load_spec_string(spec3d("D1(D1(u, y), x) + D2(D1(v, z), x)"))).mids.size() == 2);
   CHECK(split_of(load_spec_string(spec3d("D1(D1(u, y), x) + D1(D1(v, x), z)")), true).mids.size() == 2);
+  // Queues read along z stay apart (registers): D1 along z of D1(u, y)
+  // and of D1(v, x), with xz_queue.
+  CHECK(split_of(load_spec_string(spec3d("D1(D1(u, y), z) + D1(D1(v, x), z)")), true).mids.size() == 2);
 }
 
 TEST_CASE("every shipped stencil spec: the split expressions compute what the spec says, x and z pairs read along x or z") {
