@@ -76,19 +76,43 @@ std::size_t nonzeros(const std::vector<Row>& rows) {
   return n;
 }
 
-// e with each argument mapped by f; e itself where none changes.
+// e with every linear combination in it replaced by on_linear's (null:
+// kept), each node rewritten once (`memo`, by node: shared subexpressions
+// stay shared).
 template <class F>
-IrPtr with_args(const IrPtr& e, F&& f) {
-  std::vector<IrPtr> args;
-  bool same = true;
-  for (const auto& a : e->args) {
-    args.push_back(f(a));
-    same &= args.back() == a;
+IrPtr map_linear(const IrPtr& e, std::map<const Ir*, IrPtr>& memo, F&& on_linear) {
+  if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
+  IrPtr out = e;
+  if (e->kind == Ir::Kind::Linear) {
+    if (IrPtr l = on_linear(*e)) out = std::move(l);
+  } else {
+    std::vector<IrPtr> args;
+    bool same = true;
+    for (const auto& a : e->args) {
+      args.push_back(map_linear(a, memo, on_linear));
+      same &= args.back() == a;
+    }
+    if (!same) {
+      auto copy = std::make_shared<Ir>(*e);
+      copy->args = std::move(args);
+      out = copy;
+    }
   }
-  if (same) return e;
-  auto copy = std::make_shared<Ir>(*e);
-  copy->args = std::move(args);
-  return copy;
+  return memo[e.get()] = out;
+}
+
+// r such that b = r a, the same keys in both; none where there is no such r.
+template <class Key>
+std::optional<Rational> ratio(const std::map<Key, Rational>& a, const std::map<Key, Rational>& b) {
+  if (a.size() != b.size() || a.empty()) return std::nullopt;
+  std::optional<Rational> r;
+  for (const auto& [key, w] : a) {
+    const auto it = b.find(key);
+    if (it == b.end()) return std::nullopt;
+    if (!r) r = it->second / w;
+    if (it->second != *r * w) return std::nullopt;
+  }
+  return r;
 }
 
 class Splitter {
@@ -96,15 +120,7 @@ class Splitter {
   Splitter(int inputs, std::array<int, 3> kernel_axis, bool xz_along_z) : inputs_(inputs), kernel_axis_(kernel_axis), xz_along_z_(xz_along_z) {}
 
   IrPtr rewrite(const IrPtr& e) {
-    if (const auto it = done_.find(e.get()); it != done_.end()) return it->second;
-    IrPtr out = e;
-    if (e->kind == Ir::Kind::Linear) {
-      out = split(*e);
-      if (!out) out = e;
-    } else {
-      out = with_args(e, [&](const IrPtr& a) { return rewrite(a); });
-    }
-    return done_[e.get()] = out;
+    return map_linear(e, done_, [&](const Ir& l) { return split(l); });
   }
 
   std::vector<MixedIntermediate> mids() const { return mids_; }
@@ -117,41 +133,39 @@ class Splitter {
   // sums: c times the intermediate's terms subtracted (the line's cancel),
   // c g(p) added.
   IrPtr reuse(const IrPtr& e) {
-    if (const auto it = reused_.find(e.get()); it != reused_.end()) return it->second;
-    IrPtr out = e;
-    if (e->kind == Ir::Kind::Linear) {
-      std::vector<Term> terms = e->terms;
-      bool changed = false;
-      // (input, axis) -> its terms off the point along that axis alone
-      std::map<std::pair<int, int>, std::map<int, Rational>> lines;
-      for (const auto& t : e->terms) {
-        if (t.access.field >= inputs_) continue;
-        int axes = 0, axis = 0;
-        for (int ax = 0; ax < 3; ++ax)
-          if (t.access.off[ax] != 0) ++axes, axis = ax;
-        if (axes == 1) lines[{t.access.field, axis}][t.access.off[axis]] = t.coeff;
-      }
-      for (const auto& [key, line] : lines) {
-        std::vector<Term> swap;  // the line's terms out, the intermediate's read in
-        try {
-          const auto [g, c] = intermediate_of(key.first, key.second, line);
-          if (g < 0) continue;
-          for (const auto& t : mids_[static_cast<std::size_t>(g)].terms) swap.push_back({-c * t.coeff, t.access});
-          swap.push_back({c, Access{inputs_ + g, {0, 0, 0}}});
-        } catch (const std::overflow_error&) {
-          continue;  // weights past 64 bits: read as written
-        }
-        terms.insert(terms.end(), swap.begin(), swap.end());
-        changed = true;
-      }
-      if (changed) out = ir_linear(std::move(terms));
-    } else {
-      out = with_args(e, [&](const IrPtr& a) { return reuse(a); });
-    }
-    return reused_[e.get()] = out;
+    return map_linear(e, reused_, [&](const Ir& l) { return reuse_in(l); });
   }
 
  private:
+  // reuse() of one linear combination; null where nothing changes.
+  IrPtr reuse_in(const Ir& e) {
+    std::vector<Term> terms = e.terms;
+    bool changed = false;
+    // (input, axis) -> its terms off the point along that axis alone
+    std::map<std::pair<int, int>, std::map<int, Rational>> lines;
+    for (const auto& t : e.terms) {
+      if (t.access.field >= inputs_) continue;
+      int axes = 0, axis = 0;
+      for (int ax = 0; ax < 3; ++ax)
+        if (t.access.off[ax] != 0) ++axes, axis = ax;
+      if (axes == 1) lines[{t.access.field, axis}][t.access.off[axis]] = t.coeff;
+    }
+    for (const auto& [key, line] : lines) {
+      std::vector<Term> swap;  // the line's terms out, the intermediate's read in
+      try {
+        const auto [g, c] = intermediate_of(key.first, key.second, line);
+        if (g < 0) continue;
+        for (const auto& t : mids_[static_cast<std::size_t>(g)].terms) swap.push_back({-c * t.coeff, t.access});
+        swap.push_back({c, Access{inputs_ + g, {0, 0, 0}}});
+      } catch (const std::overflow_error&) {
+        continue;  // weights past 64 bits: read as written
+      }
+      terms.insert(terms.end(), swap.begin(), swap.end());
+      changed = true;
+    }
+    return changed ? ir_linear(std::move(terms)) : nullptr;
+  }
+
   // The linear combination with its blocks split, or null when none is.
   IrPtr split(const Ir& e) {
     // (input, outer axis, inner axis) -> its terms
@@ -234,19 +248,10 @@ class Splitter {
       const MixedIntermediate& m = mids_[g];
       if (m.field != field || m.inner_axis != axis) continue;
       if (m.outer_axis == 0 && kernel_axis_[axis] == 2) continue;
-      std::optional<Rational> c;
-      std::size_t matched = 0;
-      bool fits = true;
-      for (const auto& t : m.terms) {
-        const auto it = line.find(t.access.off[axis]);  // (its terms lie off the point: two axes each before the split)
-        if (it == line.end() || (c && it->second != *c * t.coeff)) {
-          fits = false;
-          break;
-        }
-        if (!c) c = it->second / t.coeff;
-        ++matched;
-      }
-      if (!fits || !c || matched != line.size()) continue;
+      std::map<int, Rational> own;  // its terms lie off the point: two axes each before the split
+      for (const auto& t : m.terms) own[t.access.off[axis]] = t.coeff;
+      const std::optional<Rational> c = ratio(own, line);
+      if (!c) continue;
       if (best.first < 0 || (m.outer_axis == 2 && mids_[static_cast<std::size_t>(best.first)].outer_axis != 2)) best = {static_cast<int>(g), *c};
     }
     return best;
@@ -349,23 +354,17 @@ class Merger {
       const auto a = reads.find(static_cast<int>(g)), b = reads.find(static_cast<int>(h));
       if ((a == reads.end()) != (b == reads.end())) return std::nullopt;
       if (a == reads.end()) continue;
-      if (a->second.size() != b->second.size()) return std::nullopt;
-      for (const auto& [off, w] : a->second) {
-        const auto it = b->second.find(off);
-        if (it == b->second.end()) return std::nullopt;
-        if (!r) r = it->second / w;
-        if (it->second != *r * w) return std::nullopt;
-      }
+      const std::optional<Rational> here = ratio(a->second, b->second);
+      if (!here || (r && *here != *r)) return std::nullopt;
+      r = here;
     }
     return r;
   }
 
   IrPtr rebuild(const IrPtr& e) {
-    if (const auto it = done_.find(e.get()); it != done_.end()) return it->second;
-    IrPtr out = e;
-    if (e->kind == Ir::Kind::Linear) {
+    return map_linear(e, done_, [&](const Ir& l) {
       std::vector<Term> terms;
-      for (auto t : e->terms) {
+      for (auto t : l.terms) {
         if (t.access.field >= inputs_) {
           const auto g = static_cast<std::size_t>(t.access.field - inputs_);
           if (rep_[g] != g) continue;  // summed into its representative
@@ -374,11 +373,8 @@ class Merger {
         }
         terms.push_back(t);
       }
-      out = ir_linear(std::move(terms));
-    } else {
-      out = with_args(e, [&](const IrPtr& a) { return rebuild(a); });
-    }
-    return done_[e.get()] = out;
+      return ir_linear(std::move(terms));
+    });
   }
 
   MixedSplit& s_;

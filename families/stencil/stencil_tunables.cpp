@@ -110,10 +110,10 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // Intermediates of x and z pairs read along z: one value a point from a
   // plane's x neighbours instead of a row and its halo, and none of the
   // row's shared loads, for a queue's registers. Float32 kernels, bound by
-  // issue and shared loads, gain 10-12%; float64 kernels lose blocks an SM
-  // to the registers, but for mhd_iso3d (one block an SM either way: 9%
-  // faster alone, but the Orszag-Tang program's fused stages spill)
-  // (bench/RESULTS.md, "thirty-ninth session").
+  // issue and shared loads, gain 10-18%; float64 kernels lose blocks an SM
+  // to the registers (0.74-0.8x). mhd_iso3d in float64, one block an SM
+  // either way, gains 1.1x alone, but the Orszag-Tang program's fused
+  // stages would spill (bench/RESULTS.md, "thirty-ninth session").
   if (mixed_intermediates(spec, ka, false) == mixed_intermediates(spec, ka, true)) {
     b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL}, 0, 0, 1, 0));
     b.back().values_note = "no mixed derivative along x and z splits";
