@@ -106,19 +106,23 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // by shared-memory bandwidth, a third of their shared loads along z, and
   // cost float32 kernels, bound by issue, the queues' moves
   // (bench/RESULTS.md, "twentieth session").
-  b.push_back(offer(row_of(t, &StencilPlan::z_queue), {0LL, 1LL}, spec.dtype == Dtype::Float64 ? 1 : 0, 0, 1, 0));
   // Intermediates of x and z pairs read along z: one value a point from a
   // plane's x neighbours instead of a row and its halo, and none of the
   // row's shared loads, for a queue's registers. Float32 kernels, bound by
-  // issue and shared loads, gain 10-18%; float64 kernels lose blocks an SM
-  // to the registers (0.74-0.8x). mhd_iso3d in float64, one block an SM
-  // either way, gains 1.1x alone, but the Orszag-Tang program's fused
-  // stages would spill (bench/RESULTS.md, "thirty-ninth session").
-  if (mixed_intermediates(spec, ka, false) == mixed_intermediates(spec, ka, true)) {
+  // issue and shared loads, gain 10-18% ("thirty-ninth session"). In
+  // float64 those queues and the columns' cost more registers than an SM
+  // keeps for two blocks (momentum_visc3d 254, 0.8x), but the x and z
+  // queues alone, the columns read from the planes, gain 3-4% over the
+  // columns alone ("fortieth session"): where such a pair splits, float64
+  // takes them instead of the columns. (The Orszag-Tang program's fused
+  // float64 stages spill with them; mhd_iso3d's spec says 0.)
+  const bool xz_splits = mixed_intermediates(spec, ka, false) != mixed_intermediates(spec, ka, true);
+  b.push_back(offer(row_of(t, &StencilPlan::z_queue), {0LL, 1LL}, spec.dtype == Dtype::Float64 && !xz_splits ? 1 : 0, 0, 1, 0));
+  if (!xz_splits) {
     b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL}, 0, 0, 1, 0));
     b.back().values_note = "no mixed derivative along x and z splits";
   } else {
-    b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL, 1LL}, spec.dtype == Dtype::Float32 ? 1 : 0, 0, 1, 0));
+    b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL, 1LL}, 1, 0, 1, 0));
   }
   // Inputs read at the point alone in registers rather than rings: the
   // induction equation's velocity 1.12x (float64) and 1.07x (float32) at

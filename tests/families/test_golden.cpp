@@ -254,8 +254,8 @@ TEST_CASE("plan: values carried from plane to plane in registers, refused with t
   CHECK(plan_stencil(c, c.choose({"strategy=stage", "rows_y=2", "z_queue=1"})).carried_values() == (7 + 1 + 1 + 7) * 2);
   CHECK(plan_stencil(c, c.choose({"strategy=stage", "rows_y=2", "z_queue=0"})).carried_values() == 0);
   const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
-  CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=1"})).carried_values() == 4 * 7 + 2 * 7);
-  CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=0", "rows_y=2"})).carried_values() == 2 * 7 * 2);
+  CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=1", "xz_queue=0"})).carried_values() == 4 * 7 + 2 * 7);
+  CHECK(plan_stencil(m, m.choose({"strategy=stage", "z_queue=0", "xz_queue=0", "rows_y=2"})).carried_values() == 2 * 7 * 2);
   // A stage of one row whose column alone does not fit: a 2-D spec (y is
   // marched) reading 129 planes along y (an operator of 65 points, the
   // most, applied twice). The refusal points at z_queue.
@@ -299,7 +299,7 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   // The velocity of the induction equation is read at the point: it has
   // no ring, each thread reads it from global memory.
   const Spec ind = load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json");
-  const StencilPlan pi = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1"}));
+  const StencilPlan pi = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "xz_queue=0"}));
   // Its mixed derivatives in two passes (the default): intermediates read
   // along x take each of the 4 warps a row of 32 + 2 x 3 values; those read
   // along z, registers. (ay along y and az along z, read together along x
@@ -310,14 +310,14 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   CHECK(pi.mids.size() == 5);
   CHECK(pi.mid_shared_bytes == along_x * 4 * 38 * 8);
   CHECK(pi.dynamic_shared_bytes == (3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
-  CHECK(plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "mixed_passes=1"})).dynamic_shared_bytes ==
+  CHECK(plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "xz_queue=0", "mixed_passes=1"})).dynamic_shared_bytes ==
         3 * 38 * 10 * (7 + 1) * 8);
   // point_registers: 1 by default where the inputs read at the point take
   // at most 8 registers a point (the velocity's 3 in float64: 6); with 0,
   // each has a ring of its points (no halo) of its plane and the one ahead.
   CHECK(tunable_int(ind.choose(), "point_registers") == 1);
   CHECK(tunable_int(load_spec(gpen::test::source_dir() + "/specs/stencil/induction3d.json", Dtype::Float32).choose(), "point_registers") == 1);
-  const StencilPlan rings = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "point_registers=0"}));
+  const StencilPlan rings = plan_stencil(ind, ind.choose({"block_x=32", "block_y=4", "rows_y=1", "ring_ahead=1", "xz_queue=0", "point_registers=0"}));
   CHECK(rings.dynamic_shared_bytes == (3 * 32 * 4 * (1 + 1) + 3 * 38 * 10 * (7 + 1) + along_x * 4 * 38) * 8);
   // The velocity's 3 values a point, carried once: in registers, or with
   // z_queue as its rings' queues of one plane.
@@ -357,7 +357,7 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   // The intermediates' share is named, and mixed_passes 1 offered where it fits.
   const Spec mom = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
   try {
-    plan_stencil(mom, mom.choose({"rows_y=1", "ring_ahead=0", "block_x=64", "block_y=8"}));
+    plan_stencil(mom, mom.choose({"rows_y=1", "ring_ahead=0", "block_x=64", "block_y=8", "xz_queue=0"}));
     FAIL("no error");
   } catch (const SpecError& e) {
     CHECK(e.detail().message.find("need 234112 bytes of shared memory (14592 of them for intermediates) with block 64x8") != std::string::npos);
@@ -411,11 +411,18 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   CHECK(tunable_int(c.choose(), "ring_ahead") == 3);
 }
 
-TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64, 0 in float32 and where a spec says so, the stage's own") {
+TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64 unless x and z queues take them, 0 in float32 and where a spec says so, the stage's own") {
   const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
   const Spec m64 = load_spec(dir + "momentum_visc3d.json");
   const Spec m32 = load_spec(dir + "momentum_visc3d.json", Dtype::Float32);
-  CHECK(plan_stencil(m64, m64.choose()).z_queue);
+  // continuity3d (no mixed derivative) and diffusion3d take the columns in
+  // float64; momentum_visc3d, whose x and z pairs split, the x and z queues.
+  for (const char* name : {"continuity3d.json", "diffusion3d.json"}) {
+    const Spec f64 = load_spec(dir + name);
+    CHECK(plan_stencil(f64, f64.choose({"strategy=stage"})).z_queue);
+  }
+  CHECK_FALSE(plan_stencil(m64, m64.choose()).z_queue);
+  CHECK(plan_stencil(m64, m64.choose()).xz_queue);
   CHECK_FALSE(plan_stencil(m32, m32.choose()).z_queue);
   CHECK(plan_stencil(m32, m32.choose({"z_queue=1"})).z_queue);
   // mhd_iso3d's seven columns spill in float64: its spec keeps them in the ring.
@@ -423,22 +430,30 @@ TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64, 0 in 
   CHECK_FALSE(plan_stencil(mhd, mhd.choose()).z_queue);
   // The same shared memory either way; the unit says which.
   CHECK(plan_stencil(m64, m64.choose({"z_queue=0"})).dynamic_shared_bytes == plan_stencil(m64, m64.choose()).dynamic_shared_bytes);
-  CHECK(generate(m64, m64.choose()).source.find("static constexpr bool kZQueue = true;") != std::string::npos);
+  CHECK(generate(m64, m64.choose({"z_queue=1"})).source.find("static constexpr bool kZQueue = true;") != std::string::npos);
+  CHECK(generate(m64, m64.choose()).source.find("static constexpr bool kZQueue = false;") != std::string::npos);
   // Another strategy takes 0, and refuses 1 by name.
   const Spec o2 = load_spec(dir + "laplacian3d_o2.json");
   CHECK_FALSE(plan_stencil(o2, o2.choose()).z_queue);
   CHECK_THROWS_WITH_AS(o2.choose({"z_queue=1"}), doctest::Contains("only the stage strategy has z_queue, and the strategy is march"), UsageError);
 }
 
-TEST_CASE("plan: intermediates of x and z pairs read along z (xz_queue): 1 in float32, 0 in float64, offered where such a pair splits") {
+TEST_CASE("plan: intermediates of x and z pairs read along z (xz_queue): 1 by default, offered where such a pair splits") {
   const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
   const Spec m64 = load_spec(dir + "momentum_visc3d.json");
   const Spec m32 = load_spec(dir + "momentum_visc3d.json", Dtype::Float32);
   CHECK(m64.find_tunable("xz_queue")->values.size() == 2);
-  const StencilPlan x = plan_stencil(m64, m64.choose());
-  const StencilPlan z = plan_stencil(m64, m64.choose({"xz_queue=1"}));
+  const StencilPlan x = plan_stencil(m64, m64.choose({"xz_queue=0", "z_queue=1"}));
+  const StencilPlan z = plan_stencil(m64, m64.choose({"xz_queue=1", "z_queue=1"}));
   CHECK_FALSE(x.xz_queue);
+  CHECK(plan_stencil(m64, m64.choose()).xz_queue);
   CHECK(plan_stencil(m32, m32.choose()).xz_queue);
+  // mhd_iso3d's spec says 0 in float64 (the Orszag-Tang program's fused
+  // stages spill with them), and keeps gpen's 1 in float32.
+  const Spec mhd64 = load_spec(dir + "mhd_iso3d.json");
+  const Spec mhd32 = load_spec(dir + "mhd_iso3d.json", Dtype::Float32);
+  CHECK_FALSE(plan_stencil(mhd64, mhd64.choose()).xz_queue);
+  CHECK(plan_stencil(mhd32, mhd32.choose()).xz_queue);
   // momentum_visc3d's: uy along y + uz along z (one row: read together in
   // dux_dt), ux along y, uz along y, ux along z, uy along y; with xz_queue
   // the x and z pairs leave the rows for the columns' queues: uy along y,
