@@ -147,4 +147,12 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   return b;
 }
 
+// With mixed_passes 1 nothing splits, so xz_queue has nothing to take
+// along x: either value makes the unit of 0 (but for its banner).
+std::optional<std::string> stencil_same_unit_as_plain(const Spec&, const TunableChoice& choice) {
+  const auto passes = choice.find("mixed_passes"), xz = choice.find("xz_queue");
+  if (passes == choice.end() || xz == choice.end() || to_string(passes->second) != "1" || to_string(xz->second) == "0") return std::nullopt;
+  return std::string("xz_queue 1 with mixed_passes 1: the unit of xz_queue 0 (nothing is split into intermediates)");
+}
+
 }  // namespace gpen

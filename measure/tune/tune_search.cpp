@@ -68,6 +68,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       const int threads = r.threads;
       const std::size_t shared = r.shared_bytes, dynamic_shared = r.dynamic_shared_bytes;
       if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
+      if (const auto same = family_of(spec).same_unit_as_plain ? family_of(spec).same_unit_as_plain(spec, c) : std::nullopt) return same;
       if (threads > limits.max_threads_per_block)
         return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);
       if (static_cast<long long>(shared) > limits.max_shared_per_block)

@@ -14,6 +14,7 @@
 
 #include "gpen/families/stencil/stencil_plan.hpp"
 #include "gpen/generator/constraints.hpp"
+#include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tune_search.hpp"
 #include "test_support.hpp"
 
@@ -98,6 +99,29 @@ TEST_CASE("fixed tunables and device limits shrink the space") {
   CHECK(shared);
   CHECK(threads);
   CHECK(ring);
+}
+
+TEST_CASE("a choice that makes another's unit is searched once: xz_queue under mixed_passes 1") {
+  const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  const std::vector<std::string> fixed = {"strategy=stage", "block_x=32", "block_y=4", "points_per_thread=32", "rows_y=1", "ring_ahead=1",
+                                          "stream_stores=1", "shared_pitches=1", "vector_x=1", "unroll_z=0", "min_blocks=0"};
+  const SearchSpace space(m, fixed);
+  // mixed_passes x z_queue x xz_queue: 8 choices, 2 of them the units of xz_queue 0.
+  CHECK(space.total() == 8);
+  CHECK(space.points().size() == 6);
+  for (std::size_t i = 0; i < space.points().size(); ++i) {
+    const auto c = space.choice(i);
+    CHECK_FALSE((tunable_int(c, "mixed_passes") == 1 && tunable_int(c, "xz_queue") == 1));
+  }
+  REQUIRE(space.rejected().size() == 1);
+  CHECK(space.rejected().front().first == "xz_queue 1 with mixed_passes 1: the unit of xz_queue 0 (nothing is split into intermediates)");
+  CHECK(space.rejected().front().second == 2);
+  // The default (xz_queue 1) under mixed_passes 1 is not a point; its twin is.
+  std::vector<std::string> one = fixed;
+  one.push_back("mixed_passes=1");
+  CHECK_FALSE(space.find(m.choose(one)));
+  one.push_back("xz_queue=0");
+  CHECK(space.find(m.choose(one)));
 }
 
 TEST_CASE("constraints in the spec remove points before anything compiles") {

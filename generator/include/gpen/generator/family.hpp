@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ struct Family {
   // (the roofline's FMA time); null for a family whose work is not counted
   // by the point.
   double (*ops_per_point)(const Spec& spec, const Variant& unit) = nullptr;
+  // Why a choice makes the same unit as another choice of the same search
+  // (a tunable without effect under the others' values, which then takes its
+  // plain value), so that the tuner times that unit once; none where it does
+  // not. Null for a family whose tunables all act wherever they are offered.
+  std::optional<std::string> (*same_unit_as_plain)(const Spec& spec, const TunableChoice& choice) = nullptr;
 };
 
 // Every family, in the order of their kinds in the spec format.
