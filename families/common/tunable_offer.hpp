@@ -29,8 +29,8 @@ TunableOffer offer_strategy(const std::vector<TunableRow<Plan>>& rows, const std
 }
 
 std::vector<TunableOffer> stencil_offers(const Spec& spec);
-// Family::same_unit_as_plain of the stencil family.
-std::optional<std::string> stencil_same_unit_as_plain(const Spec& spec, const TunableChoice& choice);
+// Family::plain_twin of the stencil family.
+std::optional<TunableChoice> stencil_plain_twin(const Spec& spec, const TunableChoice& choice);
 std::vector<TunableOffer> scan_offers(const Spec& spec);
 std::vector<TunableOffer> sbp_offers(const Spec& spec);
 std::vector<TunableOffer> pairwise_offers(const Spec& spec);

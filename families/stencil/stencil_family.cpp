@@ -37,7 +37,7 @@ SpecShape spec_shape() {
 const Family& stencil_family() {
   static const Family f{"stencil", spec_shape(), nullptr, [] { return FamilyDecl{StencilDecl{}}; }, [] { return table_info(stencil_tunable_rows()); },
                         stencil_offers, plan_stencil_unit, print_stencil_unit, resources, describe, stencil_ops_per_point,
-                        stencil_same_unit_as_plain};
+                        stencil_plain_twin};
   return f;
 }
 

@@ -126,14 +126,15 @@ void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
   // else the rows (march and stage), else the stage's columns.
   std::string fix = march ? "fewer rows_y or vector_x" : "fewer rows_y";
   if (!march && p.z_queue) fix += ", z_queue 0";
-  if (!march && p.xz_queue) fix += ", xz_queue 0";
+  const bool xz_queues = p.xz_queue && p.mixed_passes == 2;  // else xz_queue changes nothing
+  if (!march && xz_queues) fix += ", xz_queue 0";
   if (!march && p.mixed_passes == 2) fix += ", mixed_passes 1";
   if (p.min_blocks > 0 && by_blocks) fix += ", a smaller min_blocks";
   else if (by_blocks) fix += ", a smaller block";
   if (march) fix += p.ring_ahead > 0 ? ", or the stage strategy" : ", ring_ahead > 0 (only the planes behind stay in registers), or the stage strategy";
   const std::string msg = fmt::format("{}: {} registers in {}, more than the {} a thread may have{}", what, need, to_string(spec.dtype), limit, bound);
   const bool blame_blocks = p.min_blocks > 0 && by_blocks;
-  if (!blame_blocks && !march && p.rows_y == 1 && (p.z_queue || p.xz_queue))
+  if (!blame_blocks && !march && p.rows_y == 1 && (p.z_queue || xz_queues))
     refuse_tunable(spec, stencil_tunable_rows(), p.z_queue ? &StencilPlan::z_queue : &StencilPlan::xz_queue, msg, fix);
   refuse_tunable(spec, stencil_tunable_rows(), blame_blocks ? &StencilPlan::min_blocks : &StencilPlan::rows_y, msg, fix);
 }

@@ -147,12 +147,17 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   return b;
 }
 
-// With mixed_passes 1 nothing splits, so xz_queue has nothing to take
-// along x: either value makes the unit of 0 (but for its banner).
-std::optional<std::string> stencil_same_unit_as_plain(const Spec&, const TunableChoice& choice) {
-  const auto passes = choice.find("mixed_passes"), xz = choice.find("xz_queue");
-  if (passes == choice.end() || xz == choice.end() || to_string(passes->second) != "1" || to_string(xz->second) == "0") return std::nullopt;
-  return std::string("xz_queue 1 with mixed_passes 1: the unit of xz_queue 0 (nothing is split into intermediates)");
+// With mixed_passes 1 the plan splits nothing into intermediates, so
+// xz_queue has nothing to take along x: 1 makes the unit of its plain 0
+// (but for the banner).
+std::optional<TunableChoice> stencil_plain_twin(const Spec&, const TunableChoice& choice) {
+  const auto& t = stencil_tunable_rows();
+  const auto passes = choice.find(row_of(t, &StencilPlan::mixed_passes).name);
+  const auto xz = choice.find(row_of(t, &StencilPlan::xz_queue).name);
+  if (passes == choice.end() || xz == choice.end() || passes->second != TunableValue{1LL} || xz->second == TunableValue{0LL}) return std::nullopt;
+  TunableChoice twin = choice;
+  twin[xz->first] = 0LL;
+  return twin;
 }
 
 }  // namespace gpen

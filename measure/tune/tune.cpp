@@ -289,8 +289,9 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
   };
   so.seed = o.seed;
   // The default is also a point of the search (timed like the others), so
-  // that "best" is never worse than what the user had.
-  const std::optional<std::size_t> d0 = space.find(res.reference.choice);
+  // that "best" is never worse than what the user had: its own, or the
+  // point of its plain twin, the same kernel.
+  const std::optional<std::size_t> d0 = find_unit(space, spec, res.reference.choice);
   if (d0) {
     so.first = {*d0};
     objective.time_anyway(*d0);

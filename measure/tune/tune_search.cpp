@@ -57,6 +57,19 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
         for (const TunableValue& v : values_[a]) by_axis[a].push_back(off_strategy(t, v, strategy));
       }
     }
+  // A choice whose unit its plain twin makes (Family::plain_twin), where the
+  // space holds the twin: the tunables the twin changes, "xz_queue=0".
+  auto plain_twin_in = [&](const TunableChoice& c) -> std::optional<std::string> {
+    const auto twin = family_of(spec).plain_twin ? family_of(spec).plain_twin(spec, c) : std::nullopt;
+    if (!twin) return std::nullopt;
+    std::string changed;
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      const TunableValue& v = twin->at(axes_[a].name);
+      if (!std::count(values_[a].begin(), values_[a].end(), v)) return std::nullopt;
+      if (v != c.at(axes_[a].name)) changed += (changed.empty() ? "" : " ") + axes_[a].name + "=" + to_string(v);
+    }
+    return changed;
+  };
   enumerate([&](const GridPoint& p) -> std::optional<std::string> {
     if (has_strategy)
       for (std::size_t a = 0; a < axes_.size(); ++a)
@@ -68,7 +81,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       const int threads = r.threads;
       const std::size_t shared = r.shared_bytes, dynamic_shared = r.dynamic_shared_bytes;
       if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
-      if (const auto same = family_of(spec).same_unit_as_plain ? family_of(spec).same_unit_as_plain(spec, c) : std::nullopt) return same;
+      if (const auto twin = plain_twin_in(c)) return fmt::format("the unit of {} (the same kernel; timed once)", *twin);
       if (threads > limits.max_threads_per_block)
         return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);
       if (static_cast<long long>(shared) > limits.max_shared_per_block)
@@ -301,6 +314,12 @@ SearchResult search(const SearchSpace& space, Objective& objective, const Search
 
 std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objective, const SearchOptions& opt) {
   return search(space, objective, opt).evaluations;
+}
+
+std::optional<std::size_t> find_unit(const SearchSpace& space, const Spec& spec, const TunableChoice& c) {
+  if (const auto i = space.find(c)) return i;
+  const auto twin = family_of(spec).plain_twin ? family_of(spec).plain_twin(spec, c) : std::nullopt;
+  return twin ? space.find(*twin) : std::nullopt;
 }
 
 }  // namespace gpen

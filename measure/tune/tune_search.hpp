@@ -60,6 +60,10 @@ class SearchSpace {
   std::vector<std::pair<std::string, std::size_t>> rejected_;
 };
 
+// The point that times the unit of choice c: c itself, or the plain twin
+// (Family::plain_twin) that the space holds in its place.
+std::optional<std::size_t> find_unit(const SearchSpace& space, const Spec& spec, const TunableChoice& c);
+
 enum class SearchStrategy { Exhaustive, Random, Local };
 SearchStrategy parse_search_strategy(const std::string& s);  // throws invalid_argument
 const char* to_string(SearchStrategy s);

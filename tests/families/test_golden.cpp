@@ -415,12 +415,15 @@ TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64 unless
   const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
   const Spec m64 = load_spec(dir + "momentum_visc3d.json");
   const Spec m32 = load_spec(dir + "momentum_visc3d.json", Dtype::Float32);
-  // continuity3d (no mixed derivative) and diffusion3d take the columns in
-  // float64; momentum_visc3d, whose x and z pairs split, the x and z queues.
-  for (const char* name : {"continuity3d.json", "diffusion3d.json"}) {
-    const Spec f64 = load_spec(dir + name);
-    CHECK(plan_stencil(f64, f64.choose({"strategy=stage"})).z_queue);
-  }
+  // Where no x and z pair splits, float64 takes the columns: diffusion3d
+  // (no mixed derivative) and an x and y pair; momentum_visc3d, whose x
+  // and z pairs split, takes the x and z queues instead.
+  const Spec diffusion = load_spec(dir + "diffusion3d.json");
+  CHECK(plan_stencil(diffusion, diffusion.choose({"strategy=stage"})).z_queue);
+  const Spec xy = load_spec_string(gpen::test::two_input_spec(3, 6, {{"w", "D1(D1(u, y), x) + v"}}));
+  CHECK(xy.find_tunable("mixed_passes")->values.size() == 2);
+  CHECK(xy.find_tunable("xz_queue")->values.size() == 1);
+  CHECK(plan_stencil(xy, xy.choose({"strategy=stage"})).z_queue);
   CHECK_FALSE(plan_stencil(m64, m64.choose()).z_queue);
   CHECK(plan_stencil(m64, m64.choose()).xz_queue);
   CHECK_FALSE(plan_stencil(m32, m32.choose()).z_queue);

@@ -114,14 +114,24 @@ TEST_CASE("a choice that makes another's unit is searched once: xz_queue under m
     CHECK_FALSE((tunable_int(c, "mixed_passes") == 1 && tunable_int(c, "xz_queue") == 1));
   }
   REQUIRE(space.rejected().size() == 1);
-  CHECK(space.rejected().front().first == "xz_queue 1 with mixed_passes 1: the unit of xz_queue 0 (nothing is split into intermediates)");
+  CHECK(space.rejected().front().first == "the unit of xz_queue=0 (the same kernel; timed once)");
   CHECK(space.rejected().front().second == 2);
-  // The default (xz_queue 1) under mixed_passes 1 is not a point; its twin is.
+  // The default (xz_queue 1) under mixed_passes 1 is not a point; its twin
+  // is, and times its unit.
   std::vector<std::string> one = fixed;
   one.push_back("mixed_passes=1");
   CHECK_FALSE(space.find(m.choose(one)));
-  one.push_back("xz_queue=0");
-  CHECK(space.find(m.choose(one)));
+  REQUIRE(find_unit(space, m, m.choose(one)));
+  CHECK(tunable_int(space.choice(*find_unit(space, m, m.choose(one))), "xz_queue") == 0);
+  // Where the space has no twin (xz_queue fixed to 1), the choice stays:
+  // mixed_passes 1 is still searched.
+  std::vector<std::string> xz1 = fixed;
+  xz1.push_back("xz_queue=1");
+  const SearchSpace pinned(m, xz1);
+  CHECK(pinned.points().size() == 4);
+  CHECK(pinned.find(m.choose(one)));
+  one.push_back("xz_queue=1");
+  CHECK(SearchSpace(m, one).points().size() == 2);
 }
 
 TEST_CASE("constraints in the spec remove points before anything compiles") {

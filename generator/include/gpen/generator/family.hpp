@@ -53,11 +53,12 @@ struct Family {
   // (the roofline's FMA time); null for a family whose work is not counted
   // by the point.
   double (*ops_per_point)(const Spec& spec, const Variant& unit) = nullptr;
-  // Why a choice makes the same unit as another choice of the same search
-  // (a tunable without effect under the others' values, which then takes its
-  // plain value), so that the tuner times that unit once; none where it does
-  // not. Null for a family whose tunables all act wherever they are offered.
-  std::optional<std::string> (*same_unit_as_plain)(const Spec& spec, const TunableChoice& choice) = nullptr;
+  // The choice that makes the same unit as `choice`, with each tunable that
+  // has no effect under the others' values at its plain value, where that
+  // differs from `choice`; none where every tunable acts. The tuner times
+  // such a unit once, as its twin, where its space holds the twin. Null for
+  // a family whose tunables all act wherever they are offered.
+  std::optional<TunableChoice> (*plain_twin)(const Spec& spec, const TunableChoice& choice) = nullptr;
 };
 
 // Every family, in the order of their kinds in the spec format.
