@@ -294,13 +294,13 @@ class Merger {
     if (n < 2) return;
     for (const auto& r : s_.roots) gather(*r);
     std::vector<std::size_t> rep(n);
-    std::vector<Rational> ratio(n, Rational(1));
+    std::vector<Rational> weight(n, Rational(1));  // of h's terms in its representative
     for (std::size_t g = 0; g < n; ++g) rep[g] = g;
     for (std::size_t g = 0; g < n; ++g) {
       if (rep[g] != g) continue;
       for (std::size_t h = g + 1; h < n; ++h)
         if (rep[h] == h && s_.mids[g].outer_axis == 0 && s_.mids[h].outer_axis == 0 && s_.mids[h].reach == s_.mids[g].reach)
-          if (const auto r = proportion(g, h)) rep[h] = g, ratio[h] = *r;
+          if (const auto r = proportion(g, h)) rep[h] = g, weight[h] = *r;
     }
     // The merged intermediates, each scaled back to integers without a
     // common factor (its reads divided by that scale).
@@ -313,7 +313,7 @@ class Merger {
       for (std::size_t h = g; h < n; ++h) {
         if (rep[h] != g) continue;
         if (h != g) m.also.emplace_back(s_.mids[h].field, s_.mids[h].inner_axis);
-        for (const auto& t : s_.mids[h].terms) sum[t.access] += ratio[h] * t.coeff;
+        for (const auto& t : s_.mids[h].terms) sum[t.access] += weight[h] * t.coeff;
       }
       Row row;
       for (const auto& [a, c] : sum) row.push_back(c);

@@ -110,8 +110,8 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   // plane's x neighbours instead of a row and its halo, and none of the
   // row's shared loads, for a queue's registers. Float32 kernels, bound by
   // issue and shared loads, gain 10-18% ("thirty-ninth session"). In
-  // float64 those queues and the columns' cost more registers than an SM
-  // keeps for two blocks (momentum_visc3d 254, 0.8x), but the x and z
+  // float64 those queues and the columns together take more registers than
+  // an SM keeps for two blocks (momentum_visc3d 254, 0.8x), but the x and z
   // queues alone, the columns read from the planes, gain 3-4% over the
   // columns alone ("fortieth session"): where such a pair splits, float64
   // takes them instead of the columns. (The Orszag-Tang program's fused

@@ -21,6 +21,12 @@ std::size_t index_of(const std::vector<GridPoint>& points, const GridPoint& p) {
   return it != points.end() && *it == p ? static_cast<std::size_t>(it - points.begin()) : points.size();
 }
 
+// The spec's family's plain twin of c (Family::plain_twin), if it has one.
+std::optional<TunableChoice> plain_twin_of(const Spec& spec, const TunableChoice& c) {
+  const Family& f = family_of(spec);
+  return f.plain_twin ? f.plain_twin(spec, c) : std::nullopt;
+}
+
 }  // namespace
 
 SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits) : axes_(spec.tunables) {
@@ -60,7 +66,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
   // A choice whose unit its plain twin makes (Family::plain_twin), where the
   // space holds the twin: the tunables the twin changes, "xz_queue=0".
   auto plain_twin_in = [&](const TunableChoice& c) -> std::optional<std::string> {
-    const auto twin = family_of(spec).plain_twin ? family_of(spec).plain_twin(spec, c) : std::nullopt;
+    const auto twin = plain_twin_of(spec, c);
     if (!twin) return std::nullopt;
     std::string changed;
     for (std::size_t a = 0; a < axes_.size(); ++a) {
@@ -318,7 +324,7 @@ std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objectiv
 
 std::optional<std::size_t> find_unit(const SearchSpace& space, const Spec& spec, const TunableChoice& c) {
   if (const auto i = space.find(c)) return i;
-  const auto twin = family_of(spec).plain_twin ? family_of(spec).plain_twin(spec, c) : std::nullopt;
+  const auto twin = plain_twin_of(spec, c);
   return twin ? space.find(*twin) : std::nullopt;
 }
 
