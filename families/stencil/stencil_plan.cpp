@@ -37,6 +37,22 @@ LaunchDims StencilPlan::launch(const std::array<long long, 3>& user) const {
   d.grid[0] = ceil_div(n[0], static_cast<long long>(block_x) * vector_x);
   d.grid[1] = ceil_div(n[1], static_cast<long long>(block_y) * rows_y);
   d.grid[2] = strategy == StencilStrategy::Direct ? static_cast<unsigned>(n[2]) : ceil_div(n[2], points_per_thread);
+  // The stage kernel walks nz / gridDim.z planes a block (floor or ceil):
+  // each block copies 2 rz planes more than it computes, so where the grid
+  // still has kStageWalkBlocks blocks or more with fewer of them along z,
+  // it walks 2 or 4 times points_per_thread (the heavy defaults at 512^3:
+  // bench/RESULTS.md, "forty-first session"; fewer blocks leave a tail of
+  // idle SMs).
+  if (strategy == StencilStrategy::Stage) {
+    const long long columns = static_cast<long long>(d.grid[0]) * d.grid[1];
+    for (const long long m : {4LL, 2LL}) {
+      const unsigned gz = ceil_div(n[2], points_per_thread * m);
+      if (columns * gz >= kStageWalkBlocks) {
+        d.grid[2] = gz;
+        break;
+      }
+    }
+  }
   return d;
 }
 

@@ -18,6 +18,13 @@ namespace gpen {
 enum class StencilStrategy { Direct, March, Tile, Rolling, Stage };
 const char* to_string(StencilStrategy s);
 
+// Blocks a stage grid keeps at least when its blocks walk 2 or 4 times
+// points_per_thread planes (StencilPlan::launch), so that the last wave's
+// idle SMs cost little: 10 to 31 waves of the heavy defaults' 1 to 3
+// blocks an SM on an H100's 132 SMs. (A rule from the device's SMs and the
+// unit's resident blocks would carry to other GPUs.)
+constexpr long long kStageWalkBlocks = 4096;
+
 struct LaunchDims {
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};

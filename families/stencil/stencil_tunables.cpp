@@ -11,7 +11,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"strategy", "direct: a thread a point; march: along z with registers or a ring; tile, rolling: planes in shared memory; stage: every input's planes in shared memory (many fields)", "", "", {}},
       {"block_x", "threads of a block along x", "kBlockX", "", &StencilPlan::block_x},
       {"block_y", "threads of a block along y (3-D arrays only)", "kBlockY", "", &StencilPlan::block_y},
-      {"points_per_thread", "points a thread computes along z (the marched axis)", "kPointsPerThread", "", &StencilPlan::points_per_thread},
+      {"points_per_thread", "points a thread computes along z (the marched axis; stage: up to 4 times as many where the grid has blocks to spare)", "kPointsPerThread", "", &StencilPlan::points_per_thread},
       {"vector_x", "points a thread owns along x, moved as one vector", "kVectorX", "march", &StencilPlan::vector_x},
       {"rows_y", "rows a thread owns along y", "kRowsY", "march, stage", &StencilPlan::rows_y},
       {"unroll_z", "1: the march along z fully unrolled", "kUnrollZ", "march", &StencilPlan::unroll_z},

@@ -399,6 +399,13 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
     CHECK(tunable_int(d, "block_y") == height.at(heavy));
     CHECK(plan_stencil(h, h.choose({"block_y=6"})).launch({256, 256, 256}).block == std::array<unsigned, 3>{32, 6, 1});
     CHECK(plan_stencil(h, h.choose({"block_y=5"})).launch({256, 256, 256}).grid[1] == 52);  // 256 / 5, rounded up
+    // The stage walks 4 x 32 planes a block where the grid keeps 4096
+    // blocks (512^3: 16 x 103 x 4), 2 x 32 where only that does, else 32.
+    const StencilPlan five = plan_stencil(h, h.choose({"block_y=5", "points_per_thread=32"}));
+    CHECK(five.launch({512, 512, 512}).grid[2] == 4);
+    CHECK(five.launch({512, 160, 512}).grid[2] == 8);   // 16 x 32 x 8
+    CHECK(five.launch({256, 256, 256}).grid[2] == 8);   // 8 x 52 x 4 < 4096
+    CHECK(five.launch({37, 21, 19}).grid[2] == 1);
   }
   for (const char* single : {"laplacian3d_o2", "laplacian3d_o8", "diffusion3d"}) {
     CAPTURE(single);

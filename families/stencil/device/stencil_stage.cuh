@@ -1,7 +1,8 @@
 // Strategy "stage": the x-y planes of every input, halos and corners
 // included, staged in shared memory, so that a thread's registers hold its
 // arithmetic and no copies of its neighbours. A block owns a tile of
-// kBlockX x kBlockY kRowsY points and walks kPointsPerThread planes along z;
+// kBlockX x kBlockY kRowsY points and walks its share of the planes along z
+// (nz split evenly over gridDim.z; see the grid below);
 // for each input F it keeps a ring of 2 rz + 1 + kRingAhead plane tiles:
 //   - the 2 rz + 1 planes the current step reads (k - rz .. k + rz), so that
 //     every read, along an axis or off the axes (mixed derivatives), is one
@@ -51,7 +52,10 @@
 // and pass the barriers.
 // Dynamic shared memory: every input's ring and the warps' rows of the
 // intermediates read along x (stage_values<B>() values).
-// Grid: (ceil(nx / kBlockX), ceil(ny / (kBlockY kRowsY)), ceil(nz / kPointsPerThread)).
+// Grid: (ceil(nx / kBlockX), ceil(ny / (kBlockY kRowsY)), ceil(nz / walk)),
+// the host's walk kPointsPerThread or, where the grid has blocks to spare,
+// 2 or 4 times that (StencilPlan::launch); a block walks floor or ceil of
+// nz / gridDim.z planes, so any grid covers the array.
 #pragma once
 
 #include "gpen/arch/cp_async.cuh"
@@ -352,8 +356,12 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
 
   const int I0 = blockIdx.x * B::kBlockX, J0 = blockIdx.y * B::kBlockY * Y;
   const int i = I0 + threadIdx.x, j0 = J0 + threadIdx.y * Y;
-  const int k0 = blockIdx.z * B::kPointsPerThread;
-  const int k1 = min(k0 + B::kPointsPerThread, a.n.nz);
+  // The block's planes: nz split evenly over gridDim.z blocks. A grid of
+  // more blocks than planes (not the host's) leaves some empty: they leave
+  // before any barrier, as a whole block.
+  const int k0 = static_cast<int>(static_cast<long long>(blockIdx.z) * a.n.nz / gridDim.z);
+  const int k1 = static_cast<int>(static_cast<long long>(blockIdx.z + 1) * a.n.nz / gridDim.z);
+  if (k0 >= k1) return;
   const bool active = i < a.n.nx && j0 < a.n.ny;
   // The thread's warp, lane, and the warp's first thread (intermediates).
   const int tid = threadIdx.y * B::kBlockX + threadIdx.x;
@@ -507,12 +515,14 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
     }
   };
   if constexpr (kAnyInRegisters) {
-    for_each_step<false, B::kPointsPerThread>(k0, k1, [&](int k) {
+#pragma unroll 1
+    for (int k = k0; k < k1; ++k) {
       step(k);
       load_at_point(at_point, k + 1);  // in flight through the next step's barrier and copies
-    });
+    }
   } else {
-    for_each_step<false, B::kPointsPerThread>(k0, k1, step);
+#pragma unroll 1
+    for (int k = k0; k < k1; ++k) step(k);
   }
   arch::copy_async_wait<0>();  // no copy outlives the block
 }

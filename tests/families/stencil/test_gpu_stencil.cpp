@@ -181,6 +181,27 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
     }
 }
 
+TEST_CASE("the stage strategy's longer walk: grids of 4096 blocks or more walk 2 or 4 times points_per_thread, planes split evenly") {
+  // One plane a thread, so that small arrays make long grids: 3x5 points
+  // are 5 columns of 32x1 blocks; 16390 planes walk 4 a block (4098
+  // blocks along z, the planes 4 or 3 a block), 3001 walk 2 (1501).
+  const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
+  const std::vector<std::string> one = {"strategy=stage", "points_per_thread=1", "block_x=32", "block_y=1", "rows_y=1"};
+  for (const char* name : {"laplacian3d_o8.json", "momentum_visc3d.json"})
+    for (Dtype dt : {Dtype::Float64, Dtype::Float32}) {
+      const Spec s = load_spec(dir + name, dt);
+      CHECK(plan_stencil(s, s.choose(one)).launch({3, 5, 16390}).grid[2] == 4098);
+      CHECK(plan_stencil(s, s.choose(one)).launch({3, 5, 3001}).grid[2] == 1501);
+      check_run(s, one, {3, 5, 16390});
+      check_run(s, one, {3, 5, 3001});
+    }
+  // A 2-D spec marches along y: 16390 rows of 3 points walk 4 a block.
+  const Spec two = load_spec(dir + "laplacian2d_o4.json");
+  const std::vector<std::string> flat = {"strategy=stage", "points_per_thread=1", "block_x=32", "block_y=1", "rows_y=1"};
+  CHECK(plan_stencil(two, two.choose(flat)).launch({3, 16390, 1}).grid[2] == 4098);
+  check_run(two, flat, {3, 16390, 1});
+}
+
 TEST_CASE("mixed derivatives in two passes: 2-D, read along x and z, rank 2, 4th order; a 2-D operator") {
   // Inputs u, v of ghost 3; intermediates reach 3 points (2 in 4th order)
   // along x (the warps' rows) or z (register queues); DXY: a 2-D operator
