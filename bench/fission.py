@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""A fused stencil spec beside its outputs split over several kernels
+(fission, issue 25): each group of outputs becomes a spec of its own, with
+only the lets, inputs and params its expressions use, and the parts' times
+add up against the fused kernel's, each run by `gpen run --json --no-tuned`
+at its own default variant.
+
+    fission.py GPEN SPEC DTYPE SIZE SPLIT [SPLIT...] [--check-only]
+
+A SPLIT names groups of outputs: groups apart by '/', outputs of a group by
+',', e.g. 'dux_dt/duy_dt/duz_dt' or 'dux_dt,duy_dt/duz_dt'. A part keeps
+the spec's tunables where `gpen check` accepts them for it, else takes
+none (a part light enough for the march, whose heights the fused spec's
+block_y default is not among). Every spec runs twice, in alternation; each
+takes the lower of its times. --check-only writes and checks the parts,
+without a GPU."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def identifiers(expr):
+    return set(re.findall(r"[A-Za-z_]\w*", expr))
+
+
+def part_of(spec, outputs):
+    """The spec restricted to `outputs`: the lets they use, transitively,
+    and the inputs and params those reach."""
+    missing = set(outputs) - {o["field"] for o in spec["outputs"]}
+    if missing:
+        raise SystemExit(f"fission.py: {spec['name']} has no output {', '.join(sorted(missing))}")
+    lets = {let["name"]: let for let in spec.get("lets", [])}
+    used, todo = set(), [o["expr"] for o in spec["outputs"] if o["field"] in outputs]
+    while todo:
+        for name in identifiers(todo.pop()) - used:
+            used.add(name)
+            if name in lets:
+                todo.append(lets[name]["expr"])
+    part = dict(spec)
+    part.pop("$schema", None)
+    part["name"] = spec["name"] + "__" + "_".join(outputs)
+    part["outputs"] = [o for o in spec["outputs"] if o["field"] in outputs]
+    part["lets"] = [let for let in spec.get("lets", []) if let["name"] in used]
+    part["fields"] = [f for f in spec["fields"] if f["name"] in outputs or (f["role"] == "input" and f["name"] in used)]
+    part["params"] = [p for p in spec.get("params", []) if p["name"] in used]
+    return part
+
+
+def write_checked(gpen, part, where, dtype):
+    path = where / (part["name"] + ".json")
+    path.write_text(json.dumps(part, indent=1))
+    check = lambda: subprocess.run([gpen, "compile", str(path), "--dtype", dtype], capture_output=True, text=True)
+    if check().returncode != 0 and "tunables" in part:
+        part = {k: v for k, v in part.items() if k != "tunables"}
+        path.write_text(json.dumps(part, indent=1))
+    done = check()
+    if done.returncode != 0:
+        raise SystemExit(f"fission.py: part {part['name']}: {done.stderr.strip()[-400:]}")
+    return path
+
+
+def median_ms(gpen, path, dtype, size):
+    out = subprocess.run([gpen, "run", str(path), "--size", size, "--dtype", dtype, "--no-tuned", "--repeat", "20", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    doc = json.loads(out.stdout) if out.stdout.strip() else {}
+    if "median_ms" not in doc:
+        raise SystemExit(f"fission.py: {path}: {doc.get('message', out.stderr[-400:])}")
+    return doc["median_ms"], doc.get("pct_copy", 0.0), doc["variant"]
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--check-only"]
+    check_only = len(args) != len(sys.argv) - 1
+    if len(args) < 5:
+        raise SystemExit(__doc__)
+    gpen, spec_path, dtype, size, splits = args[0], pathlib.Path(args[1]), args[2], args[3], args[4:]
+    spec = json.loads(spec_path.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        where = pathlib.Path(tmp)
+        groups = {tuple(g.split(",")) for s in splits for g in s.split("/")}
+        paths = {g: write_checked(gpen, part_of(spec, list(g)), where, dtype) for g in sorted(groups)}
+        for g, path in paths.items():
+            part = json.loads(path.read_text())
+            print(f"part {','.join(g)}: inputs {', '.join(f['name'] for f in part['fields'] if f['role'] == 'input')}", flush=True)
+        if check_only:
+            return
+        best = {}
+        for _ in range(2):
+            for key, path in [(None, spec_path)] + list(paths.items()):
+                ms, pct, variant = median_ms(gpen, path, dtype, size)
+                if key not in best or ms < best[key][0]:
+                    best[key] = (ms, pct, variant)
+        for key, (ms, pct, variant) in best.items():
+            print(f"{'fused' if key is None else ','.join(key)}: {ms:.3f} ms, {pct:.1f}% of copy ({variant})")
+        for s in splits:
+            total = sum(best[tuple(g.split(','))][0] for g in s.split("/"))
+            print(f"{spec['name']} {dtype} {size}: fused {best[None][0]:.3f} ms, split {s} {total:.3f} ms, fused / split {best[None][0] / total:.3f}")
+
+
+if __name__ == "__main__":
+    main()
