@@ -5,15 +5,16 @@ only the lets, inputs and params its expressions use, and the parts' times
 add up against the fused kernel's, each run by `gpen run --json --no-tuned`
 at its own default variant.
 
-    fission.py GPEN SPEC DTYPE SIZE SPLIT [SPLIT...] [--check-only]
+    fission.py GPEN SPEC DTYPE SIZE SPLIT [SPLIT...] [--parts-set K=V]... [--check-only]
 
 A SPLIT names groups of outputs: groups apart by '/', outputs of a group by
 ',', e.g. 'dux_dt/duy_dt/duz_dt' or 'dux_dt,duy_dt/duz_dt'. A part keeps
 the spec's tunables where `gpen check` accepts them for it, else takes
 none (a part light enough for the march, whose heights the fused spec's
 block_y default is not among). Every spec runs twice, in alternation; each
-takes the lower of its times. --check-only writes and checks the parts,
-without a GPU."""
+takes the lower of its times. --parts-set K=V sets a tunable of every part
+(e.g. strategy=stage for parts the march would take); --check-only writes
+and checks the parts, without a GPU."""
 import json
 import pathlib
 import re
@@ -49,10 +50,10 @@ def part_of(spec, outputs):
     return part
 
 
-def write_checked(gpen, part, where, dtype):
+def write_checked(gpen, part, where, dtype, sets):
     path = where / (part["name"] + ".json")
     path.write_text(json.dumps(part, indent=1))
-    check = lambda: subprocess.run([gpen, "compile", str(path), "--dtype", dtype], capture_output=True, text=True)
+    check = lambda: subprocess.run([gpen, "compile", str(path), "--dtype", dtype, *sets], capture_output=True, text=True)
     if check().returncode != 0 and "tunables" in part:
         part = {k: v for k, v in part.items() if k != "tunables"}
         path.write_text(json.dumps(part, indent=1))
@@ -62,8 +63,8 @@ def write_checked(gpen, part, where, dtype):
     return path
 
 
-def median_ms(gpen, path, dtype, size):
-    out = subprocess.run([gpen, "run", str(path), "--size", size, "--dtype", dtype, "--no-tuned", "--repeat", "20", "--json"],
+def median_ms(gpen, path, dtype, size, sets):
+    out = subprocess.run([gpen, "run", str(path), "--size", size, "--dtype", dtype, *sets, "--no-tuned", "--repeat", "20", "--json"],
                          capture_output=True, text=True, timeout=300)
     doc = json.loads(out.stdout) if out.stdout.strip() else {}
     if "median_ms" not in doc:
@@ -72,8 +73,15 @@ def median_ms(gpen, path, dtype, size):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--check-only"]
-    check_only = len(args) != len(sys.argv) - 1
+    args, sets, check_only = [], [], False
+    argv = iter(sys.argv[1:])
+    for a in argv:
+        if a == "--check-only":
+            check_only = True
+        elif a == "--parts-set":
+            sets += ["--set", next(argv, "")]
+        else:
+            args.append(a)
     if len(args) < 5:
         raise SystemExit(__doc__)
     gpen, spec_path, dtype, size, splits = args[0], pathlib.Path(args[1]), args[2], args[3], args[4:]
@@ -81,7 +89,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         where = pathlib.Path(tmp)
         groups = {tuple(g.split(",")) for s in splits for g in s.split("/")}
-        paths = {g: write_checked(gpen, part_of(spec, list(g)), where, dtype) for g in sorted(groups)}
+        paths = {g: write_checked(gpen, part_of(spec, list(g)), where, dtype, sets) for g in sorted(groups)}
         for g, path in paths.items():
             part = json.loads(path.read_text())
             print(f"part {','.join(g)}: inputs {', '.join(f['name'] for f in part['fields'] if f['role'] == 'input')}", flush=True)
@@ -90,7 +98,7 @@ def main():
         best = {}
         for _ in range(2):
             for key, path in [(None, spec_path)] + list(paths.items()):
-                ms, pct, variant = median_ms(gpen, path, dtype, size)
+                ms, pct, variant = median_ms(gpen, path, dtype, size, sets if key else [])
                 if key not in best or ms < best[key][0]:
                     best[key] = (ms, pct, variant)
         for key, (ms, pct, variant) in best.items():

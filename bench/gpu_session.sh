@@ -14,6 +14,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh families  # build, survey verified on the GPU, sanitizers on a variant of each family
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh fission   # build, the heavy specs beside their outputs split over kernels (FISSION_SIZE, default 512; FISSION_DTYPES)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh python    # build, the Python module's tests on CuPy and PyTorch (issue 28), memcheck, launch overhead, the CuPy example
@@ -29,8 +30,8 @@
 # calls of its own (it takes more than 430 s).
 set -uo pipefail
 case "${1:-tests}" in
-  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | profile | simulate | python | handwritten | ranks | mpi | weak | strong) ;;
-  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, profile, simulate, python, handwritten, ranks, mpi, weak or strong)" >&2; exit 2 ;;
+  tests | suite | bench | tune | tunetime | scan | sbp | pairwise | reduce | warm | json | families | defaults | heavy | fission | profile | simulate | python | handwritten | ranks | mpi | weak | strong) ;;
+  *) echo "gpu_session.sh: unknown phase '$1' (tests, suite, bench, tune, tunetime, scan, sbp, pairwise, reduce, warm, json, families, defaults, heavy, fission, profile, simulate, python, handwritten, ranks, mpi, weak or strong)" >&2; exit 2 ;;
 esac
 out=${OUT:-gpu-out}
 mkdir -p "$out"
@@ -136,6 +137,7 @@ if [ "${1:-tests}" = heavy ]; then
     sanitize $tool "laplacian2d_o4 stage 1001x37" specs/stencil/laplacian2d_o4.json --size 1001x37 --set strategy=stage --set ring_ahead=2 --repeat 1 --verify --no-tuned
     sanitize $tool "continuity3d default (stage, columns in registers) 37x21x19" specs/stencil/continuity3d.json --size 37x21x19 --repeat 1 --verify --no-tuned
     sanitize $tool "induction3d float32 stage z_queue 1 rows_y 2 33x19x11" specs/stencil/induction3d.json --size 33x19x11 --dtype float32 --set z_queue=1 --set rows_y=2 --repeat 1 --verify --no-tuned
+    sanitize $tool "momentum_visc3d float32 stage walk of 4 planes 3x5x16390" specs/stencil/momentum_visc3d.json --size 3x5x16390 --dtype float32 --set points_per_thread=1 --repeat 1 --verify --no-tuned
   done >"$out/sanitizer.txt"
   sanitizer_report "$out/sanitizer.txt"
   step "heavy specs: variants x dtypes x sizes (gpen run --json; verified at 67x45x33)"
@@ -144,6 +146,22 @@ if [ "${1:-tests}" = heavy ]; then
   python3 bench/heavy.py $gpen ${HEAVY_SPECS:-${heavy[*]}} --sizes "${HEAVY_SIZES:-256}" --large "${HEAVY_LARGE-512}" "${variants[@]}" >"$out/heavy.md" 2>"$out/heavy.log"
   echo "heavy rc=$?"
   cat "$out/heavy.md"
+  exit 0
+fi
+
+if [ "${1:-tests}" = fission ]; then
+  # Each heavy spec beside its outputs split over kernels, every part at its
+  # default; induction3d's parts, light enough for the march, again as stage
+  # kernels.
+  step "fission: the fused heavy specs beside their outputs split over kernels (bench/fission.py, ${FISSION_SIZE:-512}^3)"
+  for dtype in ${FISSION_DTYPES:-float64 float32}; do
+    python3 bench/fission.py $gpen specs/stencil/momentum_visc3d.json $dtype ${FISSION_SIZE:-512} dux_dt/duy_dt/duz_dt dux_dt,duy_dt/duz_dt
+    for parts in "" "--parts-set strategy=stage"; do
+      python3 bench/fission.py $gpen specs/stencil/induction3d.json $dtype ${FISSION_SIZE:-512} dax_dt/day_dt/daz_dt $parts
+    done
+    python3 bench/fission.py $gpen specs/stencil/mhd_iso3d.json $dtype ${FISSION_SIZE:-512} dlnrho_dt,dux_dt,duy_dt,duz_dt/dax_dt,day_dt,daz_dt \
+      dlnrho_dt/dux_dt,duy_dt,duz_dt/dax_dt,day_dt,daz_dt
+  done 2>&1 | tee "$out/fission.txt" | grep -E "fused / split|fission.py:"
   exit 0
 fi
 
