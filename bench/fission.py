@@ -8,10 +8,11 @@ at its own default variant.
     fission.py GPEN SPEC DTYPE SIZE SPLIT [SPLIT...] [--parts-set K=V]... [--check-only]
 
 A SPLIT names groups of outputs: groups apart by '/', outputs of a group by
-',', e.g. 'dux_dt/duy_dt/duz_dt' or 'dux_dt,duy_dt/duz_dt'. A part keeps
-the spec's tunables where `gpen check` accepts them for it, else takes
-none (a part light enough for the march, whose heights the fused spec's
-block_y default is not among). Every spec runs twice, in alternation; each
+',', e.g. 'dux_dt/duy_dt/duz_dt' or 'dux_dt,duy_dt/duz_dt'; each split names
+every output once. A part keeps the spec's tunables less each that `gpen
+compile` refuses for it, said on stderr (e.g. a block_y default of 6,
+not offered to a part light enough for the march; a spec that allows
+only the stage keeps it for every part). Every spec runs twice, in alternation; each
 takes the lower of its times. --parts-set K=V sets a tunable of every part
 (e.g. strategy=stage for parts the march would take); --check-only writes
 and checks the parts, without a GPU."""
@@ -51,22 +52,29 @@ def part_of(spec, outputs):
 
 
 def write_checked(gpen, part, where, dtype, sets):
+    """The part written and compiled; a tunable of the spec's that gpen
+    refuses for the part (its error names /tunables/NAME) is dropped, and
+    said, until none is."""
     path = where / (part["name"] + ".json")
-    path.write_text(json.dumps(part, indent=1))
-    check = lambda: subprocess.run([gpen, "compile", str(path), "--dtype", dtype, *sets], capture_output=True, text=True)
-    if check().returncode != 0 and "tunables" in part:
-        part = {k: v for k, v in part.items() if k != "tunables"}
+    while True:
         path.write_text(json.dumps(part, indent=1))
-    done = check()
-    if done.returncode != 0:
-        raise SystemExit(f"fission.py: part {part['name']}: {done.stderr.strip()[-400:]}")
-    return path
+        done = subprocess.run([gpen, "compile", str(path), "--dtype", dtype, *sets], capture_output=True, text=True)
+        if done.returncode == 0:
+            return path
+        refused = re.search(r"/tunables/(\w+)", done.stderr)
+        if not refused or refused.group(1) not in part.get("tunables", {}):
+            raise SystemExit(f"fission.py: part {part['name']}: {done.stderr.strip()[-400:]}")
+        print(f"part {part['name']}: the spec's tunable {refused.group(1)} dropped ({done.stderr.strip().splitlines()[0]})", file=sys.stderr)
+        part = dict(part, tunables={k: v for k, v in part["tunables"].items() if k != refused.group(1)})
 
 
 def median_ms(gpen, path, dtype, size, sets):
-    out = subprocess.run([gpen, "run", str(path), "--size", size, "--dtype", dtype, *sets, "--no-tuned", "--repeat", "20", "--json"],
-                         capture_output=True, text=True, timeout=300)
-    doc = json.loads(out.stdout) if out.stdout.strip() else {}
+    try:
+        out = subprocess.run([gpen, "run", str(path), "--size", size, "--dtype", dtype, *sets, "--no-tuned", "--repeat", "20", "--json"],
+                             capture_output=True, text=True, timeout=300)
+        doc = json.loads(out.stdout) if out.stdout.strip() else {}
+    except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        raise SystemExit(f"fission.py: {path}: {e}")
     if "median_ms" not in doc:
         raise SystemExit(f"fission.py: {path}: {doc.get('message', out.stderr[-400:])}")
     return doc["median_ms"], doc.get("pct_copy", 0.0), doc["variant"]
@@ -79,13 +87,23 @@ def main():
         if a == "--check-only":
             check_only = True
         elif a == "--parts-set":
-            sets += ["--set", next(argv, "")]
+            kv = next(argv, None)
+            if kv is None or "=" not in kv:
+                raise SystemExit("fission.py: --parts-set wants K=V")
+            sets += ["--set", kv]
+        elif a.startswith("--"):
+            raise SystemExit(f"fission.py: unknown option {a}\n{__doc__}")
         else:
             args.append(a)
     if len(args) < 5:
         raise SystemExit(__doc__)
     gpen, spec_path, dtype, size, splits = args[0], pathlib.Path(args[1]), args[2], args[3], args[4:]
     spec = json.loads(spec_path.read_text())
+    outputs = sorted(o["field"] for o in spec["outputs"])
+    for split in splits:
+        named = sorted(o for g in split.split("/") for o in g.split(","))
+        if named != outputs:
+            raise SystemExit(f"fission.py: split {split} must name each output of {spec['name']} once: {', '.join(outputs)}")
     with tempfile.TemporaryDirectory() as tmp:
         where = pathlib.Path(tmp)
         groups = {tuple(g.split(",")) for s in splits for g in s.split("/")}

@@ -14,7 +14,7 @@
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh families  # build, survey verified on the GPU, sanitizers on a variant of each family
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh defaults  # build, every shipped spec's default variant timed (GPEN_OLD_TREE: beside an older tree)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh heavy     # build, the fused multi-field specs in several variants (HEAVY_SPECS, HEAVY_SIZES, HEAVY_LARGE, HEAVY_VARIANTS), stage under the sanitizers
-#   source .device/bootstrap.sh && bash bench/gpu_session.sh fission   # build, the heavy specs beside their outputs split over kernels (FISSION_SIZE, default 512; FISSION_DTYPES)
+#   source .device/bootstrap.sh && bash bench/gpu_session.sh fission   # build, the heavy specs beside their outputs split over kernels (FISSION_SIZE, default 512; FISSION_DTYPES, default float64: one dtype takes about 6 minutes)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh profile   # build, ncu of one launch of each PROFILE_RUNS line ("spec.json --set ..."): occupancy, issue, shared memory, stalls
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh simulate  # build, the time loop's GPU tests (issue 27), sanitizer runs, a step against its parts alone (SIM_SIZES)
 #   source .device/bootstrap.sh && bash bench/gpu_session.sh python    # build, the Python module's tests on CuPy and PyTorch (issue 28), memcheck, launch overhead, the CuPy example
@@ -154,7 +154,7 @@ if [ "${1:-tests}" = fission ]; then
   # default; induction3d's parts, light enough for the march, again as stage
   # kernels.
   step "fission: the fused heavy specs beside their outputs split over kernels (bench/fission.py, ${FISSION_SIZE:-512}^3)"
-  for dtype in ${FISSION_DTYPES:-float64 float32}; do
+  for dtype in ${FISSION_DTYPES:-float64}; do
     python3 bench/fission.py $gpen specs/stencil/momentum_visc3d.json $dtype ${FISSION_SIZE:-512} dux_dt/duy_dt/duz_dt dux_dt,duy_dt/duz_dt
     for parts in "" "--parts-set strategy=stage"; do
       python3 bench/fission.py $gpen specs/stencil/induction3d.json $dtype ${FISSION_SIZE:-512} dax_dt/day_dt/daz_dt $parts
