@@ -25,6 +25,7 @@ class GridProblem final : public Problem {
   }
   const Spec& spec() const override { return work_.spec(); }
   const std::string& size() const override { return size_; }
+  std::optional<std::array<long long, 3>> grid_shape() const override { return work_.size(); }
   TuningKey tuning_key(const DeviceInfo& d) const override { return gpen::tuning_key(spec(), work_.size(), d); }
   const RateScale& scale() const override { return scale_; }
   Measurement measure(const Variant& variant, int repeat, Check check, int warmup) override {

@@ -6,6 +6,7 @@
 // quoted against the bound of the unit that limits their formula.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,9 @@ class Problem {
   virtual const Spec& spec() const = 0;
   // The size as given (`--size`).
   virtual const std::string& size() const = 0;
+  // The arrays' extents of a grid problem (x, y, z; 1 past its dims), which
+  // make a stencil's launch; none for pairwise problems.
+  virtual std::optional<std::array<long long, 3>> grid_shape() const { return std::nullopt; }
   virtual TuningKey tuning_key(const DeviceInfo& device) const = 0;
   virtual const RateScale& scale() const = 0;
   // What a variant's output is compared with after its first launch:

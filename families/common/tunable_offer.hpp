@@ -3,6 +3,7 @@
 // in the table's order.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ TunableOffer offer_strategy(const std::vector<TunableRow<Plan>>& rows, const std
 
 std::vector<TunableOffer> stencil_offers(const Spec& spec);
 // Family::plain_twin of the stencil family.
-std::optional<TunableChoice> stencil_plain_twin(const Spec& spec, const TunableChoice& choice);
+std::optional<TunableChoice> stencil_plain_twin(const Spec& spec, const TunableChoice& choice, const std::array<long long, 3>* shape);
 std::vector<TunableOffer> scan_offers(const Spec& spec);
 std::vector<TunableOffer> sbp_offers(const Spec& spec);
 std::vector<TunableOffer> pairwise_offers(const Spec& spec);

@@ -150,13 +150,39 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
 // With mixed_passes 1 the plan splits nothing into intermediates, so
 // xz_queue has nothing to take along x: 1 makes the unit of its plain 0
 // (but for the banner).
-std::optional<TunableChoice> stencil_plain_twin(const Spec&, const TunableChoice& choice) {
+std::optional<TunableChoice> stencil_plain_twin(const Spec& spec, const TunableChoice& choice, const std::array<long long, 3>* shape) {
   const auto& t = stencil_tunable_rows();
+  TunableChoice twin = choice;
+  // xz_queue reads intermediates of the second pass: under one pass it does nothing.
   const auto passes = choice.find(row_of(t, &StencilPlan::mixed_passes).name);
   const auto xz = choice.find(row_of(t, &StencilPlan::xz_queue).name);
-  if (passes == choice.end() || xz == choice.end() || passes->second != TunableValue{1LL} || xz->second == TunableValue{0LL}) return std::nullopt;
-  TunableChoice twin = choice;
-  twin[xz->first] = 0LL;
+  if (passes != choice.end() && xz != choice.end() && passes->second == TunableValue{1LL} && xz->second != TunableValue{0LL}) twin[xz->first] = 0LL;
+  // The stage kernel's code does not read points_per_thread: its blocks
+  // take their planes from the grid, which StencilPlan::launch makes from it
+  // (and lengthens where blocks are to spare). Values that make one grid on
+  // `shape` make one kernel launched alike.
+  const std::string& ppt = row_of(t, &StencilPlan::points_per_thread).name;
+  const auto strategy = choice.find(strategy_row(t).name);
+  const TunableDecl* decl = spec.find_tunable(ppt);
+  if (shape && decl && strategy != choice.end() && to_string(strategy->second) == "stage") {
+    try {
+      const StencilPlan own = plan_stencil(spec, twin);
+      const LaunchDims own_dims = own.launch(*shape);
+      for (const TunableValue& v : decl->values) {
+        TunableChoice other = twin;
+        other[ppt] = v;
+        const StencilPlan p = plan_stencil(spec, other);
+        const LaunchDims d = p.launch(*shape);
+        if (d.grid == own_dims.grid && d.block == own_dims.block && p.dynamic_shared_bytes == own.dynamic_shared_bytes) {
+          twin[ppt] = v;
+          break;
+        }
+      }
+    } catch (const SpecError&) {
+      // A choice the plan refuses has no twin of this kind; the space says why it is refused.
+    }
+  }
+  if (twin == choice) return std::nullopt;
   return twin;
 }
 

@@ -257,9 +257,10 @@ std::string today() {
   return buf;
 }
 
-SearchSpace space_of(const Context& ctx, const Spec& spec, const TuneOptions& o, TuneResult& res) {
+SearchSpace space_of(const Context& ctx, const Problem& problem, const TuneOptions& o, TuneResult& res) {
   const DeviceInfo& d = ctx.info();
-  SearchSpace space(spec, o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block, d.max_shared_per_block_optin});
+  SearchSpace space(problem.spec(), o.fixed, DeviceLimits{d.max_threads_per_block, d.max_shared_per_block, d.max_shared_per_block_optin},
+                    problem.grid_shape());
   res.space_total = space.total();
   res.space_valid = space.points().size();
   res.rejected = space.rejected();
@@ -358,7 +359,7 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
 TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   const Spec& spec = problem.spec();
   TuneResult res;
-  const SearchSpace space = space_of(ctx, spec, o, res);
+  const SearchSpace space = space_of(ctx, problem, o, res);
   res.key = problem.tuning_key(ctx.info());
   res.scale = problem.scale();
   res.reference_check = problem.reference_check();

@@ -21,15 +21,32 @@ std::size_t index_of(const std::vector<GridPoint>& points, const GridPoint& p) {
   return it != points.end() && *it == p ? static_cast<std::size_t>(it - points.begin()) : points.size();
 }
 
-// The spec's family's plain twin of c (Family::plain_twin), if it has one.
-std::optional<TunableChoice> plain_twin_of(const Spec& spec, const TunableChoice& c) {
+// A twin of a choice (Family::plain_twin), and whether it makes the same
+// unit (a twin at no shape) or only the same kernel launched alike at the
+// space's shape.
+struct Twin {
+  TunableChoice choice;
+  bool same_unit;
+};
+
+// The spec's family's twins of c: at `shape` where there is one, then at
+// none (a space whose axes lack the first may hold the second); those that
+// exist, differing.
+std::vector<Twin> plain_twins_of(const Spec& spec, const TunableChoice& c, const std::optional<std::array<long long, 3>>& shape) {
   const Family& f = family_of(spec);
-  return f.plain_twin ? f.plain_twin(spec, c) : std::nullopt;
+  std::vector<Twin> twins;
+  if (!f.plain_twin) return twins;
+  auto plain = f.plain_twin(spec, c, nullptr);
+  if (shape)
+    if (auto t = f.plain_twin(spec, c, &*shape)) twins.push_back({*t, plain && *t == *plain});
+  if (plain && (twins.empty() || !twins.front().same_unit)) twins.push_back({std::move(*plain), true});
+  return twins;
 }
 
 }  // namespace
 
-SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits) : axes_(spec.tunables) {
+SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits, std::optional<std::array<long long, 3>> shape)
+    : axes_(spec.tunables), shape_(shape) {
   for (std::size_t a = 0; a < axes_.size(); ++a)
     if (axes_[a].name == "strategy") strata_axis_ = a;
   const TunableChoice pinned = spec.choose(fixed);  // validates names and values
@@ -63,18 +80,23 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
         for (const TunableValue& v : values_[a]) by_axis[a].push_back(off_strategy(t, v, strategy));
       }
     }
-  // A choice whose unit its plain twin makes (Family::plain_twin), where the
-  // space holds the twin: the tunables the twin changes, "xz_queue=0".
+  // A choice whose kernel a twin makes (Family::plain_twin), where the
+  // space holds the twin: why it is left to the twin, naming the tunables
+  // the twin changes ("xz_queue=0").
   auto plain_twin_in = [&](const TunableChoice& c) -> std::optional<std::string> {
-    const auto twin = plain_twin_of(spec, c);
-    if (!twin) return std::nullopt;
-    std::string changed;
-    for (std::size_t a = 0; a < axes_.size(); ++a) {
-      const TunableValue& v = twin->at(axes_[a].name);
-      if (!std::count(values_[a].begin(), values_[a].end(), v)) return std::nullopt;
-      if (v != c.at(axes_[a].name)) changed += (changed.empty() ? "" : " ") + axes_[a].name + "=" + to_string(v);
+    for (const Twin& twin : plain_twins_of(spec, c, shape_)) {
+      std::string changed;
+      bool held = true;
+      for (std::size_t a = 0; a < axes_.size() && held; ++a) {
+        const TunableValue& v = twin.choice.at(axes_[a].name);
+        held = std::count(values_[a].begin(), values_[a].end(), v) > 0;
+        if (v != c.at(axes_[a].name)) changed += (changed.empty() ? "" : " ") + axes_[a].name + "=" + to_string(v);
+      }
+      if (!held) continue;
+      if (twin.same_unit) return fmt::format("the unit of {} (the same kernel; timed once)", changed);
+      return fmt::format("the kernel of {}, launched alike at this size (timed once)", changed);
     }
-    return changed;
+    return std::nullopt;
   };
   enumerate([&](const GridPoint& p) -> std::optional<std::string> {
     if (has_strategy)
@@ -87,7 +109,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       const int threads = r.threads;
       const std::size_t shared = r.shared_bytes, dynamic_shared = r.dynamic_shared_bytes;
       if (const ConstraintDecl* k = first_broken(spec, c)) return fmt::format("breaks the spec's constraint \"{}\"", k->text);
-      if (const auto twin = plain_twin_in(c)) return fmt::format("the unit of {} (the same kernel; timed once)", *twin);
+      if (auto twin = plain_twin_in(c)) return twin;
       if (threads > limits.max_threads_per_block)
         return fmt::format("more threads a block than the device allows ({})", limits.max_threads_per_block);
       if (static_cast<long long>(shared) > limits.max_shared_per_block)
@@ -324,8 +346,9 @@ std::vector<Evaluation> run_search(const SearchSpace& space, Objective& objectiv
 
 std::optional<std::size_t> find_unit(const SearchSpace& space, const Spec& spec, const TunableChoice& c) {
   if (const auto i = space.find(c)) return i;
-  const auto twin = plain_twin_of(spec, c);
-  return twin ? space.find(*twin) : std::nullopt;
+  for (const Twin& twin : plain_twins_of(spec, c, space.shape()))
+    if (const auto i = space.find(twin.choice)) return i;
+  return std::nullopt;
 }
 
 }  // namespace gpen

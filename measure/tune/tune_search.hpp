@@ -6,6 +6,7 @@
 // evaluating, so tests drive the strategies with a synthetic landscape.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -29,8 +30,11 @@ struct DeviceLimits {
 
 class SearchSpace {
  public:
-  // Tunables named in `fixed` ("name=value") take that value only.
-  SearchSpace(const Spec& spec, const std::vector<std::string>& fixed = {}, DeviceLimits limits = {});
+  // Tunables named in `fixed` ("name=value") take that value only. With
+  // `shape`, the arrays the search times on: choices that launch another's
+  // kernel alike there (Family::plain_twin) leave the space to it.
+  SearchSpace(const Spec& spec, const std::vector<std::string>& fixed = {}, DeviceLimits limits = {},
+              std::optional<std::array<long long, 3>> shape = std::nullopt);
   // A synthetic space: axes of the given sizes, `valid` deciding each point.
   SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid);
 
@@ -48,6 +52,8 @@ class SearchSpace {
   // spread order: the tunable "strategy" when there is one, else the first.
   int stratum(std::size_t i) const;
   int strata() const { return sizes_.empty() ? 1 : sizes_[strata_axis_]; }
+  // The arrays the space was made for, if any (the constructor's `shape`).
+  const std::optional<std::array<long long, 3>>& shape() const { return shape_; }
 
  private:
   void enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid);
@@ -58,10 +64,12 @@ class SearchSpace {
   std::vector<GridPoint> points_;
   std::size_t total_ = 0;
   std::vector<std::pair<std::string, std::size_t>> rejected_;
+  std::optional<std::array<long long, 3>> shape_;
 };
 
-// The point that times the unit of choice c: c itself, or the plain twin
-// (Family::plain_twin) that the space holds in its place.
+// The point that times the unit of choice c: c itself, or the twin
+// (Family::plain_twin, at the space's shape or at none) that the space
+// holds in its place.
 std::optional<std::size_t> find_unit(const SearchSpace& space, const Spec& spec, const TunableChoice& c);
 
 enum class SearchStrategy { Exhaustive, Random, Local };

@@ -134,6 +134,60 @@ TEST_CASE("a choice that makes another's unit is searched once: xz_queue under m
   CHECK(SearchSpace(m, one).points().size() == 2);
 }
 
+TEST_CASE("at the search's size, stage choices whose points_per_thread make the same grid are searched once") {
+  // The twin rule holds only while the stage kernel takes its planes from
+  // the grid: its template reads no kPointsPerThread outside comments.
+  std::istringstream stage(gpen::test::read_file(gpen::test::source_dir() + "/families/stencil/device/stencil_stage.cuh"));
+  REQUIRE(stage.str().size() > 1000);
+  for (std::string line; std::getline(stage, line);) CHECK(line.substr(0, line.find("//")).find("kPointsPerThread") == std::string::npos);
+
+  const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  std::vector<std::string> fixed = {"strategy=stage", "block_x=32", "block_y=5", "rows_y=1", "ring_ahead=1", "stream_stores=1", "shared_pitches=1",
+                                    "vector_x=1", "unroll_z=0", "min_blocks=0", "mixed_passes=2", "z_queue=0", "xz_queue=1", "point_registers=0"};
+  auto grid_z = [&](const TunableChoice& c, const std::array<long long, 3>& shape) { return plan_stencil(m, c).launch(shape).grid[2]; };
+  CHECK(SearchSpace(m, fixed).points().size() == 9);  // points_per_thread 1 .. 256
+  for (const std::array<long long, 3> shape : {std::array<long long, 3>{512, 512, 512}, {256, 256, 256}, {37, 21, 19}}) {
+    CAPTURE(shape[0]);
+    const SearchSpace space(m, fixed, {}, shape);
+    // One point a grid, each the first value that makes it.
+    std::map<unsigned, long long> first;
+    for (const TunableValue& v : m.find_tunable("points_per_thread")->values) {
+      TunableChoice c = space.choice(0);
+      c["points_per_thread"] = v;
+      first.emplace(grid_z(c, shape), std::get<long long>(v));
+    }
+    REQUIRE(space.points().size() == first.size());
+    for (std::size_t i = 0; i < space.points().size(); ++i) {
+      const TunableChoice c = space.choice(i);
+      CHECK(first.at(grid_z(c, shape)) == tunable_int(c, "points_per_thread"));
+    }
+  }
+  // 512^3: 32, 64 and 128 walk 128 planes a block (4 x 32, 2 x 64, 128).
+  const SearchSpace space(m, fixed, {}, std::array<long long, 3>{512, 512, 512});
+  CHECK(space.points().size() == 7);
+  REQUIRE(space.rejected().size() == 1);
+  CHECK(space.rejected().front().first == "the kernel of points_per_thread=32, launched alike at this size (timed once)");
+  CHECK(space.rejected().front().second == 2);
+  std::vector<std::string> p128 = fixed;
+  p128.push_back("points_per_thread=128");
+  REQUIRE(find_unit(space, m, m.choose(p128)));
+  CHECK(tunable_int(space.choice(*find_unit(space, m, m.choose(p128))), "points_per_thread") == 32);
+  // Other strategies read points_per_thread in their code: all 9 stay.
+  const SearchSpace rolling(m, {"strategy=rolling", "block_x=32", "block_y=4"}, {}, std::array<long long, 3>{512, 512, 512});
+  std::set<long long> walks;
+  for (std::size_t i = 0; i < rolling.points().size(); ++i) walks.insert(tunable_int(rolling.choice(i), "points_per_thread"));
+  CHECK(walks.size() == 9);
+  // A space without the first value keeps the choice, and the twin at no
+  // shape still serves: points_per_thread 128 fixed, xz_queue under one pass.
+  std::vector<std::string> passes = p128;
+  passes.erase(std::find(passes.begin(), passes.end(), "mixed_passes=2"));
+  passes.erase(std::find(passes.begin(), passes.end(), "xz_queue=1"));
+  const SearchSpace pinned(m, passes, {}, std::array<long long, 3>{512, 512, 512});
+  CHECK(pinned.points().size() == 3);  // mixed_passes 1 with xz_queue 0, 2 with both
+  REQUIRE(pinned.rejected().size() == 1);
+  CHECK(pinned.rejected().front().first == "the unit of xz_queue=0 (the same kernel; timed once)");
+}
+
 TEST_CASE("constraints in the spec remove points before anything compiles") {
   const std::string t = "  \"constraints\": [\"block_x * block_y * vector_x <= 128\", \"points_per_thread >= 4\"],\n";
   std::string js = gpen::test::minimal_spec("D2(u, x) + D2(u, y)", t);

@@ -6,6 +6,7 @@
 // them instead of testing a spec's kind.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -55,10 +56,13 @@ struct Family {
   double (*ops_per_point)(const Spec& spec, const Variant& unit) = nullptr;
   // The choice that makes the same unit as `choice`, with each tunable that
   // has no effect under the others' values at its plain value, where that
-  // differs from `choice`; none where every tunable acts. The tuner times
-  // such a unit once, as its twin, where its space holds the twin. Null for
-  // a family whose tunables all act wherever they are offered.
-  std::optional<TunableChoice> (*plain_twin)(const Spec& spec, const TunableChoice& choice) = nullptr;
+  // differs from `choice`; and, where `shape` is given (the arrays a search
+  // times on), with each tunable that changes only the launch, and not
+  // there, at the first of its values that launches the same kernel alike.
+  // None where every tunable acts. The tuner times such a choice once, as
+  // its twin, where its space holds the twin. Null for a family whose
+  // tunables all act wherever they are offered.
+  std::optional<TunableChoice> (*plain_twin)(const Spec& spec, const TunableChoice& choice, const std::array<long long, 3>* shape) = nullptr;
 };
 
 // Every family, in the order of their kinds in the spec format.
