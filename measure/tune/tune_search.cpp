@@ -81,8 +81,9 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       }
     }
   // A choice whose kernel a twin makes (Family::plain_twin), where the
-  // space holds the twin: why it is left to the twin, naming the tunables
-  // the twin changes ("xz_queue=0").
+  // space holds the twin (its values on the axes, the spec's constraints
+  // kept): why it is left to the twin, naming the tunables the twin
+  // changes ("xz_queue=0").
   auto plain_twin_in = [&](const TunableChoice& c) -> std::optional<std::string> {
     for (const Twin& twin : plain_twins_of(spec, c, shape_)) {
       std::string changed;
@@ -92,7 +93,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
         held = std::count(values_[a].begin(), values_[a].end(), v) > 0;
         if (v != c.at(axes_[a].name)) changed += (changed.empty() ? "" : " ") + axes_[a].name + "=" + to_string(v);
       }
-      if (!held) continue;
+      if (!held || first_broken(spec, twin.choice)) continue;
       if (twin.same_unit) return fmt::format("the unit of {} (the same kernel; timed once)", changed);
       return fmt::format("the kernel of {}, launched alike at this size (timed once)", changed);
     }

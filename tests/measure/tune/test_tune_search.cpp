@@ -186,6 +186,16 @@ TEST_CASE("at the search's size, stage choices whose points_per_thread make the 
   CHECK(pinned.points().size() == 3);  // mixed_passes 1 with xz_queue 0, 2 with both
   REQUIRE(pinned.rejected().size() == 1);
   CHECK(pinned.rejected().front().first == "the unit of xz_queue=0 (the same kernel; timed once)");
+  // A twin the spec's constraints refuse is no twin: 64 and 128 both stay
+  // where 32 breaks the constraint (the grid of 64 is still timed).
+  std::string js = gpen::test::read_file(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  js = gpen::test::with(js, "\"tunables\": {", "\"constraints\": [\"points_per_thread >= 64\"],\n  \"tunables\": {");
+  const Spec bounded = load_spec_string(js);
+  const SearchSpace walks64(bounded, fixed, {}, std::array<long long, 3>{512, 512, 512});
+  CHECK(walks64.points().size() == 3);  // 64, 128, 256
+  std::vector<std::string> p64 = fixed;
+  p64.push_back("points_per_thread=64");
+  CHECK(walks64.find(bounded.choose(p64)));
 }
 
 TEST_CASE("constraints in the spec remove points before anything compiles") {

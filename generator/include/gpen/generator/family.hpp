@@ -57,8 +57,8 @@ struct Family {
   // The choice that makes the same unit as `choice`, with each tunable that
   // has no effect under the others' values at its plain value, where that
   // differs from `choice`; and, where `shape` is given (the arrays a search
-  // times on), with each tunable that changes only the launch, and not
-  // there, at the first of its values that launches the same kernel alike.
+  // times on), with each tunable that changes only the launch at the first
+  // of its declared values that launches the same kernel alike on `shape`.
   // None where every tunable acts. The tuner times such a choice once, as
   // its twin, where its space holds the twin. Null for a family whose
   // tunables all act wherever they are offered.
