@@ -147,20 +147,21 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   return b;
 }
 
-// With mixed_passes 1 the plan splits nothing into intermediates, so
-// xz_queue has nothing to take along x: 1 makes the unit of its plain 0
-// (but for the banner).
+// Two tunables may leave a choice's kernel as another value makes it:
+//   - xz_queue under mixed_passes 1: the plan splits nothing into
+//     intermediates, so xz_queue has nothing to take along x; 1 makes the
+//     unit of its plain 0 (but for the banner);
+//   - points_per_thread of the stage strategy, at a shape: the stage
+//     kernel's code does not read it (its blocks take their planes from the
+//     grid, which StencilPlan::launch makes from it and lengthens where
+//     blocks are to spare), so values that make one grid on `shape` make one
+//     kernel launched alike; the twin takes the first declared.
 std::optional<TunableChoice> stencil_plain_twin(const Spec& spec, const TunableChoice& choice, const std::array<long long, 3>* shape) {
   const auto& t = stencil_tunable_rows();
   TunableChoice twin = choice;
-  // xz_queue reads intermediates of the second pass: under one pass it does nothing.
   const auto passes = choice.find(row_of(t, &StencilPlan::mixed_passes).name);
   const auto xz = choice.find(row_of(t, &StencilPlan::xz_queue).name);
   if (passes != choice.end() && xz != choice.end() && passes->second == TunableValue{1LL} && xz->second != TunableValue{0LL}) twin[xz->first] = 0LL;
-  // The stage kernel's code does not read points_per_thread: its blocks
-  // take their planes from the grid, which StencilPlan::launch makes from it
-  // (and lengthens where blocks are to spare). Values that make one grid on
-  // `shape` make one kernel launched alike.
   const std::string& ppt = row_of(t, &StencilPlan::points_per_thread).name;
   const auto strategy = choice.find(strategy_row(t).name);
   const TunableDecl* decl = spec.find_tunable(ppt);
