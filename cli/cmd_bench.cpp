@@ -41,6 +41,7 @@ void add_bench(CLI::App& app, Runner& run) {
       for (const auto& path : o->specs) {
         const Spec s = load_spec(path, o->dtype.empty() ? std::nullopt : parse_dtype(o->dtype));
         check_problem_size(s, o->size);
+        check_distinct_sets(o->set);
         s.choose(o->set);
       }
       std::string why;

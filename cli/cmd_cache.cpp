@@ -67,13 +67,14 @@ void add_cache(CLI::App& app, Runner& run) {
   });
   auto* prune = cmd->add_subcommand("prune", "Remove the least recently used kernel entries until the rest fit, and what interrupted writes left");
   auto max_size = std::make_shared<std::string>();
-  prune->add_option("--max-size", *max_size, "At most this many bytes of entries: 500M, 2G (default: $GPEN_CACHE_MAX_SIZE, else 1G)")
+  prune->add_option("--max-size", *max_size, "At most this many bytes of entries: 500M, 2G, 0 (none kept) (default: $GPEN_CACHE_MAX_SIZE, else 1G; 0 there: no cap)")
       ->check(CLI::Validator([](std::string& v) { return parse_byte_size(v) ? "" : "expected bytes with an optional K, M, G or T (500M, 2G)"; },
                              "SIZE", "size"));
   prune->callback([&run, max_size] {
     run = [max_size] {
+      // --max-size 0 keeps no entry; GPEN_CACHE_MAX_SIZE=0 is no cap.
       const std::uint64_t cap = max_size->empty() ? KernelCache::default_max_bytes() : *parse_byte_size(*max_size);
-      if (cap == 0) {
+      if (cap == 0 && max_size->empty()) {
         fmt::print("no cap (GPEN_CACHE_MAX_SIZE=0): nothing pruned in {}\n", KernelCache::default_dir());
         return kExitOk;
       }

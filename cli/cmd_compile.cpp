@@ -29,7 +29,7 @@ void add_compile(CLI::App& app, Runner& run) {
   o->spec.add_to(*cmd);
   cmd->add_option("--arch", o->arch, "Target, e.g. sm_90 (default: the GPU's, else sm_90)")
       ->check(CLI::Validator([](std::string& a) { return arch_problem(a); }, "sm_NN[a|f]", "arch"));
-  cmd->add_option("--size", o->size, "Problem size: with a GPU, take the variant tuned for it (gpen tune) if there is one");
+  cmd->add_option("--size", o->size, "Problem size: with a GPU, take the variant tuned for it (gpen tune) if there is one")->check(non_empty());
   cmd->add_flag("--no-tuned", o->no_tuned, "Ignore the tuning database");
   cmd->add_flag("--json", o->json, "Print the result as JSON (gpen.compile/1, docs/json.md); other output goes to stderr");
   cmd->callback([&run, o] {

@@ -2,9 +2,11 @@
 // docs/programs.md), with a progress line, diagnostics, snapshots, a
 // restart, and Ctrl-C writing a last snapshot.
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 
@@ -22,6 +24,7 @@
 #ifdef GPEN_HAVE_MPI
 #include "gpen/simulate/halo_nccl.hpp"
 #include "mpi_ranks.hpp"
+#include "spec_options.hpp"
 #endif
 #include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/simulation.hpp"
@@ -104,6 +107,13 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   if (!o.size.empty()) size = [&](int dims) { return parse_size(o.size, dims); };
   const auto setup_started = std::chrono::steady_clock::now();
   const sim::Program p = sim::load_program(o.program, size, dtype);
+  // The output folder is made before any GPU work: one that cannot be made
+  // is the --out's mistake, said before the setup rather than after it.
+  if (!o.no_output) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw UsageError(fmt::format("--out {}: cannot make the folder: {}", o.out, ec.message()));
+  }
   std::unique_ptr<sim::Backend> backend;
   std::optional<Context> ctx;
   // The split is checked against the program before any GPU work.
@@ -206,7 +216,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
              p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.no_output ? "none (--no-output)" : o.out + "/");
   if (p.snapshots.picture && !sim::png_available())
     fmt::print(stderr, "gpen simulate: warning: the program asks for pictures, but this gpen was built without libpng: snapshots will have none\n");
-  InterruptFlag interrupt;
+  InterruptFlag interrupt("the current step, with a last snapshot where the run writes them");
   ProgressLine bar;
   sim::RunOptions ro;
   ro.steps = o.steps;
@@ -226,7 +236,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   });
   bar.finish();
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} steps this run in {:.3f} s", s.step(), s.time(), stop_words(r), r.steps, run_s);
+  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} step{} this run in {:.3f} s", s.step(), s.time(), stop_words(r), r.steps, r.steps == 1 ? "" : "s", run_s);
   if (r.steps > 0)
     fmt::print(stderr, ": {:.4g} ms a step, {:.4g} million cell updates per second (diagnostics and snapshots included)",
                1e3 * run_s / static_cast<double>(r.steps), static_cast<double>(p.size[0] * p.size[1] * p.size[2]) * static_cast<double>(r.steps) / run_s / 1e6);
@@ -280,17 +290,26 @@ void add_simulate(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("simulate", "Run a program (kind \"program\"): its time loop, diagnostics and snapshots");
   cmd->add_option("program", o->program, "The program's JSON file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--steps", o->steps, "Steps to take")->check(CLI::Range(0LL, 1LL << 40));
-  cmd->add_option("--until", o->until, "Simulated time to stop at")->check(CLI::Range(0.0, 1e300));
-  cmd->add_option("--size", o->size, "Grid NX[xNY[xNZ]] in place of the program's (one number: every axis)");
+  cmd->add_option("--until", o->until, "Simulated time to stop at")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            const double t = std::strtod(v.c_str(), &end);
+            return !v.empty() && *end == '\0' && errno != ERANGE && std::isfinite(t) && t >= 0 ? "" : "not a finite time >= 0";
+          },
+          "TIME", "time"));
+  cmd->add_option("--size", o->size, "Grid NX[xNY[xNZ]] in place of the program's (one number: every axis)")->check(non_empty());
   cmd->add_option("--dtype", o->dtype, "float64 or float32 in place of the program's")->check(CLI::IsMember({"float64", "float32"}));
-  cmd->add_option("--out", o->out, "Folder of diagnostics.csv and the snapshots");
+  cmd->add_option("--out", o->out, "Folder of diagnostics.csv and the snapshots")->check(output_folder());
   cmd->add_flag("--no-output", o->no_output, "Write nothing (no diagnostics.csv, no snapshots): for timing runs");
   cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
   cmd->add_option("--ranks", o->ranks,
                   "PX[xPY[xPZ]]: the grid split into that many subdomains, their ghost zones exchanged; bitwise the undecomposed run with the same "
                   "--periodic-ghosts (fills, or stores with --no-overlap). Under "
                   "mpirun -np PX*PY*PZ: a process and a GPU a subdomain (NCCL); without: every subdomain on this process's GPU, a thread "
-                  "each; with --device cpu: the CPU reference on each");
+                  "each; with --device cpu: the CPU reference on each")
+      ->check(non_empty());
   cmd->add_option("--periodic-ghosts", o->periodic_ghosts,
                   "measured (the default: per right-hand side, the faster way, timed at setup; a decomposed run: stores), stores (each "
                   "stage's kernel stores its periodic images) or fills (launches after it). The ghosts are the same either way; the two "

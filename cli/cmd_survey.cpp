@@ -19,6 +19,7 @@
 #include "gpen/generator/tunables.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"
 #include "gpen/runtime/arch.hpp"
+#include "interrupt.hpp"
 
 namespace gpen::cli {
 
@@ -52,7 +53,11 @@ void add_survey(CLI::App& app, Runner& run) {
       fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7}  {}\n", "spec", "strategy", "check", "compile", "regs", "ms", gpu ? "GPU run (" + ctx->info().name + ")" : "GPU run");
       int status = kExitOk;
       Json rows = Json::array();
+      InterruptFlag interrupt("the current spec");
+      std::size_t surveyed = 0;  // files
       for (const auto& f : files) {
+        if (interrupt.raised()) break;
+        ++surveyed;
         Spec s;
         try {
           s = load_spec(f);
@@ -63,8 +68,9 @@ void add_survey(CLI::App& app, Runner& run) {
           continue;
         }
         for (const auto& v : strategies_of(s)) {
+          if (interrupt.raised()) break;
           const TunableChoice choice = s.choose(v.empty() ? std::vector<std::string>{} : std::vector<std::string>{"strategy=" + v});
-          std::string runcol;
+          std::string runcol, compiled = "FAIL";
           int regs = -1;
           double ms = 0;
           Json row = {{"file", f}, {"spec", s.name}, {"kind", s.kind}, {"strategy", v}, {"check", true}, {"compiled", false},
@@ -75,6 +81,7 @@ void add_survey(CLI::App& app, Runner& run) {
             regs = r.kernel.usage.registers;
             ms = r.ms;
             row["compiled"] = true;
+            compiled = "ok";
             row["registers"] = regs;
             row["compile_ms"] = ms;
             if (gpu) {
@@ -85,7 +92,8 @@ void add_survey(CLI::App& app, Runner& run) {
               runcol = m.check->summary();
               row["launched"] = true;
               row["verify"] = verify_json(m.check);
-              if (!m.check->pass) status = kExitInvalid;            } else {
+              if (!m.check->pass) status = kExitInvalid;
+            } else {
               runcol = "not launched: " + why;
             }
           } catch (const std::exception& e) {
@@ -94,15 +102,21 @@ void add_survey(CLI::App& app, Runner& run) {
             status = kExitInvalid;
           }
           rows.push_back(row);
-          fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, v.empty() ? s.kind : v, "ok", "ok", regs, ms, runcol);
+          fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, v.empty() ? s.kind : v, "ok", compiled, regs, ms, runcol);
           std::fflush(stdout);  // a row at a time when piped: the survey takes minutes on a GPU
         }
       }
-      if (!gpu) fmt::print("\nNo GPU here ({}): every spec was checked, generated and compiled for {}, none was launched.\n", why, arch);
+      const bool stopped = interrupt.raised();
+      if (stopped) {
+        fmt::print("\nStopped by Ctrl-C: {} of {} spec files surveyed.\n", surveyed, files.size());
+        status = kExitInterrupted;
+      } else if (!gpu) {
+        fmt::print("\nNo GPU here ({}): every spec was checked, generated and compiled for {}, none was launched.\n", why, arch);
+      }
       if (o->json) {
         Json doc = json_document("survey");
         doc.update(Json{{"gpu", gpu ? Json(ctx->info().name) : Json(nullptr)}, {"no_gpu_reason", gpu ? Json(nullptr) : Json(why)},
-                        {"arch", arch}, {"size", o->size}, {"rows", rows}});
+                        {"arch", arch}, {"size", o->size}, {"interrupted", stopped}, {"rows", rows}});
         JsonChannel::emit(doc);
       }
       return status;

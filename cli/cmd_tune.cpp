@@ -123,7 +123,8 @@ void add_tune(CLI::App& app, Runner& run) {
       const Spec s = o->spec.load();
       // A bad --size or --set is an error before any device work.
       check_problem_size(s, o->size);
-      o->spec.choose(s);
+      check_distinct_sets(o->spec.set);
+      s.choose(o->spec.set, false);  // the search keeps these and varies the rest: its points keep the constraints
       std::string why;
       if (!driver_available(&why)) throw NoDeviceError("cannot tune " + s.name + ": " + why);
       Context ctx(0);
@@ -155,7 +156,7 @@ void add_tune(CLI::App& app, Runner& run) {
         if (!log) throw std::runtime_error("cannot write --log " + o->log);
         if (fresh) log << tune_log_line(header) << '\n' << std::flush;
       }
-      InterruptFlag interrupt;
+      InterruptFlag interrupt("the current measurement");
       to.interrupt = &interrupt.flag();
       ProgressLine bar;
       TuneProgressText progress_text(o->time_s);

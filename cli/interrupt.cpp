@@ -1,6 +1,7 @@
 #include "interrupt.hpp"
 
 #include <signal.h>
+#include <cstddef>
 #include <unistd.h>
 
 namespace gpen::cli {
@@ -8,6 +9,7 @@ namespace {
 
 std::atomic<bool> g_raised{false};
 struct sigaction g_previous {};
+const char* g_finishing = "the current work";
 
 void on_sigint(int) {
   if (g_raised.exchange(true)) {
@@ -16,15 +18,23 @@ void on_sigint(int) {
     ::raise(SIGINT);
     return;
   }
-  static const char msg[] = "\ngpen: stopping after the current measurement (Ctrl-C again to quit at once)\n";
-  const ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
+  // write() alone: what a signal handler may call.
+  auto say = [](const char* text) {
+    std::size_t n = 0;
+    while (text[n]) ++n;
+    const ssize_t ignored = ::write(STDERR_FILENO, text, n);
+    (void)ignored;
+  };
+  say("\ngpen: stopping after ");
+  say(g_finishing);
+  say(" (Ctrl-C again to quit at once)\n");
 }
 
 }  // namespace
 
-InterruptFlag::InterruptFlag() {
+InterruptFlag::InterruptFlag(const char* finishing) {
   g_raised = false;
+  g_finishing = finishing;
   struct sigaction sa {};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);

@@ -9,7 +9,10 @@ namespace gpen::cli {
 
 class InterruptFlag {
  public:
-  InterruptFlag();   // installs the handler
+  // Installs the handler; the first Ctrl-C says "gpen: stopping after
+  // <finishing> (Ctrl-C again to quit at once)". `finishing` is a string
+  // literal (the handler writes it as it is).
+  explicit InterruptFlag(const char* finishing);
   ~InterruptFlag();  // restores the previous one
   InterruptFlag(const InterruptFlag&) = delete;
   InterruptFlag& operator=(const InterruptFlag&) = delete;

@@ -1,5 +1,6 @@
 #include "progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -19,9 +20,14 @@ void ProgressLine::update(const std::string& text) {
   if (since < (tty_ ? 0.1 : interval_s_)) return;
   last_ = now;
   if (tty_) {
+    // Cut to the terminal's width, less one column: a line that reaches
+    // the edge wraps, and the next \r rewrites only its last row.
+    std::string shown = text;
+    struct winsize ws {};
+    if (::ioctl(::fileno(out_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && shown.size() >= ws.ws_col) shown.resize(ws.ws_col - 1u);
     // Pad over what the previous state left.
-    fmt::print(out_, "\r{}{}", text, std::string(shown_width_ > text.size() ? shown_width_ - text.size() : 0, ' '));
-    shown_width_ = text.size();
+    fmt::print(out_, "\r{}{}", shown, std::string(shown_width_ > shown.size() ? shown_width_ - shown.size() : 0, ' '));
+    shown_width_ = shown.size();
     open_ = true;
   } else {
     fmt::print(out_, "{}\n", text);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -22,6 +24,17 @@
 #include "gpen/generator/spec.hpp"
 
 namespace gpen::cli {
+
+// The user's --set list names each tunable once: a second value would
+// silently win (Spec::choose takes the last, as gpen's own lists need).
+inline void check_distinct_sets(const std::vector<std::string>& set) {
+  for (std::size_t i = 0; i < set.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::string name = set[i].substr(0, set[i].find('='));
+      if (set[j].substr(0, set[j].find('=')) == name)
+        throw UsageError(fmt::format("--set {}: {} is set twice (also --set {})", set[i], name, set[j]));
+    }
+}
 
 struct SpecOptions {
   std::string spec;
@@ -35,7 +48,10 @@ struct SpecOptions {
   }
   std::optional<Dtype> dtype_override() const { return dtype.empty() ? std::nullopt : parse_dtype(dtype); }
   Spec load() const { return load_spec(spec, dtype_override()); }
-  TunableChoice choose(const Spec& s) const { return s.choose(set); }
+  TunableChoice choose(const Spec& s) const {
+    check_distinct_sets(set);
+    return s.choose(set);
+  }
   // generate(s, c), a plan error that the --set brought being the --set's
   // (plan_with_overrides): a UsageError naming them.
   Variant generate(const Spec& s, const TunableChoice& c) const {
@@ -58,10 +74,36 @@ inline CLI::Validator output_file() {
         const fs::path dir = fs::path(path).parent_path();
         if (path.empty()) return "an empty file name";
         if (fs::is_directory(path, ec)) return path + " is a directory, not a file";
-        if (!dir.empty() && !fs::is_directory(dir, ec)) return "cannot write " + path + ": directory " + dir.string() + " does not exist";
+        if (!dir.empty() && !fs::is_directory(dir, ec))
+          return "cannot write " + path + ": " + (fs::exists(dir, ec) ? dir.string() + " is not a directory" : "directory " + dir.string() + " does not exist");
         return {};
       },
       "FILE", "output file");
+}
+
+// An option whose empty value would otherwise read as "not given" (--size,
+// --ranks): given empty, it is a mistake.
+inline CLI::Validator non_empty() {
+  return CLI::Validator([](std::string& v) -> std::string { return v.empty() ? "an empty value" : ""; }, "", "non-empty");
+}
+
+// An output folder (--out), checked when the options are parsed, before any
+// work: a folder, or one that can be made inside the nearest folder that
+// exists and can be written.
+inline CLI::Validator output_folder() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        if (path.empty()) return "an empty folder name";
+        fs::path p = fs::absolute(path, ec);
+        if (ec) return "cannot write " + path + ": " + ec.message();
+        while (!fs::exists(p, ec) && p.has_relative_path()) p = p.parent_path();
+        if (!fs::is_directory(p, ec)) return "cannot write into " + path + ": " + p.string() + " is not a folder";
+        if (::access(p.c_str(), W_OK) != 0) return "cannot write into " + path + ": " + p.string() + ": " + std::strerror(errno);
+        return {};
+      },
+      "DIR", "output folder");
 }
 
 // Writes `text` to `path`; throws std::runtime_error naming the file and why.

@@ -1,6 +1,7 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -308,9 +309,12 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, Use use, const std::
   const std::vector<double> values = p_.param_values();
   for (std::size_t s = 0; s < u.spec.params.size(); ++s) {
     const double v = u.param[s](values.data());
-    if (!std::isfinite(v))
+    // A float32 kernel reads its params as float32: past its range, inf.
+    const bool f32 = u.spec.dtype == Dtype::Float32;
+    if (!std::isfinite(v) || (f32 && std::fabs(v) > FLT_MAX))
       src_.fail(given[s] ? json_pointer_join(ptr + "/params", u.spec.params[s].name) : ptr + "/spec",
-                fmt::format("{}'s param '{}' is {}", u.spec.name, u.spec.params[s].name, v), "a finite value");
+                fmt::format("{}'s param '{}' is {}{}", u.spec.name, u.spec.params[s].name, v, std::isfinite(v) ? ", beyond float32's range" : ""),
+                f32 ? "a finite float32, at most about 3.4e38 in magnitude" : "a finite value");
   }
   return u;
 }
@@ -409,6 +413,14 @@ void ProgramReader::boundaries() {
       } else {
         for (std::size_t f = 0; f < p_.fields.size(); ++f) fields.push_back(static_cast<int>(f));
       }
+      // 'none' leaves the ghost points as they are: only a field with none
+      // is closed by its right-hand side (SBP closures and SAT terms).
+      if (b.kind == BoundaryKind::None)
+        for (int f : fields)
+          if (p_.fields[f].ghost > 0)
+            src_.fail(ptr + "/type", fmt::format("boundary 'none' on '{}', whose {} ghost point{} a side would never be written", p_.fields[f].name, p_.fields[f].ghost,
+                                                 p_.fields[f].ghost == 1 ? "" : "s"),
+                      "a boundary that fills them (periodic, symmetric, antisymmetric, value), or 'none' on fields of ghost 0");
       // Later entries replace earlier ones on the faces and fields they name.
       for (int f : fields)
         for (auto [a, side] : faces) p_.fields[f].boundary[a][side] = b;
@@ -482,6 +494,14 @@ void ProgramReader::time_step() {
   positive("cdt", t.cdt);
   positive("cdtv", t.cdtv);
   positive("dt_max", t.dt_max);
+  // Without a speed or a cap, a diffusivity of 0 bounds nothing: every step
+  // would be infinite.
+  if (!t.speed && t.dt_max == 0 && r_.has(ptr + "/diffusivity")) {
+    const std::vector<double> values = p_.param_values();
+    if (t.diffusivity(values.data()) == 0)
+      src_.fail(ptr + "/diffusivity", "the diffusivity is 0, and no 'spec' (the largest speed) or 'dt_max' bounds the step: it would be infinite",
+                "a diffusivity > 0, a 'spec', or a 'dt_max'");
+  }
   (void)k;
 }
 

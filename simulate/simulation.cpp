@@ -117,10 +117,13 @@ void Simulation::resume(double t, long long step) {
 }
 
 void Simulation::write_snapshot(const std::string& dir) const {
+  // Written into DIR.part and renamed DIR once whole: a run ended at once
+  // (a second Ctrl-C, a kill) leaves a folder named unfinished, never a
+  // snapshot folder that lacks files.
+  const std::string part = dir + ".part";
   if (writes_files()) {
-    fs::create_directories(dir);
-    // A folder written before holds no snapshot until this one is whole.
-    fs::remove(dir + "/snapshot.json");
+    fs::remove_all(part);
+    fs::create_directories(part);
   }
   nlohmann::json files = nlohmann::json::array();
   for (const ProgramField& f : p_.fields) files.push_back(f.name + ".npy");
@@ -130,12 +133,12 @@ void Simulation::write_snapshot(const std::string& dir) const {
   // Rank 0 makes each file whole (its header, room for every value),
   // every rank writes its part in place, rank 0 then the snapshot.json.
   if (links_ && writes_files())
-    for (const auto& file : files) create_npy(dir + "/" + file.get<std::string>(), p_.dtype, p_.c_order_shape());
+    for (const auto& file : files) create_npy(part + "/" + file.get<std::string>(), p_.dtype, p_.c_order_shape());
   if (links_) links_->gather({});
   // A field at a time on the host.
   for (std::size_t f = 0; f < p_.fields.size(); ++f) {
     const std::vector<double> v = backend_->field(f);
-    const std::string path = dir + "/" + files[f].get<std::string>();
+    const std::string path = part + "/" + files[f].get<std::string>();
     if (links_) write_npy_part(path, p_.dtype, p_.size, links_->decomposition().subdomain(links_->rank()), v);
     else write_npy(path, p_.dtype, p_.c_order_shape(), v);
     if (!links_ && pictures && static_cast<std::size_t>(pic->field) == f) picture = render_slice(p_, v, *pic);
@@ -163,21 +166,23 @@ void Simulation::write_snapshot(const std::string& dir) const {
     if (pictures) {
       const auto field = static_cast<std::size_t>(pic->field);
       // A rank of several holds a part: its slice comes back from the field's file, whole by now.
-      if (!picture) picture = render_plane(p_, read_npy_part(dir + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic);
-      write_png(dir + "/" + name, *picture);
+      if (!picture) picture = render_plane(p_, read_npy_part(part + "/" + files[field].get<std::string>(), p_.size, slice_part(p_, *pic)), *pic);
+      write_png(part + "/" + name, *picture);
       j["picture"] = name;
     } else {
       j["picture"] = nullptr;
       j["picture_missing"] = "this gpen was built without libpng";
     }
   }
-  const std::string tmp = dir + "/snapshot.json.part";
   {
-    std::ofstream out(tmp, std::ios::trunc);
+    const std::string meta = part + "/snapshot.json";
+    std::ofstream out(meta, std::ios::trunc);
     out << j.dump(2) << "\n";
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+    if (!out.flush()) throw std::runtime_error("cannot write " + meta);
   }
-  fs::rename(tmp, dir + "/snapshot.json");
+  // A snapshot of this step written before (a stop where one was due) is replaced.
+  fs::remove_all(dir);
+  fs::rename(part, dir);
 }
 
 void Simulation::restart(const std::string& dir) {
@@ -343,6 +348,13 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   // Only a first diagnostic when the run starts the simulation; on a restart
   // the series already has the row of this step.
   double next_snap_t = snap_time_after(t_);
+  // Steps land on every snapshot time, written or not: an interval that
+  // makes more of them than any run should write is refused before a step.
+  constexpr double kMaxSnapshotTimes = 1e5;
+  if (every_time > 0 && opt.until >= 0 && (opt.until - t_) / every_time > kMaxSnapshotTimes)
+    throw std::runtime_error(fmt::format("{} snapshot times from t = {:.9g} to --until {:.9g} (/snapshots/every_time {:.3g}); at most {:.0f}: a larger every_time, "
+                                         "or snapshots by step count (/snapshots/every)",
+                                         std::floor((opt.until - t_) / every_time), t_, opt.until, every_time, kMaxSnapshotTimes));
   if (step_ == 0 && !diagnose()) return res;
   const double cells = static_cast<double>(p_.size[0] * p_.size[1] * p_.size[2]);
   auto t0 = clock::now();
@@ -385,13 +397,18 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   };
   // A time step that is no step: a NaN from the CFL condition is a field
   // gone non-finite (said, and false); one that cannot move t (too small
-  // for t's precision, or none at all) would run for ever (thrown).
+  // for t's precision, or none at all) would run for ever, and an infinite
+  // one (no speed, no diffusion, no cap) would make every field NaN (thrown).
   auto no_step = [&](double dt) {
     if (went_non_finite()) {
       res.steps = step_ - first;
       res.t = t_;
       return false;
     }
+    if (std::isinf(dt))
+      throw std::runtime_error(fmt::format("step {}: the CFL condition bounds no time step at t = {:.17g}: the largest speed is {:.3g} and the diffusion "
+                                           "term 0; give /time_step/cfl a 'dt_max', or --until or snapshot times to land on",
+                                           step_, t_, last_speed_));
     throw std::runtime_error(fmt::format("step {}: the time step {:.3g} does not advance t = {:.17g}{}", step_, dt, t_,
                                          p_.time_step.fixed ? "" : fmt::format(" (CFL: largest speed {:.3g})", last_speed_)));
   };
@@ -465,7 +482,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
       }
       const double until = stop_time();  // land on snapshot times
       const double dt = next_dt(until);
-      if (!(dt > 0) || !(t_ + dt > t_)) {
+      if (!(dt > 0) || std::isinf(dt) || !(t_ + dt > t_)) {
         if (!no_step(dt)) return res;
       }
       backend_->step(dt);

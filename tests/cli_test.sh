@@ -156,6 +156,7 @@ expect 0 '^1 entries' -- $gpen cache list
 expect 0 'bad.json' -- ls $tmp/bad.json
 expect 0 'cache hit \(disk\)' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90 --set strategy=tile
 expect 2 'expected bytes with an optional K, M, G or T' -- $gpen cache prune --max-size 2X
+expect 0 "removed 1 entries and 0 temporary files from $tmp/cache: 0 bytes of entries" -- $gpen cache prune --max-size 0
 expect 0 'removed 0 entries and 0 temporary files' -- $gpen cache prune
 expect 0 'cache miss' -- env GPEN_CACHE_MAX_SIZE=1K $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90 --set strategy=rolling
 expect 0 '^0 entries' -- $gpen cache list
@@ -200,8 +201,30 @@ pid=$!
 sleep 3
 kill -INT $pid
 rc=0; wait $pid || rc=$?
-if [ $rc = 130 ] && grep -q 'stopped at step .*(Ctrl-C)' $tmp/int.txt && ls $tmp/int/snap_*/T.npy >/dev/null 2>&1; then echo "ok: Ctrl-C stops a simulation with a last snapshot"
+if [ $rc = 130 ] && grep -q 'stopped at step .*(Ctrl-C)' $tmp/int.txt && grep -q 'stopping after the current step' $tmp/int.txt \
+   && ls $tmp/int/snap_*/T.npy >/dev/null 2>&1; then echo "ok: Ctrl-C stops a simulation with a last snapshot"
 else echo "FAIL: Ctrl-C on gpen simulate -> rc=$rc (want 130), output:"; head -20 $tmp/int.txt; fail=1; fi
+# Ctrl-C stops a survey after the spec it is at, with the rows it has (a cold cache: it compiles for many seconds).
+GPEN_CACHE_DIR=$tmp/cold $gpen survey $specs --json >$tmp/sv.json 2>$tmp/sv.txt &
+pid=$!
+sleep 3
+kill -INT $pid
+rc=0; wait $pid || rc=$?
+if [ $rc = 130 ] && grep -q 'stopping after the current spec' $tmp/sv.txt && grep -q 'Stopped by Ctrl-C' $tmp/sv.txt \
+   && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['interrupted'] and 0 < len(d['rows']) < 40, d" $tmp/sv.json; then
+  echo "ok: Ctrl-C stops a survey with the rows it has"
+else echo "FAIL: Ctrl-C on gpen survey -> rc=$rc (want 130), output:"; head -20 $tmp/sv.txt; head -c 600 $tmp/sv.json; fail=1; fi
+# Options whose empty value would read as absent, an output folder that cannot be, a time past float64, an architecture NVRTC lacks.
+expect 2 '^--size: an empty value' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --size ""
+expect 2 '^--ranks: an empty value' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --ranks ""
+expect 2 '^--size: an empty value' -- $gpen compile $specs/stencil/laplacian3d_o2.json --size ""
+expect 2 '^gpen: usage: --set block_x=64: block_x is set twice \(also --set block_x=32\)' -- $gpen gen $specs/stencil/laplacian3d_o2.json --set block_x=32 --set block_x=64
+touch $tmp/afile
+expect 2 "^--out: cannot write into $tmp/afile/out: $tmp/afile is not a folder" -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --out $tmp/afile/out
+expect 2 '^--out: an empty folder name' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --out ""
+expect 2 '^--until: not a finite time >= 0' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --until 1e400
+expect 2 "^--output: cannot write $tmp/afile/x.cu: $tmp/afile is not a directory" -- $gpen gen $specs/stencil/laplacian3d_o2.json -o $tmp/afile/x.cu
+expect 2 '^gpen: usage: NVRTC [0-9.]+ does not compile for sm_35: it compiles for sm_' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_35
 mkdir -p $tmp/programs && ln -s $specs/stencil $specs/reduce $tmp/
 sed -e 's/"kappa \/ (hx \* hx)"/"kapa \/ (hx * hx)"/' $specs/programs/heat_walls3d.json > $tmp/programs/prog.json
 expect 1 "prog.json:[0-9]+:[0-9]+: error: /rhs/0/params/inv_h2: unknown name 'kapa'" -- $gpen check $tmp/programs/prog.json

@@ -90,7 +90,7 @@ void read_sbp(SpecReading& in) {
     return ok;
   };
   part("source", [&](const std::string& p) { d.source_text = in.reader.string(p); });
-  part("derivative", [&](const std::string& p) { d.derivative = static_cast<int>(in.reader.integer(p, 1, 2)); });
+  const bool derivative_ok = part("derivative", [&](const std::string& p) { d.derivative = static_cast<int>(in.reader.integer(p, 1, 2)); });
   // Without a valid order, boundary_order is checked against the largest.
   if (!part("order", [&](const std::string& p) { d.order = static_cast<int>(in.reader.integer(p, 1, 16)); })) d.order = 16;
   part("boundary_order", [&](const std::string& p) { d.boundary_order = static_cast<int>(in.reader.integer(p, 1, d.order)); });
@@ -112,7 +112,12 @@ void read_sbp(SpecReading& in) {
   part("left", [&](const std::string& p) { d.left = rows(in.reader, p); });
   d.right_given = part("right", [&](const std::string& p) { d.right = rows(in.reader, p); });
   part("norm", [&](const std::string& p) { d.norm = rationals(in.reader, p, kMaxSbpRows); });
-  part("boundary_derivative", [&](const std::string& p) { d.boundary_derivative = rationals(in.reader, p, kMaxSbpWidth); });
+  part("boundary_derivative", [&](const std::string& p) {
+    // S's first row belongs to a second derivative's SBP property (H D2 = -M + B S); a first derivative has no S.
+    if (derivative_ok && d.derivative == 1)
+      in.src->fail(p, "a boundary derivative for a first derivative", "no \"boundary_derivative\": only \"derivative\": 2 has one (the first row of S)");
+    d.boundary_derivative = rationals(in.reader, p, kMaxSbpWidth);
+  });
   part("sat", [&](const std::string& p) {
     in.reader.choice(p, {"neumann"});
     d.neumann_sat = true;

@@ -112,7 +112,7 @@ TuneLog read_tune_log(const std::string& path, const Spec& spec, const TuneLogHe
     if (const auto* x = member(j, "refused", nlohmann::json::value_t::boolean)) v.refused = x->get<bool>();
     if (v.refused && v.ms) throw fail("a refused variant has no \"ms\"");
     try {
-      v.choice = spec.choose(settings_of(v.variant));
+      v.choice = spec.choose(settings_of(v.variant), false);
     } catch (const SpecError& e) {
       log.warnings.push_back(fmt::format("{}:{}: skipped: {}", path, number, e.detail().message));
       continue;

@@ -49,7 +49,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
     : axes_(spec.tunables), shape_(shape) {
   for (std::size_t a = 0; a < axes_.size(); ++a)
     if (axes_[a].name == "strategy") strata_axis_ = a;
-  const TunableChoice pinned = spec.choose(fixed);  // validates names and values
+  const TunableChoice pinned = spec.choose(fixed, false);  // validates names and values
   // A tunable of some strategies (block on block's cell_block) takes its plain
   // value under the others, as the plan requires. Where its own values lack
   // that value, it joins the axis, so that the other strategies are searched

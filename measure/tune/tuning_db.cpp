@@ -113,7 +113,7 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
     // measured.
     for (const auto& t : spec.tunables)
       if (!choice.contains(t.name)) return std::nullopt;
-    r.choice = spec.choose(overrides);
+    r.choice = spec.choose(overrides, false);
   } catch (const std::exception&) {
     return std::nullopt;  // a value the spec no longer allows, or a malformed record
   }

@@ -73,14 +73,14 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
   to.save = save;
   to.abandon_compiles = false;  // the interpreter goes on: wait for compiles in flight
   if (!fixed.is_none()) to.fixed = tunable_overrides(fixed);
-  choose(s, to.fixed);
+  choose(s, to.fixed, false);  // kept while the search varies the rest
   const Context& ctx = context(device);
   const ContextScope on_device(ctx);
   TuneResult r;
   bool interrupted = false;
   {
     py::gil_scoped_release unlocked;
-    cli::InterruptFlag interrupt;
+    cli::InterruptFlag interrupt("the current measurement");
     to.interrupt = &interrupt.flag();
     std::optional<cli::ProgressLine> bar;
     if (progress) bar.emplace();
@@ -152,7 +152,7 @@ py::dict simulate(const std::string& program, const py::object& steps, const py:
   double run_s = 0;
   {
     py::gil_scoped_release unlocked;
-    cli::InterruptFlag interrupt;
+    cli::InterruptFlag interrupt("the current step, with a last snapshot where the run writes them");
     std::optional<cli::ProgressLine> bar;
     if (progress) bar.emplace();
     ro.stop_requested = [&] { return interrupt.raised(); };

@@ -155,9 +155,9 @@ std::array<long long, 3> interior_size(const Spec& spec, const py::object& size)
   }
 }
 
-TunableChoice choose(const Spec& spec, const std::vector<std::string>& overrides) {
+TunableChoice choose(const Spec& spec, const std::vector<std::string>& overrides, bool whole) {
   try {
-    return spec.choose(overrides);
+    return spec.choose(overrides, whole);
   } catch (const UsageError& e) {
     std::string what = e.what();
     for (std::size_t at; (at = what.find("--set ")) != std::string::npos;) what.erase(at, 6);

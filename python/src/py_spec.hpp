@@ -30,7 +30,7 @@ PySpec to_spec(py::handle obj, const py::object& dtype = py::none());
 // {"block_x": 32, "strategy": "stage"} as the CLI's --set strings.
 std::vector<std::string> tunable_overrides(const py::dict& tunables);
 // Spec::choose(overrides), its UsageError worded for keywords ("block_x=33: ...").
-TunableChoice choose(const Spec& spec, const std::vector<std::string>& overrides);
+TunableChoice choose(const Spec& spec, const std::vector<std::string>& overrides, bool whole = true);
 
 // "NXxNYxNZ", as the CLI's --size and the tuning database have it, from a
 // size given as that string, as one number, or as a tuple: in NumPy's

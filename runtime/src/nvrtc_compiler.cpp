@@ -1,5 +1,6 @@
 #include "gpen/runtime/nvrtc_compiler.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpen/generator/error.hpp"
+#include "gpen/runtime/arch.hpp"
 #include "gpen/runtime/nvrtc_library.hpp"
 
 namespace gpen {
@@ -160,6 +162,23 @@ ResourceUsage parse_ptxas_usage(const std::string& full_log, const std::string& 
   return u;
 }
 
+// An architecture this NVRTC does not compile for (an --arch too old or
+// too new for the toolkit) is the caller's mistake, said with the ones it
+// compiles for; NVRTC itself would only call the option invalid.
+void check_supported_arch(const NvrtcApi& api, const std::string& arch) {
+  const int cc = arch_capability(arch);
+  int n = 0;
+  if (cc == 0 || api.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return;
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  if (api.nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return;
+  if (std::find(archs.begin(), archs.end(), cc) != archs.end()) return;
+  int major = 0, minor = 0;
+  api.nvrtcVersion(&major, &minor);
+  std::vector<std::string> names;
+  for (const int a : archs) names.push_back(fmt::format("sm_{}", a));
+  throw UsageError(fmt::format("NVRTC {}.{} does not compile for {}: it compiles for {}", major, minor, arch, fmt::join(names, ", ")));
+}
+
 CompiledKernel compile_with_nvrtc(const Program& program, const std::string& arch) {
   // Printed first: a unit that cannot be printed fails as itself, before
   // NVRTC is opened, and compile_ms is NVRTC's time alone.
@@ -167,6 +186,7 @@ CompiledKernel compile_with_nvrtc(const Program& program, const std::string& arc
   const HeaderList headers = program.headers ? program.headers() : HeaderList{};
   const auto t0 = std::chrono::steady_clock::now();
   const NvrtcApi& api = nvrtc();
+  check_supported_arch(api, arch);
   ++compiles;
   const std::string& name = program.name;
   std::vector<const char*> names, texts;

@@ -42,4 +42,11 @@ TEST_CASE("syntax errors carry the offending offset") {
   CHECK(syntax_error("2x").offset == 1);
   CHECK(syntax_error("1e+").offset == 3);
   CHECK(syntax_error("a b").message == "unexpected 'b'");
+  // A character outside ASCII is named whole, with its code point; a byte of no character, by its value.
+  CHECK(syntax_error("a $ b").message == "unexpected character '$'");
+  CHECK(syntax_error("\xce\xbb\xce\xbb + u").message == "unexpected character '\xce\xbb' (U+03BB)");
+  CHECK(syntax_error("u + \xe2\x88\x87").message == "unexpected character '\xe2\x88\x87' (U+2207)");
+  CHECK(syntax_error("u + \xce").message == "unexpected character byte 0xCE (not UTF-8)");
+  CHECK(syntax_error("u + \xc0\xaf").message == "unexpected character byte 0xC0 (not UTF-8)");
+  CHECK(syntax_error("u\t+\x01").message == "unexpected character U+0001 (a control character)");  // the tab is a space
 }

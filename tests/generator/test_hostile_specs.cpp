@@ -243,8 +243,13 @@ TEST_CASE("numbers that overflow are refused with their position") {
   e = spec_error_of(with(with(shipped("scan/cumsum_x.json"), "\"float64\"", "\"float32\""), "\"identity\": 0", "\"identity\": 1e39"));
   CHECK(e.pointer() == "/scan/identity");
   CHECK(e.detail().message == "1e39 is beyond the range of float32");
-  // Underflow is no error: 1e-400 is zero.
-  CHECK_NOTHROW(load_spec_string(minimal_spec("D2(u, x) * 1e-400")));
+  // A number that is not 0 but rounds to 0 would drop its term in silence.
+  e = spec_error_of(minimal_spec("D2(u, x) * 1e-400"));
+  CHECK(e.detail().message == "the number 1e-400 is not 0 but rounds to 0 in float64");
+  e = spec_error_of(with(minimal_spec("D2(u, x) * 1e-50"), "\"float64\"", "\"float32\""));
+  CHECK(e.detail().message == "the number 1e-50 is not 0 but rounds to 0 in float32");
+  CHECK_NOTHROW(load_spec_string(with(minimal_spec("D2(u, x) * 1e-40"), "\"float64\"", "\"float32\"")));  // a float32 subnormal
+  CHECK_NOTHROW(load_spec_string(minimal_spec("D2(u, x) * 4.9e-324 + 0e-400 * u + 0.000 * u")));
 }
 
 TEST_CASE("input once accepted silently wrong") {

@@ -250,6 +250,12 @@ TEST_CASE("tunables: unknown, disallowed, --set") {
                        UsageError);
   // Its plain value is no mistake under another strategy.
   CHECK(to_string(s.choose({"strategy=tile", "vector_x=1"}).at("vector_x")) == "1");
+  // A variant to run keeps the spec's constraints; values a search keeps fixed need not alone.
+  const Spec bounded = load_spec_string(minimal_spec("u", t + "  \"constraints\": [\"block_x * vector_x <= 128\"],\n"));
+  CHECK_NOTHROW(bounded.choose({"block_x=32"}));
+  CHECK_THROWS_WITH_AS(bounded.choose({"block_x=64", "vector_x=4"}),
+                       "--set block_x=64 --set vector_x=4: breaks the spec's constraint \"block_x * vector_x <= 128\" (/constraints/0)", UsageError);
+  CHECK(to_string(bounded.choose({"block_x=64", "vector_x=4"}, false).at("vector_x")) == "4");
 }
 
 TEST_CASE("tunables: a default a dtype, each one checked whichever dtype is loaded") {

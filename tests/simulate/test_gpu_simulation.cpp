@@ -259,6 +259,30 @@ TEST_CASE("the time step computed on the device, steps launched ahead: the same 
   fs::remove_all(root);
 }
 
+TEST_CASE("an infinite time step (at rest, no sound speed, no diffusion, no cap) is refused on the device as on the host, no state changed") {
+  // Amplitude 0 (at rest), c_s 0 in the CFL speed, snapshots by step count (their times would bound the step).
+  std::string text = with(program_text("sound_wave3d"), R"~("every_time": 1.0)~", R"~("every": 1000)~");
+  text = with(text, R"~({"name": "amplitude", "value": 1e-3,)~", R"~({"name": "amplitude", "value": 0,)~");
+  text = with(text, R"~("params": {"cs": "sqrt(cs2)"}, "diffusivity": "nu"})~", R"~("params": {"cs": "0"}})~");
+  const sim::Program p = program_of(text, std::array<long long, 3>{16, 8, 8});
+  for (bool on_device : {false, true}) {
+    CAPTURE(on_device);
+    sim::GpuOptions o;
+    o.device_time_step = on_device;
+    auto backend = std::make_unique<sim::GpuBackend>(p, sim_ctx(), o);
+    REQUIRE(backend->steps_on_device() == on_device);
+    sim::Simulation s(p, std::move(backend));
+    s.initialize();
+    const std::vector<std::vector<double>> before = s.backend().fields();
+    sim::RunOptions r;
+    r.steps = 3;
+    CHECK_THROWS_WITH_AS(s.run(r), doctest::Contains("the CFL condition bounds no time step at t = 0"), std::runtime_error);
+    CHECK(s.step() == 0);
+    CHECK(s.time() == 0);
+    CHECK(s.backend().fields() == before);
+  }
+}
+
 TEST_CASE("on the GPU: the total mass over 1000 steps to 1e-12, and a bitwise restart") {
   const std::string dir = (std::filesystem::temp_directory_path() / "gpen_gpu_restart").string();
   std::filesystem::remove_all(dir);

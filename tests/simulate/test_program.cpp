@@ -209,6 +209,27 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     CHECK(program_error_at(j, "/time_step/cfl/diffusivity").detail().expected == "a finite value >= 0");
     CHECK(program_error_at(j, "/rhs/1/spec").detail().message == "'heat_walls3d.json' is a program, not a kernel spec");
   }
+  SUBCASE("boundary 'none' on a field with ghost points, which nothing would write") {
+    const std::string heat = read_file(source_dir() + "/specs/programs/heat_walls3d.json");
+    const std::string j = with(heat, R"~({"type": "symmetric", "faces": ["x"]},)~", R"~({"type": "none", "faces": ["x"]},)~");
+    const SpecError e = program_error_at(j, "/boundaries/0/type");
+    CHECK(e.detail().message == "boundary 'none' on 'T', whose 1 ghost point a side would never be written");
+  }
+  SUBCASE("a kernel param past float32's range in a float32 program") {
+    std::string j = read_file(source_dir() + "/specs/programs/heat_walls3d.json");
+    j = with(with(j, R"~("dtype": "float64")~", R"~("dtype": "float32")~"), R"~("value": 1.0, "description": "thermal diffusivity")~",
+             R"~("value": 1e39, "description": "thermal diffusivity")~");
+    const SpecError e = program_error_at(j, "/rhs/0/params/inv_h2");
+    CHECK(e.detail().message.find("laplacian3d_o2's param 'inv_h2' is ") == 0);
+    CHECK(e.detail().message.find(", beyond float32's range") != std::string::npos);
+  }
+  SUBCASE("a CFL step that nothing bounds: a diffusivity of 0 without a speed or a cap") {
+    const std::string heat = read_file(source_dir() + "/specs/programs/heat_walls3d.json");
+    const std::string cfl = R"~("time_step": {"cfl": {"diffusivity": "kappa"}})~";
+    const std::string j = with(heat, cfl, R"~("time_step": {"cfl": {"diffusivity": "0 * kappa"}})~");
+    CHECK(program_error_at(j, "/time_step/cfl/diffusivity").detail().expected == "a diffusivity > 0, a 'spec', or a 'dt_max'");
+    CHECK_NOTHROW(program_of(with(heat, cfl, R"~("time_step": {"cfl": {"diffusivity": "0 * kappa", "dt_max": 0.01}})~"), std::array<long long, 3>{5, 4, 5}));
+  }
   SUBCASE("a face or a field named twice in one boundary entry") {
     const std::string j = with(base, R"~("integrator": "rk3",)~",
                                R"~("integrator": "rk3", "boundaries": [{"type": "periodic", "faces": ["x", "x+"]}, {"type": "periodic", "fields": ["ux", "ux"]}],)~");

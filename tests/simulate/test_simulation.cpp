@@ -317,6 +317,36 @@ TEST_CASE("a run refuses what would never end or go unnoticed: a step that does 
   o.steps = 10;
   s.run(o);  // from t = 0 the steps advance
   CHECK(s.step() == 10);
+  {
+    // At rest with no sound speed and no diffusion the CFL condition bounds nothing: an infinite step is refused, not taken into NaN.
+    // (snapshots by step count: snapshot times would bound the step)
+    const std::string at_rest = with(line_wave(0, "rk3", R"~({"cfl": {"spec": "../reduce/cfl_speed.json", "params": {"cs": "0"}}})~"),
+                                     R"~("snapshots": {"every_time": 1.0,)~", R"~("snapshots": {"every": 1000,)~");
+    const sim::Program rest = program_of(at_rest, std::array<long long, 3>{8, 1, 1});
+    sim::Simulation r(rest, std::make_unique<sim::CpuBackend>(rest));
+    r.initialize();
+    sim::RunOptions two;
+    two.steps = 2;
+    CHECK_THROWS_WITH_AS(r.run(two), doctest::Contains("step 0: the CFL condition bounds no time step at t = 0: the largest speed is 0"), std::runtime_error);
+    CHECK(r.step() == 0);
+    sim::RunOptions landing;  // a time to land on bounds it
+    landing.until = 0.5;
+    r.run(landing);
+    CHECK(r.step() == 1);
+    CHECK(r.time() == 0.5);
+  }
+  {
+    // Snapshot times so close that the run would land on ten million of them.
+    const std::string dense = with(line_wave(1e-3, "rk3", R"~({"dt": 1e-3})~"), R"~("snapshots": {"every_time": 1.0,)~", R"~("snapshots": {"every_time": 1e-9,)~");
+    const sim::Program p = program_of(dense, std::array<long long, 3>{8, 1, 1});
+    sim::Simulation d(p, std::make_unique<sim::CpuBackend>(p));
+    d.initialize();
+    sim::RunOptions until;
+    until.until = 0.01;
+    CHECK_THROWS_WITH_AS(d.run(until), doctest::Contains(" snapshot times from t = 0 to --until 0.01 (/snapshots/every_time 1e-09); at most 100000"),
+                         std::runtime_error);
+    CHECK(d.step() == 0);
+  }
   const std::string dir = (fs::temp_directory_path() / "gpen_test_refusals").string();
   fs::remove_all(dir);
   {

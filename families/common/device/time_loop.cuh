@@ -166,7 +166,8 @@ __device__ void time_step(const S* speed, TimeStepArgs a, double* clock, real* c
     if (a.dt_max > 0 && dt > a.dt_max) dt = a.dt_max;
   }
   if (a.stop >= 0 && __dadd_rn(t, dt) > a.stop) dt = __dsub_rn(a.stop, t);
-  const bool valid = a.fixed > 0 || (dt > 0 && __dadd_rn(t, dt) > t);  // the host checked a fixed dt
+  // The host checked a fixed dt; an infinite one (nothing bounds it) is no step either.
+  const bool valid = a.fixed > 0 || (dt > 0 && !isinf(dt) && __dadd_rn(t, dt) > t);
   for (int i = 0; i < a.count; ++i) *dt_beta[i] = valid ? static_cast<real>(__dmul_rn(dt, beta[i])) : real(0);
   clock[0] = !valid ? t : (a.stop >= 0 && __dadd_rn(t, dt) >= a.stop) ? a.stop : __dadd_rn(t, dt);
   clock[1] = dt;

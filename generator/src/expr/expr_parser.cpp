@@ -7,11 +7,34 @@
 #include <cctype>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "gpen/generator/expr_ast.hpp"
 #include "gpen/generator/limits.hpp"
 
 namespace gpen {
 namespace {
+
+// The character of `s` at `at` for a message: printable ASCII as itself in
+// quotes, a whole UTF-8 sequence as itself and its code point ('λ' (U+03BB)),
+// a control character or a byte that starts no valid sequence by its code.
+std::string character_at(const std::string& s, std::size_t at) {
+  const auto b = static_cast<unsigned char>(s[at]);
+  if (b >= 0x20 && b < 0x7f) return std::string("'") + s[at] + "'";
+  if (b < 0x80) return fmt::format("U+{:04X} (a control character)", b);
+  const int n = b >= 0xf0 && b < 0xf5 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 0;
+  unsigned cp = n == 4 ? b & 0x07u : n == 3 ? b & 0x0fu : b & 0x1fu;
+  bool valid = n > 0 && at + static_cast<std::size_t>(n) <= s.size();
+  for (int k = 1; valid && k < n; ++k) {
+    const auto c = static_cast<unsigned char>(s[at + static_cast<std::size_t>(k)]);
+    valid = (c & 0xc0u) == 0x80u;
+    cp = cp << 6 | (c & 0x3fu);
+  }
+  // Overlong forms, surrogates and code points past U+10FFFF are no characters.
+  valid = valid && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10ffff)) && !(cp >= 0xd800 && cp <= 0xdfff);
+  if (!valid) return fmt::format("byte 0x{:02X} (not UTF-8)", b);
+  return fmt::format("'{}' (U+{:04X})", s.substr(at, static_cast<std::size_t>(n)), cp);
+}
 
 struct Token {
   enum class Kind { Number, Name, Op, End } kind;
@@ -52,8 +75,7 @@ std::vector<Token> tokenize(const std::string& s) {
       out.push_back({Token::Kind::Op, std::string(1, static_cast<char>(c)), start});
       ++i;
     } else {
-      throw ExprSyntaxError{start, "unexpected character '" + std::string(1, static_cast<char>(c)) + "'",
-                            "a number, a name, an operator (+ - * /), '(' or ')'"};
+      throw ExprSyntaxError{start, "unexpected character " + character_at(s, start), "a number, a name, an operator (+ - * /), '(' or ')'"};
     }
   }
   out.push_back({Token::Kind::End, "", s.size()});

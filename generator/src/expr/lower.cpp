@@ -79,6 +79,13 @@ class Lowering {
     if (std::isinf(n.d) || (f32 && std::fabs(n.d) > FLT_MAX))
       fail(a, fmt::format("the number {} is beyond the range of {}", quoted_text(a.text, 40), to_string(spec_.dtype)),
            f32 ? "a finite float32, at most about 3.4e38 in magnitude" : "a finite float64, at most about 1.8e308 in magnitude");
+    // A number that is not 0 but rounds to 0 in the dtype (below half its
+    // smallest subnormal) would silently drop its term.
+    const std::string mantissa = a.text.substr(0, a.text.find_first_of("eE"));
+    const bool nonzero = mantissa.find_first_of("123456789") != std::string::npos;
+    if (nonzero && (n.d == 0 || (f32 && static_cast<float>(n.d) == 0.0f)))
+      fail(a, fmt::format("the number {} is not 0 but rounds to 0 in {}", quoted_text(a.text, 40), to_string(spec_.dtype)),
+           f32 ? "0, or a float32 of magnitude at least about 1.4e-45" : "0, or a float64 of magnitude at least about 4.9e-324");
     return ir_const(n);
   }
 

@@ -111,8 +111,35 @@ class SpecParser final : public SpecReading {
     if (tunables_known) {
       spec.tunables = parse_tunables(spec, reader.has("/tunables") ? &reader.at("/tunables") : nullptr, *src, diag);
       spec.constraints = parse_constraints(spec, reader.has("/constraints") ? &reader.at("/constraints") : nullptr, *src, diag);
+      defaults_keep_constraints();
     }
     if (shape().ghost_reach && dims_ok) ghost_widths();
+  }
+
+  // A constraint the spec's own default variant breaks can never have been
+  // meant (or can never hold, as "block_x < 0"): said where it is written,
+  // with the defaults of the tunables it names.
+  void defaults_keep_constraints() {
+    if (spec.constraints.empty() || !diag.empty()) return;
+    const TunableChoice d = spec.choose();
+    for (const ConstraintDecl& c : spec.constraints) {
+      if (satisfied(c, d)) continue;
+      std::vector<std::string> values;
+      for (const TunableDecl& t : spec.tunables)
+        if (mentions(c.text, t.name)) values.push_back(t.name + " = " + to_string(d.at(t.name)));
+      diag.unit([&] {
+        src->fail(c.pointer, fmt::format("the spec's default variant breaks this constraint ({})", fmt::join(values, ", ")),
+                  "a constraint that the defaults keep: the tuner searches only variants that keep every one");
+      });
+    }
+  }
+
+  // Whether `name` appears in `text` as a whole identifier.
+  static bool mentions(const std::string& text, const std::string& name) {
+    auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+      if ((at == 0 || !ident(text[at - 1])) && (at + name.size() == text.size() || !ident(text[at + name.size()]))) return true;
+    return false;
   }
 
   // Whether a key of the root looks like "kind" (then which keys belong is unknown).
@@ -365,6 +392,14 @@ class SpecParser final : public SpecReading {
           diag.unit([&] { src->fail(f->pointer, fmt::format("output field '{}' has no expression in /outputs", f->name), "an entry in /outputs for every output field"); });
     // Outputs are written in the order of their fields, so the kernel's slots match.
     std::stable_sort(spec.outputs.begin(), spec.outputs.end(), [](const OutputDecl& a, const OutputDecl& b) { return a.field < b.field; });
+    // Pairs whose formulas read nothing of the source stage empty sources:
+    // a formula of the target alone, reduced over N sources, is a typo
+    // (a missing _j), or N times (the min or max: once) that formula.
+    if (shape().pair_expressions && outputs_whole_ && spec.outputs.size() == n && n > 0 && spec.pairwise().read_by(true, spec.output_exprs()).empty())
+      diag.unit([&] {
+        src->fail("/outputs", "no output reads a value of the source: each pair's term is the target's alone",
+                  "a formula of the pair: a source field with the suffix _j (m_j), or on a grid a source cell's coordinate (ix_j)");
+      });
   }
 
   // How an output's values combine (SpecShape::output_reductions): "sum"

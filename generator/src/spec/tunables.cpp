@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/generator/constraints.hpp"
 #include "gpen/generator/diagnostics.hpp"
 #include "gpen/generator/family.hpp"
 #include "gpen/generator/limits.hpp"
@@ -157,7 +158,7 @@ bool overrides_tunable(const std::vector<std::string>& overrides, const std::str
   return std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) { return o.substr(0, o.find('=')) == name; });
 }
 
-TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
+TunableChoice Spec::choose(const std::vector<std::string>& overrides, bool whole) const {
   TunableChoice c;
   for (const auto& t : tunables) c[t.name] = t.default_value;
   std::vector<std::string> names;
@@ -201,6 +202,10 @@ TunableChoice Spec::choose(const std::vector<std::string>& overrides) const {
                                    owners(t.only_with_strategy), t.name, strategy, set_by.count("strategy") ? " (--set " + set_by.at("strategy") + ")" : " (the spec's default)",
                                    t.name, to_string(t.plain), alternatives(t.only_with_strategy)));
   }
+  // The spec's own defaults keep its constraints (checked when it loads).
+  if (whole && !set_by.empty())
+    if (const ConstraintDecl* k = first_broken(*this, c))
+      throw UsageError(fmt::format("--set {}: breaks the spec's constraint \"{}\" ({})", fmt::join(overrides, " --set "), k->text, k->pointer));
   return c;
 }
 

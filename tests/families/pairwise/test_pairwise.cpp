@@ -124,6 +124,8 @@ TEST_CASE("pairwise errors name the JSON path, the line and column, and what was
       {"a ghost zone", with(j, "{\"name\": \"m\", \"role\": \"input\"}", "{\"name\": \"m\", \"role\": \"input\", \"ghost\": 1}"), "/fields/1/ghost",
        "ghost width 1 on 'm'", "pairs read no neighbours"},
       {"an output read in a pair", with(j, "m_j / sqrt", "phi_j / sqrt"), "/outputs/0/expr", "output field 'phi' cannot be read", "an input field"},
+      {"a term of the target alone", with(j, "m_j / sqrt(dx*dx + eps2)", "m_i * eps2"), "/outputs", "no output reads a value of the source",
+       "a source field with the suffix _j"},
   };
   for (const auto& c : cases) {
     CAPTURE(std::string(c.what));

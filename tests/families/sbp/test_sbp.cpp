@@ -291,6 +291,13 @@ TEST_CASE("SBP errors name the row or weight, the line, and what was expected") 
     CHECK(e.pointer().rfind("/sbp/left/", 0) == 0);
     CHECK(message(e).find("M = B S - H D2 is not symmetric") != std::string::npos);
   }
+  SUBCASE("a boundary derivative on a first derivative, which has no S") {
+    std::string j = gpen::test::read_file(sbp_path("d1_o4"));
+    j = with(j, "\"norm\":", "\"boundary_derivative\": [\"-11/6\", 3, \"-3/2\", \"1/3\"], \"norm\":");
+    const SpecError e = spec_error_of(j);
+    CHECK(e.pointer() == "/sbp/boundary_derivative");
+    CHECK(e.detail().message == "a boundary derivative for a first derivative");
+  }
   SUBCASE("a first derivative that is accurate but not SBP") {
     std::string j = gpen::test::read_file(sbp_path("d1_o4"));
     j = with(j, "\"-24/17\", \"59/34\", \"-4/17\", \"-3/34\"", "\"-3/2\", 2, \"-1/2\"");  // one-sided, accurate, not SBP

@@ -189,7 +189,7 @@ TEST_CASE("at the search's size, stage choices whose points_per_thread make the 
   // A twin the spec's constraints refuse is no twin: 64 and 128 both stay
   // where 32 breaks the constraint (the grid of 64 is still timed).
   std::string js = gpen::test::read_file(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
-  js = gpen::test::with(js, "\"tunables\": {", "\"constraints\": [\"points_per_thread >= 64\"],\n  \"tunables\": {");
+  js = gpen::test::with(js, "\"tunables\": {", "\"constraints\": [\"points_per_thread >= 64\"],\n  \"tunables\": {\n    \"points_per_thread\": {\"default\": 64},");
   const Spec bounded = load_spec_string(js);
   const SearchSpace walks64(bounded, fixed, {}, std::array<long long, 3>{512, 512, 512});
   CHECK(walks64.points().size() == 3);  // 64, 128, 256
@@ -200,8 +200,8 @@ TEST_CASE("at the search's size, stage choices whose points_per_thread make the 
 
 TEST_CASE("constraints in the spec remove points before anything compiles") {
   const std::string t = "  \"constraints\": [\"block_x * block_y * vector_x <= 128\", \"points_per_thread >= 4\"],\n";
-  std::string js = gpen::test::minimal_spec("D2(u, x) + D2(u, y)", t);
-  js = gpen::test::with(js, "\"dims\": 2", "\"dims\": 3");
+  std::string js = gpen::test::minimal_spec("D2(u, x) + D2(u, y)", t + "  \"tunables\": {\"vector_x\": {\"default\": 1}},\n");
+  js = gpen::test::with(js, "\"dims\": 2", "\"dims\": 3");  // (defaults that keep the constraints: 32 x 4 x 1)
   const Spec s = load_spec_string(js);
   REQUIRE(s.constraints.size() == 2);
   const SearchSpace space(s);
@@ -212,7 +212,7 @@ TEST_CASE("constraints in the spec remove points before anything compiles") {
   }
   // the bounds themselves are allowed
   CHECK(space.find(s.choose({"strategy=march", "block_x=32", "block_y=4", "vector_x=1", "rows_y=1", "points_per_thread=4"})));
-  CHECK(!space.find(s.choose({"strategy=march", "block_x=32", "block_y=8", "vector_x=1", "rows_y=1", "points_per_thread=4"})));
+  CHECK(!space.find(s.choose({"strategy=march", "block_x=32", "block_y=8", "vector_x=1", "rows_y=1", "points_per_thread=4"}, false)));
   bool named = false;
   for (const auto& [why, n] : space.rejected()) named = named || why == "breaks the spec's constraint \"points_per_thread >= 4\"";
   CHECK(named);
@@ -232,6 +232,11 @@ TEST_CASE("constraint errors name the JSON path, line and column") {
   CHECK(err("\"block_x <= max(1, 2)\"").message == "function call 'max' in a constraint");
   CHECK(err("\"block_x <= (2\"").pointer == "/constraints/0");
   CHECK(err("3").message == "found a non-string");
+  // A constraint the defaults break: never meant, or never true.
+  const auto never = err("\"block_x < 0\"");
+  CHECK(never.pointer == "/constraints/0");
+  CHECK(never.message.rfind("the spec's default variant breaks this constraint (block_x = ", 0) == 0);
+  CHECK(err("\"block_x / 0 == 1\"").message.rfind("the spec's default variant breaks this constraint (block_x = ", 0) == 0);
 }
 
 TEST_CASE("exhaustive and random strategies evaluate each valid point once, within the budget") {
