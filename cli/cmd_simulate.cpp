@@ -24,8 +24,8 @@
 #ifdef GPEN_HAVE_MPI
 #include "gpen/simulate/halo_nccl.hpp"
 #include "mpi_ranks.hpp"
-#include "spec_options.hpp"
 #endif
+#include "spec_options.hpp"
 #include "gpen/simulate/picture.hpp"
 #include "gpen/simulate/simulation.hpp"
 
@@ -107,17 +107,22 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   if (!o.size.empty()) size = [&](int dims) { return parse_size(o.size, dims); };
   const auto setup_started = std::chrono::steady_clock::now();
   const sim::Program p = sim::load_program(o.program, size, dtype);
-  // The output folder is made before any GPU work: one that cannot be made
-  // is the --out's mistake, said before the setup rather than after it.
-  if (!o.no_output) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec) throw UsageError(fmt::format("--out {}: cannot make the folder: {}", o.out, ec.message()));
-  }
   std::unique_ptr<sim::Backend> backend;
   std::optional<Context> ctx;
   // The split is checked against the program before any GPU work.
   const sim::RankGrid ranks = o.ranks.empty() ? sim::RankGrid{} : sim::parse_ranks(o.ranks, p.dims);
+  // The output folder is made before any GPU work, by the process that
+  // writes the files: one that cannot be made is the --out's mistake, said
+  // before the setup rather than after it.
+  bool writes = !o.no_output;
+#ifdef GPEN_HAVE_MPI
+  if (mpi) writes = writes && mpi->rank() == 0;
+#endif
+  if (writes) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw UsageError(fmt::format("--out {}: cannot make the folder: {}", o.out, ec.message()));
+  }
   sim::GpuOptions go;
   go.periodic_ghosts = o.periodic_ghosts == "stores"  ? sim::GpuOptions::PeriodicGhosts::Stores
                        : o.periodic_ghosts == "fills" ? sim::GpuOptions::PeriodicGhosts::Fills

@@ -54,10 +54,9 @@ void add_survey(CLI::App& app, Runner& run) {
       int status = kExitOk;
       Json rows = Json::array();
       InterruptFlag interrupt("the current spec");
-      std::size_t surveyed = 0;  // files
+      std::size_t surveyed = 0;  // files whose every strategy was surveyed
       for (const auto& f : files) {
         if (interrupt.raised()) break;
-        ++surveyed;
         Spec s;
         try {
           s = load_spec(f);
@@ -65,17 +64,18 @@ void add_survey(CLI::App& app, Runner& run) {
           fmt::print("{:<40} {:<9} {:>6}\n{}\n", f, "-", "FAIL", e.what());
           rows.push_back({{"file", f}, {"check", false}, {"errors", spec_errors_json(e)}});
           status = kExitInvalid;
+          ++surveyed;
           continue;
         }
         for (const auto& v : strategies_of(s)) {
-          if (interrupt.raised()) break;
-          const TunableChoice choice = s.choose(v.empty() ? std::vector<std::string>{} : std::vector<std::string>{"strategy=" + v});
           std::string runcol, compiled = "FAIL";
           int regs = -1;
           double ms = 0;
           Json row = {{"file", f}, {"spec", s.name}, {"kind", s.kind}, {"strategy", v}, {"check", true}, {"compiled", false},
                       {"registers", nullptr}, {"compile_ms", nullptr}, {"launched", false}, {"verify", nullptr}, {"error", nullptr}};
           try {
+            // A strategy whose defaults break one of the spec's constraints is this row's failure, not the survey's.
+            const TunableChoice choice = s.choose(v.empty() ? std::vector<std::string>{} : std::vector<std::string>{"strategy=" + v});
             const Variant g = generate(s, choice);
             const auto r = process_cache().get(spec_program(s, g), arch);
             regs = r.kernel.usage.registers;
@@ -105,6 +105,7 @@ void add_survey(CLI::App& app, Runner& run) {
           fmt::print("{:<40} {:<9} {:>6} {:>8} {:>5} {:>7.1f}  {}\n", f, v.empty() ? s.kind : v, "ok", compiled, regs, ms, runcol);
           std::fflush(stdout);  // a row at a time when piped: the survey takes minutes on a GPU
         }
+        ++surveyed;
       }
       const bool stopped = interrupt.raised();
       if (stopped) {

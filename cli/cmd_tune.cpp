@@ -123,8 +123,8 @@ void add_tune(CLI::App& app, Runner& run) {
       const Spec s = o->spec.load();
       // A bad --size or --set is an error before any device work.
       check_problem_size(s, o->size);
-      check_distinct_sets(o->spec.set);
-      s.choose(o->spec.set, false);  // the search keeps these and varies the rest: its points keep the constraints
+      // With the defaults, the --set values are the reference every variant is checked against: it keeps the constraints too.
+      o->spec.choose(s);
       std::string why;
       if (!driver_available(&why)) throw NoDeviceError("cannot tune " + s.name + ": " + why);
       Context ctx(0);

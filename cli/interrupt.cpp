@@ -9,7 +9,10 @@ namespace {
 
 std::atomic<bool> g_raised{false};
 struct sigaction g_previous {};
-const char* g_finishing = "the current work";
+// What the first Ctrl-C's note says is finished: read by the handler, so an
+// atomic that is lock-free (checked below) and safe to read there.
+std::atomic<const char*> g_finishing{"the current work"};
+static_assert(std::atomic<const char*>::is_always_lock_free, "the handler reads it");
 
 void on_sigint(int) {
   if (g_raised.exchange(true)) {
@@ -26,22 +29,24 @@ void on_sigint(int) {
     (void)ignored;
   };
   say("\ngpen: stopping after ");
-  say(g_finishing);
+  say(g_finishing.load());
   say(" (Ctrl-C again to quit at once)\n");
 }
 
 }  // namespace
 
-InterruptFlag::InterruptFlag(const char* finishing) {
+InterruptFlag::InterruptFlag(const char* finishing) : previous_finishing_(g_finishing.exchange(finishing)) {
   g_raised = false;
-  g_finishing = finishing;
   struct sigaction sa {};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, &g_previous);
 }
 
-InterruptFlag::~InterruptFlag() { ::sigaction(SIGINT, &g_previous, nullptr); }
+InterruptFlag::~InterruptFlag() {
+  ::sigaction(SIGINT, &g_previous, nullptr);
+  g_finishing = previous_finishing_;
+}
 
 const std::atomic<bool>& InterruptFlag::flag() const { return g_raised; }
 

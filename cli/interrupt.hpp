@@ -18,6 +18,9 @@ class InterruptFlag {
   InterruptFlag& operator=(const InterruptFlag&) = delete;
   const std::atomic<bool>& flag() const;
   bool raised() const { return flag().load(); }
+
+ private:
+  const char* previous_finishing_;  // put back when this flag ends
 };
 
 // The exit code of a command stopped by Ctrl-C (128 + SIGINT).

@@ -413,19 +413,25 @@ void ProgramReader::boundaries() {
       } else {
         for (std::size_t f = 0; f < p_.fields.size(); ++f) fields.push_back(static_cast<int>(f));
       }
-      // 'none' leaves the ghost points as they are: only a field with none
-      // is closed by its right-hand side (SBP closures and SAT terms).
-      if (b.kind == BoundaryKind::None)
-        for (int f : fields)
-          if (p_.fields[f].ghost > 0)
-            src_.fail(ptr + "/type", fmt::format("boundary 'none' on '{}', whose {} ghost point{} a side would never be written", p_.fields[f].name, p_.fields[f].ghost,
-                                                 p_.fields[f].ghost == 1 ? "" : "s"),
-                      "a boundary that fills them (periodic, symmetric, antisymmetric, value), or 'none' on fields of ghost 0");
       // Later entries replace earlier ones on the faces and fields they name.
       for (int f : fields)
         for (auto [a, side] : faces) p_.fields[f].boundary[a][side] = b;
     });
   }
+  // 'none' leaves the ghost points as they are: only a field with none is
+  // closed by its right-hand side (SBP closures and SAT terms). Checked on
+  // what the entries left, each face once.
+  for (const ProgramField& f : p_.fields)
+    diag_.unit([&] {  // one error a field: its first such face
+      for (int a = 0; a < p_.dims; ++a)
+        for (int side = 0; side < 2; ++side) {
+          const Boundary& b = f.boundary[a][side];
+          if (b.kind == BoundaryKind::None && f.ghost > 0)
+            src_.fail(b.pointer + "/type", fmt::format("boundary 'none' on the {} {} face of '{}', whose {} ghost point{} there would never be written",
+                                                       kAxes[a], side ? "upper" : "lower", f.name, f.ghost, f.ghost == 1 ? "" : "s"),
+                      "a boundary that fills them (periodic, symmetric, antisymmetric, value), or 'none' on fields of ghost 0");
+        }
+    });
 }
 
 // Periodic axes are all periodic or not at all; their spacing is box / n,

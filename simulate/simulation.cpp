@@ -122,6 +122,8 @@ void Simulation::write_snapshot(const std::string& dir) const {
   // snapshot folder that lacks files.
   const std::string part = dir + ".part";
   if (writes_files()) {
+    // A folder of this step written before holds no snapshot from now on.
+    if (fs::exists(dir)) fs::remove(dir + "/snapshot.json");
     fs::remove_all(part);
     fs::create_directories(part);
   }
@@ -180,7 +182,8 @@ void Simulation::write_snapshot(const std::string& dir) const {
     out << j.dump(2) << "\n";
     if (!out.flush()) throw std::runtime_error("cannot write " + meta);
   }
-  // A snapshot of this step written before (a stop where one was due) is replaced.
+  // A folder of this step written before (an earlier run into the same
+  // --out) is replaced, whatever it held.
   fs::remove_all(dir);
   fs::rename(part, dir);
 }
@@ -351,7 +354,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   // Steps land on every snapshot time, written or not: an interval that
   // makes more of them than any run should write is refused before a step.
   constexpr double kMaxSnapshotTimes = 1e5;
-  if (every_time > 0 && opt.until >= 0 && (opt.until - t_) / every_time > kMaxSnapshotTimes)
+  if (every_time > 0 && opt.until >= 0 && (opt.steps < 0 || opt.steps > kMaxSnapshotTimes) && (opt.until - t_) / every_time > kMaxSnapshotTimes)
     throw std::runtime_error(fmt::format("{} snapshot times from t = {:.9g} to --until {:.9g} (/snapshots/every_time {:.3g}); at most {:.0f}: a larger every_time, "
                                          "or snapshots by step count (/snapshots/every)",
                                          std::floor((opt.until - t_) / every_time), t_, opt.until, every_time, kMaxSnapshotTimes));

@@ -224,7 +224,7 @@ expect 2 "^--out: cannot write into $tmp/afile/out: $tmp/afile is not a folder" 
 expect 2 '^--out: an empty folder name' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --out ""
 expect 2 '^--until: not a finite time >= 0' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --until 1e400
 expect 2 "^--output: cannot write $tmp/afile/x.cu: $tmp/afile is not a directory" -- $gpen gen $specs/stencil/laplacian3d_o2.json -o $tmp/afile/x.cu
-expect 2 '^gpen: usage: NVRTC [0-9.]+ does not compile for sm_35: it compiles for sm_' -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_35
+expect 2 "^gpen: usage: NVRTC [0-9.]+ does not compile for sm_35 \\(the --arch given, else this GPU's\\): it compiles for sm_" -- $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_35
 mkdir -p $tmp/programs && ln -s $specs/stencil $specs/reduce $tmp/
 sed -e 's/"kappa \/ (hx \* hx)"/"kapa \/ (hx * hx)"/' $specs/programs/heat_walls3d.json > $tmp/programs/prog.json
 expect 1 "prog.json:[0-9]+:[0-9]+: error: /rhs/0/params/inv_h2: unknown name 'kapa'" -- $gpen check $tmp/programs/prog.json

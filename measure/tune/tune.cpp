@@ -366,7 +366,7 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   phase(o, "measuring the default variant and checking it against the CPU reference");
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.
-  res.reference = measure(problem, spec.choose(o.fixed, false), nullptr, Problem::Check::Cpu, o);
+  res.reference = measure(problem, spec.choose(o.fixed), nullptr, Problem::Check::Cpu, o);
   if (res.reference.ms) problem.keep_as_reference();
   search_and_save(ctx, spec, space, [&](const TunableChoice& c, const Variant* planned) { return measure(problem, c, planned, Problem::Check::Reference, o); }, problem.size(),
                   o, res);

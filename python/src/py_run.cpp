@@ -73,7 +73,7 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
   to.save = save;
   to.abandon_compiles = false;  // the interpreter goes on: wait for compiles in flight
   if (!fixed.is_none()) to.fixed = tunable_overrides(fixed);
-  choose(s, to.fixed, false);  // kept while the search varies the rest
+  choose(s, to.fixed);  // with the defaults, the reference: it keeps the constraints too
   const Context& ctx = context(device);
   const ContextScope on_device(ctx);
   TuneResult r;

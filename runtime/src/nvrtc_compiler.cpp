@@ -176,7 +176,8 @@ void check_supported_arch(const NvrtcApi& api, const std::string& arch) {
   api.nvrtcVersion(&major, &minor);
   std::vector<std::string> names;
   for (const int a : archs) names.push_back(fmt::format("sm_{}", a));
-  throw UsageError(fmt::format("NVRTC {}.{} does not compile for {}: it compiles for {}", major, minor, arch, fmt::join(names, ", ")));
+  throw UsageError(fmt::format("NVRTC {}.{} does not compile for {} (the --arch given, else this GPU's): it compiles for {}", major, minor, arch,
+                               fmt::join(names, ", ")));
 }
 
 CompiledKernel compile_with_nvrtc(const Program& program, const std::string& arch) {

@@ -197,8 +197,14 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
   first.initialize();
   o.steps = 15;
   o.out_dir = dir;
+  // A folder of step 15 from an earlier run into the same folder is replaced whole.
+  fs::create_directories(dir + "/snap_000000015");
+  std::ofstream(dir + "/snap_000000015/stale.txt") << "from before";
   const sim::RunResult half = first.run(o);
   REQUIRE(half.last_snapshot == dir + "/snap_000000015");
+  CHECK(!fs::exists(dir + "/snap_000000015/stale.txt"));
+  CHECK(fs::exists(dir + "/snap_000000015/snapshot.json"));
+  for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().extension() != ".part");  // written under .part, renamed once whole
   sim::Simulation second(p, std::make_unique<sim::CpuBackend>(p));
   second.restart(half.last_snapshot);
   CHECK(second.step() == 15);

@@ -22,7 +22,7 @@ std::string character_at(const std::string& s, std::size_t at) {
   const auto b = static_cast<unsigned char>(s[at]);
   if (b >= 0x20 && b < 0x7f) return std::string("'") + s[at] + "'";
   if (b < 0x80) return fmt::format("U+{:04X} (a control character)", b);
-  const int n = b >= 0xf0 && b < 0xf5 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 0;
+  const int n = b >= 0xf0 && b < 0xf5 ? 4 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 0;
   unsigned cp = n == 4 ? b & 0x07u : n == 3 ? b & 0x0fu : b & 0x1fu;
   bool valid = n > 0 && at + static_cast<std::size_t>(n) <= s.size();
   for (int k = 1; valid && k < n; ++k) {

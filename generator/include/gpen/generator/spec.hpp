@@ -284,8 +284,9 @@ struct Spec {
   // Defaults, then each "name=value" override (a --set); throws UsageError
   // naming the override when it is no name=value, names no tunable, gives
   // a value the spec does not allow, or sets another strategy's tunable (a
-  // later override of the same tunable wins); and, for a variant to run (`whole`; not the values
-  // a search keeps fixed while it varies the rest), when the overrides
+  // later override of the same tunable wins); and, for a variant to run
+  // (`whole`; not the values a search keeps fixed while it varies the rest,
+  // nor a point read back from a log or the database), when the overrides
   // break one of the spec's constraints.
   TunableChoice choose(const std::vector<std::string>& overrides = {}, bool whole = true) const;
 
