@@ -161,6 +161,16 @@ def test_usage_errors_name_the_keyword():
         gpen.load_spec(str(ROOT / "specs" / "no_such_spec.json"))
 
 
+def test_a_variant_that_breaks_a_constraint_is_refused_before_any_gpu_work():
+    d = json.loads(LAPLACIAN.read_text())
+    d["constraints"] = ["block_x * block_y <= 256"]
+    s = gpen.load_spec(d)
+    with pytest.raises(gpen.UsageError, match=r"block_y=16: breaks the spec's constraint \"block_x \* block_y <= 256\" \(/constraints/0\)"):
+        gpen.Kernel(s, tunables={"block_x": 32, "block_y": 16})
+    with pytest.raises(gpen.UsageError, match="breaks the spec's constraint"):
+        s.generate(block_x=32, block_y=16)
+
+
 def test_host_arrays_are_refused_in_words():
     s = gpen.load_spec(LAPLACIAN)
     with pytest.raises(gpen.BindingError, match=r"field 'u': a host array .*cupy\.asarray"):
