@@ -100,7 +100,6 @@ int simulate(const SimulateOptions& o) {
 // or (mpi) this rank's subdomain.
 int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   if (o.steps < 0 && o.until == -1) throw UsageError("gpen simulate: give --steps N or --until T (how long to run)");
-  if (o.until != -1 && !(o.until >= 0 && std::isfinite(o.until))) throw UsageError(fmt::format("--until {}: not a finite time >= 0", o.until));
   std::optional<Dtype> dtype;
   if (!o.dtype.empty()) dtype = o.dtype == "float32" ? Dtype::Float32 : Dtype::Float64;
   sim::SizeOverride size;  // --size is read against the program's dims

@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -87,9 +85,9 @@ inline CLI::Validator non_empty() {
   return CLI::Validator([](std::string& v) -> std::string { return v.empty() ? "an empty value" : ""; }, "", "non-empty");
 }
 
-// An output folder (--out), checked when the options are parsed, before any
-// work: a folder, or one that can be made inside the nearest folder that
-// exists and can be written.
+// An output folder (--out), checked when the options are parsed: a name,
+// whose nearest existing ancestor is a folder. Whether it can be made is
+// found by making it (gpen simulate does, before any GPU work).
 inline CLI::Validator output_folder() {
   return CLI::Validator(
       [](std::string& path) -> std::string {
@@ -100,7 +98,6 @@ inline CLI::Validator output_folder() {
         if (ec) return "cannot write " + path + ": " + ec.message();
         while (!fs::exists(p, ec) && p.has_relative_path()) p = p.parent_path();
         if (!fs::is_directory(p, ec)) return "cannot write into " + path + ": " + p.string() + " is not a folder";
-        if (::access(p.c_str(), W_OK) != 0) return "cannot write into " + path + ": " + p.string() + ": " + std::strerror(errno);
         return {};
       },
       "DIR", "output folder");

@@ -486,11 +486,13 @@ void ProgramReader::time_step() {
     for (const char* key : {"inputs", "params"})
       if (r_.has(ptr + "/" + key)) src_.fail(ptr + "/" + key, fmt::format("'{}' without a 'spec'", key), "a 'spec' whose inputs and params these are", true);
   }
+  double diffusivity = 0;
   if (r_.has(ptr + "/diffusivity")) {
     t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
     const std::vector<double> values = p_.param_values();
-    const double v = t.diffusivity(values.data());
-    if (!(v >= 0) || !std::isfinite(v)) src_.fail(ptr + "/diffusivity", fmt::format("the diffusivity is {}", v), "a finite value >= 0");
+    diffusivity = t.diffusivity(values.data());
+    if (!(diffusivity >= 0) || !std::isfinite(diffusivity))
+      src_.fail(ptr + "/diffusivity", fmt::format("the diffusivity is {}", diffusivity), "a finite value >= 0");
   }
   auto positive = [&](const std::string& key, double& v) {
     if (!r_.has(ptr + "/" + key)) return;
@@ -502,12 +504,9 @@ void ProgramReader::time_step() {
   positive("dt_max", t.dt_max);
   // Without a speed or a cap, a diffusivity of 0 bounds nothing: every step
   // would be infinite.
-  if (!t.speed && t.dt_max == 0 && r_.has(ptr + "/diffusivity")) {
-    const std::vector<double> values = p_.param_values();
-    if (t.diffusivity(values.data()) == 0)
-      src_.fail(ptr + "/diffusivity", "the diffusivity is 0, and no 'spec' (the largest speed) or 'dt_max' bounds the step: it would be infinite",
-                "a diffusivity > 0, a 'spec', or a 'dt_max'");
-  }
+  if (!t.speed && t.dt_max == 0 && r_.has(ptr + "/diffusivity") && diffusivity == 0)
+    src_.fail(ptr + "/diffusivity", "the diffusivity is 0, and no 'spec' (the largest speed) or 'dt_max' bounds the step: it would be infinite",
+              "a diffusivity > 0, a 'spec', or a 'dt_max'");
   (void)k;
 }
 

@@ -61,6 +61,12 @@ double value(const Ast& a, const TunableChoice& c) {
   return NAN;
 }
 
+// The tunables an expression names, each once, in the order they appear.
+void collect_names(const Ast& a, std::vector<std::string>& names) {
+  if (a.kind == Ast::Kind::Name && std::find(names.begin(), names.end(), a.text) == names.end()) names.push_back(a.text);
+  for (const auto& x : a.args) collect_names(*x, names);
+}
+
 }  // namespace
 
 std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag) {
@@ -112,6 +118,14 @@ bool satisfied(const ConstraintDecl& c, const TunableChoice& choice) {
   if (c.op == "!=") return l != r;
   if (c.op == "<") return l < r;
   return l > r;
+}
+
+std::string named_values(const ConstraintDecl& c, const TunableChoice& choice) {
+  std::vector<std::string> names, values;
+  collect_names(*c.lhs, names);
+  collect_names(*c.rhs, names);
+  for (const auto& n : names) values.push_back(n + " = " + to_string(choice.at(n)));
+  return fmt::format("{}", fmt::join(values, ", "));
 }
 
 const ConstraintDecl* first_broken(const Spec& spec, const TunableChoice& choice) {

@@ -124,22 +124,11 @@ class SpecParser final : public SpecReading {
     const TunableChoice d = spec.choose();
     for (const ConstraintDecl& c : spec.constraints) {
       if (satisfied(c, d)) continue;
-      std::vector<std::string> values;
-      for (const TunableDecl& t : spec.tunables)
-        if (mentions(c.text, t.name)) values.push_back(t.name + " = " + to_string(d.at(t.name)));
       diag.unit([&] {
-        src->fail(c.pointer, fmt::format("the spec's default variant breaks this constraint ({})", fmt::join(values, ", ")),
+        src->fail(c.pointer, fmt::format("the spec's default variant breaks this constraint ({})", named_values(c, d)),
                   "a constraint that the defaults keep: the tuner searches only variants that keep every one");
       });
     }
-  }
-
-  // Whether `name` appears in `text` as a whole identifier.
-  static bool mentions(const std::string& text, const std::string& name) {
-    auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
-      if ((at == 0 || !ident(text[at - 1])) && (at + name.size() == text.size() || !ident(text[at + name.size()]))) return true;
-    return false;
   }
 
   // Whether a key of the root looks like "kind" (then which keys belong is unknown).

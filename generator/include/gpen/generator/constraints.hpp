@@ -20,6 +20,8 @@ namespace gpen {
 std::vector<ConstraintDecl> parse_constraints(const Spec& spec, const nlohmann::json* node, const JsonSource& src, Diagnostics& diag);
 
 bool satisfied(const ConstraintDecl& c, const TunableChoice& choice);
+// "block_x = 32, block_y = 4": the values `choice` gives the tunables `c` names.
+std::string named_values(const ConstraintDecl& c, const TunableChoice& choice);
 
 // The first constraint of `spec` that `choice` breaks, or nullptr.
 const ConstraintDecl* first_broken(const Spec& spec, const TunableChoice& choice);
