@@ -26,9 +26,17 @@ class ProgressLine {
   bool tty_;
   double interval_s_;
   std::chrono::steady_clock::time_point last_{};
-  std::size_t shown_width_ = 0;  // of the line on the terminal now
+  std::size_t shown_width_ = 0;  // columns of the line on the terminal now
   bool open_ = false;
 };
+
+// The longest head of `text` that fits `max_columns` terminal columns, whole
+// characters only, and the columns it takes.
+struct CutText {
+  std::string text;
+  std::size_t columns = 0;
+};
+CutText cut_to_columns(const std::string& text, std::size_t max_columns);
 
 // "1h02m", "3m05s", "42s"
 std::string format_duration(double seconds);

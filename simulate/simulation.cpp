@@ -11,6 +11,9 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <stdio.h>  // renameat2 (glibc 2.28)
+
 #include "gpen/families/common/host_array.hpp"
 #include "gpen/families/common/workload.hpp"
 #include "gpen/generator/json_source.hpp"
@@ -21,6 +24,22 @@ namespace gpen::sim {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Puts the whole folder `part` in the place of `dir`. Where `dir` exists
+// the two are exchanged in one step (Linux's renameat2), so that a run
+// killed at any moment leaves `dir` either the old folder or the new one,
+// never missing; the old one, now under `part`, is then removed.
+// Elsewhere (a file system without the exchange) `dir` is removed first.
+void replace_folder(const std::string& part, const std::string& dir) {
+#ifdef RENAME_EXCHANGE
+  if (fs::exists(fs::symlink_status(dir)) && ::renameat2(AT_FDCWD, part.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(part);
+    return;
+  }
+#endif
+  fs::remove_all(dir);
+  fs::rename(part, dir);
+}
 
 // A uniform value in [-1, 1) from (seed, index): SplitMix64, so that a
 // point's noise depends on nothing else (any order, any back end).
@@ -184,14 +203,19 @@ void Simulation::write_snapshot(const std::string& dir) const {
   }
   // A folder of this step written before (an earlier run into the same
   // --out) is replaced, whatever it held.
-  fs::remove_all(dir);
-  fs::rename(part, dir);
+  replace_folder(part, dir);
 }
 
 void Simulation::restart(const std::string& dir) {
   auto fail = [&](const std::string& why) { throw std::runtime_error(fmt::format("cannot restart {} from {}: {}", p_.name, dir, why)); };
   const std::string file = dir + "/snapshot.json";
-  if (!fs::is_regular_file(file)) fail("it holds no snapshot.json");
+  if (!fs::is_regular_file(file)) {
+    // A run ended between removing a folder and renaming its successor (a file system without the exchange) left this.
+    const std::string whole = dir + ".part";
+    if (fs::is_regular_file(whole + "/snapshot.json"))
+      fail(fmt::format("it holds no snapshot.json; {} holds a whole snapshot (a run ended while putting it in place): restart from that folder", whole));
+    fail("it holds no snapshot.json");
+  }
   const JsonSource src = JsonSource::from_file(file);
   const nlohmann::json& j = src.root();
   auto text = [&](const char* key) {

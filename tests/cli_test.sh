@@ -195,10 +195,19 @@ done
 expect 2 "the subdomain at the lower x face holds 1 point" -- $gpen simulate $specs/programs/heat_walls3d.json --size 9x8x9 --steps 1 --ranks 9
 expect 2 "more axes than the program's 3" -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --steps 1 --ranks 2x2x2x2
 expect 2 "the subdomain at the lower x face holds 1 point; field 'T''s symmetric condition there \(.*heat_walls3d.json /boundaries/0, line 19, column 5\) reads 2 points" -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 1 --ranks 9
-# Ctrl-C: a clean stop with a last snapshot (exit 130).
+# Ctrl-C: a clean stop with a last snapshot (exit 130), sent once the run
+# shows its first step (not after a fixed sleep: a slow machine may not be there yet).
+wait_for_line() {  # PATTERN FILE PID: up to 120 s, while PID runs
+  for _ in $(seq 1200); do
+    grep -q -- "$1" "$2" 2>/dev/null && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
 $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 33x32x33 --until 1000 --out $tmp/int >$tmp/int.txt 2>&1 &
 pid=$!
-sleep 3
+wait_for_line '^step ' $tmp/int.txt $pid || echo "(gpen simulate showed no step before the Ctrl-C)"
 kill -INT $pid
 rc=0; wait $pid || rc=$?
 if [ $rc = 130 ] && grep -q 'stopped at step .*(Ctrl-C)' $tmp/int.txt && grep -q 'stopping after the current step' $tmp/int.txt \
@@ -207,7 +216,7 @@ else echo "FAIL: Ctrl-C on gpen simulate -> rc=$rc (want 130), output:"; head -2
 # Ctrl-C stops a survey after the spec it is at, with the rows it has (a cold cache: it compiles for many seconds).
 GPEN_CACHE_DIR=$tmp/cold $gpen survey $specs --json >$tmp/sv.json 2>$tmp/sv.txt &
 pid=$!
-sleep 3
+wait_for_line '\.json ' $tmp/sv.txt $pid || echo "(gpen survey showed no row before the Ctrl-C)"
 kill -INT $pid
 rc=0; wait $pid || rc=$?
 if [ $rc = 130 ] && grep -q 'stopping after the current spec' $tmp/sv.txt && grep -q 'Stopped by Ctrl-C' $tmp/sv.txt \

@@ -221,6 +221,12 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
   const sim::Program other = program_of(j, std::array<long long, 3>{9, 7, 6});
   sim::Simulation wrong(other, std::make_unique<sim::CpuBackend>(other));
   CHECK_THROWS_WITH_AS(wrong.restart(half.last_snapshot), doctest::Contains("rho.npy has shape (5, 7, 9), the run (6, 7, 9)"), std::runtime_error);
+  // What a run ended between removing a folder and renaming its successor would leave (where the two cannot be exchanged): the restart names the whole one.
+  fs::rename(half.last_snapshot, half.last_snapshot + ".part");
+  fs::create_directories(half.last_snapshot);
+  sim::Simulation third(p, std::make_unique<sim::CpuBackend>(p));
+  const std::string hint = "it holds no snapshot.json; " + half.last_snapshot + ".part holds a whole snapshot";
+  CHECK_THROWS_WITH_AS(third.restart(half.last_snapshot), doctest::Contains(hint.c_str()), std::runtime_error);
   fs::remove_all(dir);
 }
 

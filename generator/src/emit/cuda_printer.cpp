@@ -20,25 +20,10 @@ std::string real_literal(double v, Dtype dtype) {
 
 namespace {
 
-// The code point of the UTF-8 sequence at text[i] and its length; (0, 1) for
-// a byte that starts no valid sequence.
-std::pair<unsigned, std::size_t> code_point(const std::string& text, std::size_t i) {
-  const unsigned char c = static_cast<unsigned char>(text[i]);
-  const std::size_t n = utf8_length(c);
-  if (n == 0 || i + n > text.size()) return {0, 1};
-  unsigned cp = n == 1 ? c : c & (0x7F >> n);
-  for (std::size_t k = 1; k < n; ++k) {
-    const unsigned char b = static_cast<unsigned char>(text[i + k]);
-    if ((b & 0xC0) != 0x80) return {0, 1};
-    cp = cp << 6 | (b & 0x3F);
-  }
-  return {cp, n};
-}
-
 // Characters a person reads as they are: no controls, no line or paragraph
 // separators, and none of the bidirectional overrides that make code read
 // otherwise than it compiles ("Trojan Source").
-bool shown_as_is(unsigned cp) {
+bool shown_as_is(char32_t cp) {
   if (cp < 0x20 || cp == 0x7f || cp == '\\' || (cp >= 0x80 && cp < 0xA0)) return false;
   if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return false;
   return cp != 0x2028 && cp != 0x2029 && cp != 0xFEFF;
@@ -50,10 +35,10 @@ std::string comment_text(const std::string& text, std::size_t max_chars) {
   std::string out;
   std::size_t i = 0, chars = 0;
   for (; i < text.size() && chars < max_chars; ++chars) {
-    const auto [cp, n] = code_point(text, i);
-    const bool ends_comment = cp == '*' && i + 1 < text.size() && text[i + 1] == '/';
-    out += shown_as_is(cp) && !ends_comment ? text.substr(i, n) : "?";
-    i += n;
+    const Utf8Char c = utf8_char(text, i);
+    const bool ends_comment = c.code_point == '*' && i + 1 < text.size() && text[i + 1] == '/';
+    out += c.length > 0 && shown_as_is(c.code_point) && !ends_comment ? text.substr(i, c.length) : "?";
+    i += c.length > 0 ? c.length : 1;
   }
   if (i < text.size()) out += "...";
   return out;

@@ -11,6 +11,7 @@
 
 #include "gpen/generator/expr_ast.hpp"
 #include "gpen/generator/limits.hpp"
+#include "gpen/generator/utf8.hpp"
 
 namespace gpen {
 namespace {
@@ -22,18 +23,9 @@ std::string character_at(const std::string& s, std::size_t at) {
   const auto b = static_cast<unsigned char>(s[at]);
   if (b >= 0x20 && b < 0x7f) return std::string("'") + s[at] + "'";
   if (b < 0x80) return fmt::format("U+{:04X} (a control character)", b);
-  const int n = b >= 0xf0 && b < 0xf5 ? 4 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 0;
-  unsigned cp = n == 4 ? b & 0x07u : n == 3 ? b & 0x0fu : b & 0x1fu;
-  bool valid = n > 0 && at + static_cast<std::size_t>(n) <= s.size();
-  for (int k = 1; valid && k < n; ++k) {
-    const auto c = static_cast<unsigned char>(s[at + static_cast<std::size_t>(k)]);
-    valid = (c & 0xc0u) == 0x80u;
-    cp = cp << 6 | (c & 0x3fu);
-  }
-  // Overlong forms, surrogates and code points past U+10FFFF are no characters.
-  valid = valid && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10ffff)) && !(cp >= 0xd800 && cp <= 0xdfff);
-  if (!valid) return fmt::format("byte 0x{:02X} (not UTF-8)", b);
-  return fmt::format("'{}' (U+{:04X})", s.substr(at, static_cast<std::size_t>(n)), cp);
+  const Utf8Char c = utf8_char(s, at);
+  if (c.length == 0) return fmt::format("byte 0x{:02X} (not UTF-8)", b);
+  return fmt::format("'{}' (U+{:04X})", s.substr(at, c.length), static_cast<unsigned>(c.code_point));
 }
 
 struct Token {
