@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpen/families/common/kernel.hpp"
 #include "gpen/families/common/problem.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/tunables.hpp"
@@ -55,6 +56,8 @@ void for_each_variant(const Spec& s, const std::vector<std::string>& strategies,
       } catch (const SpecError& e) {
         skip(e.detail().message);
       } catch (const UsageError& e) {  // a strategy or block shape this spec does not allow
+        skip(e.what());
+      } catch (const BlockFitError& e) {  // a block this GPU cannot run at the variant's registers
         skip(e.what());
       }
     }

@@ -27,7 +27,8 @@ std::vector<std::string> strategies_of(const Spec& s);
 
 // `gpen bench`'s variants of a spec: every strategy x block shape ("X" or
 // "XxY"), with the fixed overrides. `run` gets each one's overrides; a
-// combination the spec refuses is printed as skipped.
+// combination the spec refuses, or whose block this GPU cannot run, is
+// printed as skipped with the reason, and the next one goes on.
 void for_each_variant(const Spec& s, const std::vector<std::string>& strategies, const std::vector<std::string>& blocks,
                       const std::vector<std::string>& fixed, Json& skipped, const std::function<void(const std::vector<std::string>&)>& run);
 

@@ -141,7 +141,7 @@ void Kernel::check_block_fits(CUfunction f, int threads, const std::string& advi
   if (driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) == CUDA_SUCCESS && v < threads) {
     int regs = 0;
     driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
-    throw std::runtime_error(fmt::format("spec '{}' ({}): a block of {} threads at {} registers each does not fit on this GPU (at most {} threads); {}",
+    throw BlockFitError(fmt::format("spec '{}' ({}): a block of {} threads at {} registers each does not fit on this GPU (at most {} threads); {}",
                                          spec_.name, describe(spec_.tunables, source_.choice), threads, regs, v, advice));
   }
 }

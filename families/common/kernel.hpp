@@ -21,6 +21,13 @@ class BindingError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A variant's block does not fit an SM of this GPU at the registers ptxas
+// gave its threads: the variant cannot run here (a smaller block can).
+class BlockFitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 using FieldBindings = std::map<std::string, const DeviceBuffer*>;
 using ParamValues = std::map<std::string, double>;
 

@@ -40,6 +40,23 @@ TEST_CASE("the override directory may be a source tree: each template at its fil
   unsetenv("GPEN_TEMPLATE_DIR");
 }
 
+TEST_CASE("the override directory is read once a process: a template edited while it runs changes neither the text nor the hash") {
+  // Else a unit compiled from the edited text would be stored under the key of the text it replaced.
+  gpen::test::TempDir dir;
+  std::filesystem::create_directories(dir.path + "/gpen");
+  std::ofstream(dir.path + "/gpen/stencil_direct.cuh") << "// first";
+  setenv("GPEN_TEMPLATE_DIR", dir.path.c_str(), 1);
+  const std::string hash = templates_sha256(), headers = template_headers_sha256();
+  CHECK(template_text("gpen/stencil_direct.cuh") == "// first");
+  std::ofstream(dir.path + "/gpen/stencil_direct.cuh") << "// edited while running";
+  std::ofstream(dir.path + "/gpen/stencil_tile.cuh") << "// added while running";
+  CHECK(template_text("gpen/stencil_direct.cuh") == "// first");
+  CHECK(template_text("gpen/stencil_tile.cuh").find("stencil_tile") != std::string::npos);
+  CHECK(templates_sha256() == hash);
+  CHECK(template_headers_sha256() == headers);
+  unsetenv("GPEN_TEMPLATE_DIR");
+}
+
 TEST_CASE("inline_includes pastes headers once with #line directives") {
   const std::string out = inline_includes("#include \"gpen/stencil_tile.cuh\"\nint x;\n", "unit.cu");
   CHECK(out.find("#line 1 \"families/stencil/device/stencil_tile.cuh\"") != std::string::npos);

@@ -333,15 +333,16 @@ TEST_CASE("past the cap, a store prunes the least recently used entries down to 
 // it out; a header swapped at run time that lays it out otherwise must not
 // compile (else the kernel would read its arguments at the wrong offsets).
 TEST_CASE("an argument block's header swapped through GPEN_TEMPLATE_DIR, laid out otherwise, does not compile") {
-  TempDir d, t;
+  TempDir d;
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"gpen/scan_args.h", "/specs/scan/cumsum_x.json"},
       {"gpen/stencil_args.h", "/specs/stencil/laplacian3d_o2.json"},
       {"gpen/sbp_args.h", "/specs/sbp/d2_o4.json"},
       {"gpen/pairwise_args.h", "/specs/pairwise/softened_potential.json"}};
-  std::filesystem::create_directories(t.path + "/gpen");
   for (const auto& [header, spec_file] : cases) {
     CAPTURE(header);
+    TempDir t;  // a directory a case: a process reads each once
+    std::filesystem::create_directories(t.path + "/gpen");
     const Spec s = load_spec(gpen::test::source_dir() + spec_file);
     // One more member at the end of the first struct of the header.
     const std::string text = template_text(header);
@@ -355,6 +356,5 @@ TEST_CASE("an argument block's header swapped through GPEN_TEMPLATE_DIR, laid ou
     } catch (const CompileError& e) {
       CHECK(std::string(e.what()).find("kernel arguments as the host writes them") != std::string::npos);
     }
-    std::filesystem::remove(t.path + "/" + header);
   }
 }

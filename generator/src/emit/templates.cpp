@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +23,36 @@ struct FoundTemplate {
   std::string line_name;  // what #line calls it (standalone units)
 };
 
+// A file of GPEN_TEMPLATE_DIR at one of the relative paths, if there is one.
+std::optional<FoundTemplate> read_from(const std::string& dir, std::initializer_list<std::string> rels) {
+  for (const std::string& rel : rels) {
+    if (rel.empty()) continue;
+    std::ifstream in(dir + "/" + rel, std::ios::binary);
+    if (in) {
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      return FoundTemplate{ss.str(), rel};
+    }
+  }
+  return std::nullopt;
+}
+
+// Every embedded template as GPEN_TEMPLATE_DIR `dir` gives it (its file
+// there, else the embedded text), read once a process: the texts this
+// process compiles and the hash its cache keys hold come from that one
+// reading, so a template edited while it runs is not compiled under the
+// key of the text it replaced (a new process sees the edit).
+const std::map<std::string, FoundTemplate>& dir_templates(const std::string& dir) {
+  static std::mutex mu;
+  static std::map<std::string, std::map<std::string, FoundTemplate>> read;  // by directory; nodes stay put
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = read.try_emplace(dir);
+  if (fresh)
+    for (const auto& t : embedded_templates())
+      it->second[t.path] = read_from(dir, {std::string(t.source), std::string(t.path)}).value_or(FoundTemplate{t.text, t.source});
+  return it->second;
+}
+
 // A template by include name, from GPEN_TEMPLATE_DIR when that holds it,
 // else embedded. The directory is either a source tree (the template at its
 // file, families/stencil/device/stencil_march.cuh) or laid out by include
@@ -28,21 +60,16 @@ struct FoundTemplate {
 // gpen's source tree, or the include name for a directory of the second
 // kind (its path is the environment's, and is not printed into CUDA).
 FoundTemplate find_template(const std::string& path) {
-  const EmbeddedTemplate* embedded = nullptr;
-  for (const auto& t : embedded_templates())
-    if (path == t.path) embedded = &t;
-  if (const char* dir = std::getenv("GPEN_TEMPLATE_DIR"); dir && *dir) {
-    for (const std::string& rel : {embedded ? std::string(embedded->source) : std::string(), path}) {
-      if (rel.empty()) continue;
-      std::ifstream in(std::string(dir) + "/" + rel, std::ios::binary);
-      if (in) {
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        return {ss.str(), rel};
-      }
-    }
+  const char* dir = std::getenv("GPEN_TEMPLATE_DIR");
+  const bool override_dir = dir && *dir;
+  if (override_dir) {
+    const auto& texts = dir_templates(dir);
+    if (auto it = texts.find(path); it != texts.end()) return it->second;
+    // A header only the directory has: `gen --standalone` inlines it (NVRTC is given the embedded set).
+    if (auto found = read_from(dir, {path})) return *found;
   }
-  if (embedded) return {embedded->text, embedded->source};
+  for (const auto& t : embedded_templates())
+    if (path == t.path) return {t.text, t.source};
   throw std::runtime_error("gpen: no template named '" + path + "'");
 }
 
