@@ -20,6 +20,16 @@
 #include "gpen/runtime/arch.hpp"
 
 namespace gpen::cli {
+namespace {
+
+// A prune or clear that left entries it was to remove fails (exit 1), after
+// saying what it did remove.
+void throw_if_not_removed(const PruneReport& r) {
+  if (r.entries_not_removed > 0)
+    throw std::runtime_error(fmt::format("{} entr{} not removed; {}", r.entries_not_removed, r.entries_not_removed == 1 ? "y" : "ies", r.failure));
+}
+
+}  // namespace
 
 void add_cache(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("cache", "The kernel cache and the tuning database beside it: path, list, prune, clear");
@@ -73,7 +83,12 @@ void add_cache(CLI::App& app, Runner& run) {
   prune->callback([&run, max_size] {
     run = [max_size] {
       // --max-size 0 keeps no entry; GPEN_CACHE_MAX_SIZE=0 is no cap.
-      const std::uint64_t cap = max_size->empty() ? KernelCache::default_max_bytes() : *parse_byte_size(*max_size);
+      std::uint64_t cap = 0;
+      try {
+        cap = max_size->empty() ? KernelCache::default_max_bytes() : *parse_byte_size(*max_size);
+      } catch (const std::invalid_argument& e) {  // GPEN_CACHE_MAX_SIZE, the cap it was to prune to
+        throw UsageError(e.what());
+      }
       if (cap == 0 && max_size->empty()) {
         fmt::print("no cap (GPEN_CACHE_MAX_SIZE=0): nothing pruned in {}\n", KernelCache::default_dir());
         return kExitOk;
@@ -81,6 +96,7 @@ void add_cache(CLI::App& app, Runner& run) {
       const PruneReport r = KernelCache(KernelCache::default_dir()).prune(cap);
       fmt::print("removed {} entries and {} temporary files from {}: {} bytes of entries, {} before, cap {}\n", r.entries_removed,
                  r.temporaries_removed, KernelCache::default_dir(), r.bytes_after, r.bytes_before, cap);
+      throw_if_not_removed(r);
       return kExitOk;
     };
   });
@@ -93,7 +109,11 @@ void add_cache(CLI::App& app, Runner& run) {
   clear->callback([&run, what] {
     run = [what] {
       const auto [kernels, tuning] = *what;
-      if (kernels || !tuning) fmt::print("removed {} entries from {}\n", KernelCache(KernelCache::default_dir()).clear(), KernelCache::default_dir());
+      if (kernels || !tuning) {
+        const PruneReport r = KernelCache(KernelCache::default_dir()).clear();
+        fmt::print("removed {} entries from {}\n", r.entries_removed, KernelCache::default_dir());
+        throw_if_not_removed(r);
+      }
       if (tuning) {
         const TuningDb db;
         fmt::print("removed {} tuning records ({})\n", db.clear(), db.path());

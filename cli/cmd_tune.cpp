@@ -78,6 +78,7 @@ Json result_json(const Spec& s, const TuneResult& r, const std::string& size, co
                   {"space_total", r.space_total}, {"space_valid", r.space_valid}, {"budget", r.budget}, {"stop", to_string(r.stop)},
                   {"setup_s", r.setup_s}, {"total_s", r.total_s}, {"default", variant(r.reference)},
                   {"best", r.best ? variant(r.evaluated[*r.best]) : Json(nullptr)}, {"saved", r.saved ? Json(r.key.str()) : Json(nullptr)},
+                  {"save_error", r.save_error.empty() ? Json(nullptr) : Json(r.save_error)},
                   {"evaluations", all}});
   doc[r.scale.bound] = r.scale.bound_value;  // the other bound stays 0 (docs/json.md)
   if (r.scale.kind == RateKind::Pairs) doc["bound_unit"] = r.scale.bound_unit;
@@ -210,6 +211,7 @@ void add_tune(CLI::App& app, Runner& run) {
             break;
           }
       if (r.saved) fmt::print("saved to {} under {}\n", TuningDb::default_path(), r.key.str());
+      if (!r.save_error.empty()) fmt::print(stderr, "gpen tune: warning: the best variant was not saved: {}\n", r.save_error);
       if (log.is_open()) fmt::print("log: {} ({} evaluations; --resume {} goes on from here)\n", o->log, r.evaluated.size(), o->log);
 
       if (!o->plot.empty()) {

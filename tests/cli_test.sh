@@ -171,6 +171,24 @@ expect 0 'removed [0-9]+ entries' -- $gpen cache clear
 expect 0 '^1 tuning records in' -- $gpen cache list
 expect 0 "removed 1 tuning records \($tmp/cache/tuning.json\)" -- $gpen cache clear --tuning
 expect 0 '^0 tuning records in' -- $gpen cache list
+# A damaged tuning database is said (lookups fall back to the defaults); a
+# GPEN_CACHE_MAX_SIZE that is no size is prune's usage error.
+printf '{"truncated' > $tmp/cache/tuning.json
+expect 0 "warning: the tuning database '$tmp/cache/tuning.json' cannot be read: it is not JSON" -- $gpen cache list
+expect 0 "removed 0 tuning records" -- $gpen cache clear --tuning
+expect 2 "GPEN_CACHE_MAX_SIZE='lots' is not a size" -- env GPEN_CACHE_MAX_SIZE=lots $gpen cache prune
+# A cache this user may not change: clear and prune say what they left, and exit 1
+# (as root: run as nobody, whom the folder's mode keeps out).
+ro=$(mktemp -d) && chmod 755 $ro
+expect 0 'cache miss' -- env GPEN_CACHE_DIR=$ro $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
+other=()
+if [ "$(id -u)" = 0 ]; then command -v setpriv >/dev/null && other=(setpriv --reuid=65534 --regid=65534 --clear-groups); else chmod 555 $ro; fi
+if [ "$(id -u)" = 0 ] && [ ${#other[@]} = 0 ]; then echo "skip: a cache this user may not change (root, and no setpriv to drop to nobody)"
+else
+  expect 1 "1 entry not removed; cannot remove $ro/[0-9a-f]+\.gpenbin: Permission denied" -- env GPEN_CACHE_DIR=$ro "${other[@]}" $gpen cache clear
+  expect 1 "1 entry not removed; cannot remove $ro/[0-9a-f]+\.gpenbin: Permission denied" -- env GPEN_CACHE_DIR=$ro "${other[@]}" $gpen cache prune --max-size 0
+fi
+chmod 755 $ro && rm -rf $ro
 # Programs: checked, run on the CPU reference, refused in words.
 expect 0 "^ok .*program 'heat_walls3d', float64, 3-D 33x32x33, 1 field" -- $gpen check $specs/programs/heat_walls3d.json
 expect 0 'last snapshot: .*/snap_000000010' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim

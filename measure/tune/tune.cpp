@@ -348,8 +348,13 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
     r.copy_gbs = res.scale.kind == RateKind::Bandwidth ? res.scale.bound_value : 0;
     r.pairs_per_s = keep.pairs_per_s;
     r.evaluations = static_cast<int>(res.evaluated.size());
-    TuningDb(o.db_path).store(res.key, r);
-    res.saved = true;
+    // A database that cannot be written loses this record, not the search's result.
+    try {
+      TuningDb(o.db_path).store(res.key, r);
+      res.saved = true;
+    } catch (const std::exception& e) {
+      res.save_error = e.what();
+    }
   }
   res.total_s = seconds_since(o.started);
 }

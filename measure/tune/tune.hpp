@@ -88,6 +88,7 @@ struct TuneResult {
   double setup_s = 0, total_s = 0;      // from TuneOptions::started
   TuningKey key;
   bool saved = false;
+  std::string save_error;  // why the best was not saved where saving was asked for
 };
 
 // Tunes the spec of `problem` on it (any kind). The problem's setup (the

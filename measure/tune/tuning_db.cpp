@@ -2,8 +2,15 @@
 
 #include "gpen/generator/tunables.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -29,19 +36,72 @@ namespace {
 constexpr std::size_t kMaxTuningDbBytes = std::size_t{64} << 20;
 constexpr int kTuningDbDepth = 3;  // the file, a record, its choice
 
-// The records at `path`. Anything but a regular file of JSON there (none, a
-// link, a FIFO, a corrupt file) reads as no records: the next store starts
-// over rather than crash, hang or follow a link out of the cache directory.
-nlohmann::json read_all(const std::string& path) {
+// The file as read: its records, and what kept it from being read where
+// something is at `path` that is no database (a link, a FIFO, a file past
+// kMaxTuningDbBytes or unreadable, text that is not a JSON object). A
+// missing file is an empty database.
+struct DbFile {
+  nlohmann::json records = nlohmann::json::object();
+  std::string problem;
+};
+
+DbFile read_db(const std::string& path) {
+  DbFile db;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return db;
   std::string text;
   try {
     text = read_regular_file(path, kMaxTuningDbBytes, Links::Refuse);
-  } catch (const FileReadError&) {
-    return nlohmann::json::object();
+  } catch (const FileReadError& e) {
+    db.problem = e.what();
+    return db;
   }
   nlohmann::json j = parse_bounded_json(text, kTuningDbDepth);
-  return j.is_object() ? j : nlohmann::json::object();
+  if (j.is_discarded()) db.problem = "it is not JSON, or nested deeper than records are";
+  else if (!j.is_object()) db.problem = "it holds JSON that is not an object of records";
+  else db.records = std::move(j);
+  return db;
 }
+
+// A database that cannot be read is said once a process, not at each lookup.
+void warn_once(const std::string& path, const std::string& problem) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.insert(path).second)
+    fmt::print(stderr, "gpen: warning: the tuning database '{}' cannot be read: {}; tuned variants are not used (gpen cache clear --tuning removes it)\n",
+               path, problem);
+}
+
+// The records at `path`, or none (said once) where the file cannot be read:
+// a lookup falls back to the defaults rather than crash, hang or follow a
+// link out of the cache directory.
+nlohmann::json read_all(const std::string& path) {
+  DbFile db = read_db(path);
+  if (!db.problem.empty()) warn_once(path, db.problem);
+  return std::move(db.records);
+}
+
+// Holds an exclusive lock on `path`.lock while it lives: stores by several
+// processes at once each read the records the last one wrote. Without a
+// lock file (a directory this user may not write) there is nothing to
+// store into either, and the store says so.
+class DbLock {
+ public:
+  explicit DbLock(const std::string& path) : fd_(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644)) {
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~DbLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  DbLock(const DbLock&) = delete;
+  DbLock& operator=(const DbLock&) = delete;
+
+ private:
+  int fd_;
+};
 
 // A record's fields but its choice. Throws nlohmann::json's exceptions for
 // a field of the wrong type.
@@ -81,9 +141,11 @@ std::vector<std::pair<std::string, TuningRecord>> TuningDb::list() const {
 }
 
 std::size_t TuningDb::clear() const {
-  const std::size_t n = read_all(path_).size();
+  const std::size_t n = read_db(path_).records.size();
   std::error_code ec;
   fs::remove(path_, ec);  // unlink: a link goes, its target stays
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw std::runtime_error(fmt::format("cannot remove the tuning database '{}': {}", path_, ec.message()));
   return n;
 }
 
@@ -123,7 +185,16 @@ std::optional<TuningRecord> TuningDb::find(const TuningKey& key, const Spec& spe
 void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
-  nlohmann::json all = read_all(path_);
+  const DbLock lock(path_);
+  DbFile db = read_db(path_);
+  if (!db.problem.empty()) {
+    // Kept beside it rather than overwritten: its records may be worth more than this one.
+    const std::string aside = path_ + ".damaged";
+    fs::rename(path_, aside, ec);
+    fmt::print(stderr, "gpen: warning: the tuning database '{}' could not be read ({}); {}, and a new one is started\n", path_, db.problem,
+               ec ? fmt::format("it could not be moved aside ({}) and is replaced", ec.message()) : "it is now " + aside);
+  }
+  nlohmann::json& all = db.records;
   const nlohmann::json choice = choice_json(r.choice);
   all[key.str()] = {{"spec", r.spec}, {"size", r.size}, {"strategy", r.strategy}, {"date", r.date}, {"choice", choice},
                     {"ms", r.ms}, {"teff_gbs", r.teff_gbs}, {"copy_gbs", r.copy_gbs}, {"evaluations", r.evaluations}};

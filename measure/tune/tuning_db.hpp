@@ -33,15 +33,18 @@ class TuningDb {
   // The record, if any, whose choice is still valid for `spec` (a spec
   // edited since may have dropped a value; then the record is ignored).
   std::optional<TuningRecord> find(const TuningKey& key, const Spec& spec) const;
-  // Read-modify-write through a new temporary file (created exclusively,
-  // never through a link) and a rename. A file that is not a regular file of
-  // JSON reads as empty, so a link at path() is replaced, its target untouched.
+  // Read-modify-write under an exclusive lock on path().lock (processes
+  // tuning at once keep each other's records), through a new temporary file
+  // (created exclusively, never through a link) and a rename. Something at
+  // path() that cannot be read as a database (a link, a FIFO, damaged
+  // JSON) is moved aside to path().damaged with a warning, its target
+  // untouched, and the database starts over. Throws where it cannot write.
   void store(const TuningKey& key, const TuningRecord& record) const;
   // Every record, by TuningKey::str(), as stored: choices are not checked
   // against any spec; records of the wrong shape are left out.
   std::vector<std::pair<std::string, TuningRecord>> list() const;
   // Removes the file (a link there is removed, never its target); returns
-  // how many records it held.
+  // how many records it held. Throws where it cannot be removed.
   std::size_t clear() const;
 
  private:

@@ -112,6 +112,7 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
   d["setup_s"] = r.setup_s;
   d["total_s"] = r.total_s;
   d["saved"] = r.saved ? py::object(py::str(r.key.str())) : py::object(py::none());
+  d["save_error"] = r.save_error.empty() ? py::object(py::none()) : py::object(py::str(r.save_error));
   return d;
 }
 

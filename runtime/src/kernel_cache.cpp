@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -131,14 +133,14 @@ std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
   }
   if (i == 0) return std::nullopt;
   std::string unit = text.substr(i);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // 1g, 1GB, 1gib alike
   int shift = 0;
   if (!unit.empty() && unit != "B") {
-    const std::string letters = "KMGT";
-    const std::size_t at = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+    const std::size_t at = std::string("KMGT").find(unit[0]);
     if (at == std::string::npos) return std::nullopt;
     shift = 10 * static_cast<int>(at + 1);
     unit = unit.substr(1);
-    if (!unit.empty() && unit != "B" && unit != "iB") return std::nullopt;
+    if (!unit.empty() && unit != "B" && unit != "IB") return std::nullopt;
   }
   if (shift && n > (UINT64_MAX >> shift)) return std::nullopt;
   return n << shift;
@@ -174,8 +176,13 @@ bool KernelCache::writable() const {
     const std::string why = create_probe(dir_);
     if (why.empty()) return;
     writable_ = false;
-    warn(fmt::format("kernel cache directory '{}' is not writable ({}); entries in it are used, new kernels are kept in memory only",
-                     dir_, ec ? ec.message() : why));
+    // A link whose target is gone reads as "File exists" from mkdir: say what it is.
+    std::error_code lec;
+    const bool dangling = fs::is_symlink(fs::symlink_status(dir_, lec)) && !fs::exists(dir_, lec);
+    const std::string reason = dangling ? fmt::format("it is a link to '{}', which does not exist", fs::read_symlink(dir_, lec).string())
+                               : ec     ? ec.message()
+                                        : why;
+    warn(fmt::format("kernel cache directory '{}' is not writable ({}); entries in it are used, new kernels are kept in memory only", dir_, reason));
   });
   return writable_;
 }
@@ -195,8 +202,16 @@ bool KernelCache::write_entry(const std::string& key, const std::string& spec_na
     return false;
   }
   try {
-    replace_file(path, bytes);
-  } catch (const std::system_error& e) {
+    try {
+      replace_file(path, bytes);
+    } catch (const std::system_error& e) {
+      // The directory removed since this process made it (a `rm -rf` of the
+      // cache while it runs): made again, once, rather than given up on.
+      if (e.code() != std::errc::no_such_file_or_directory || fs::exists(dir_)) throw;
+      fs::create_directories(dir_);
+      replace_file(path, bytes);
+    }
+  } catch (const std::system_error& e) {  // fs::filesystem_error included
     warn(fmt::format("could not store kernel cache entry '{}': {}", path, e.what()));
     return false;
   }
@@ -318,18 +333,30 @@ std::vector<CacheEntryInfo> KernelCache::list() const {
   return out;
 }
 
-std::size_t KernelCache::clear() {
-  std::size_t n = 0;
-  std::error_code ec;
-  for (const fs::path& p : entry_files()) n += fs::remove(p, ec) ? 1 : 0;  // unlink: a link goes, its target stays
-  {
-    std::lock_guard<std::mutex> lock(size_mu_);
-    stored_bytes_.reset();
-  }
+PruneReport KernelCache::clear() {
+  const PruneReport r = prune(0);
   std::lock_guard<std::mutex> lock(mu_);
   memory_.clear();
-  return n;
+  return r;
 }
+
+namespace {
+
+// Unlinks an entry prune() chose. True where it is gone: removed here, or
+// already by another process pruning at the same time (counting it as
+// still there, each of several prunes would go on to newer entries and
+// together empty the cache). Else counted, with the first reason.
+bool remove_entry(const fs::path& p, PruneReport& r) {
+  if (::unlink(p.c_str()) == 0) {
+    ++r.entries_removed;
+    return true;
+  }
+  if (errno == ENOENT) return true;
+  if (r.entries_not_removed++ == 0) r.failure = fmt::format("cannot remove {}: {}", p.string(), std::strerror(errno));
+  return false;
+}
+
+}  // namespace
 
 PruneReport KernelCache::prune(std::uint64_t max_bytes) {
   PruneReport r;
@@ -353,8 +380,7 @@ PruneReport KernelCache::prune(std::uint64_t max_bytes) {
     const auto bytes = static_cast<std::uint64_t>(s.st.st_size);
     r.bytes_before += bytes;
     if (!S_ISREG(s.st.st_mode)) {  // a link (unlinked, never followed), a FIFO: never a usable entry
-      if (::unlink(p.c_str()) == 0) ++r.entries_removed;
-      else r.bytes_after += bytes;
+      if (!remove_entry(p, r)) r.bytes_after += bytes;
       continue;
     }
     entries.push_back({p, bytes, s.st.st_mtim});
@@ -366,9 +392,7 @@ PruneReport KernelCache::prune(std::uint64_t max_bytes) {
   for (const Entry& e : entries) total += e.bytes;
   for (const Entry& e : entries) {
     if (total <= max_bytes) break;
-    if (::unlink(e.path.c_str()) != 0) continue;
-    total -= e.bytes;
-    ++r.entries_removed;
+    if (remove_entry(e.path, r)) total -= e.bytes;
   }
   r.bytes_after += total;
   std::lock_guard<std::mutex> lock(size_mu_);

@@ -125,7 +125,7 @@ TEST_CASE("miss compiles and stores, a new cache in the same directory hits on d
   CHECK(entries[0].spec == "laplacian3d_o2");
   CHECK(entries[0].kernel == "gpen_laplacian3d_o2");
   CHECK(entries[0].valid);
-  CHECK(b.clear() == 1);
+  CHECK(b.clear().entries_removed == 1);
   CHECK(b.list().empty());
 }
 
@@ -238,6 +238,26 @@ TEST_CASE("an unwritable cache directory falls back to memory with a warning") {
   CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Compiled);
   CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Memory);
   CHECK(c.list().empty());
+}
+
+TEST_CASE("a cache directory that is a link to nothing says so; one removed while in use is made again") {
+  TempDir d;
+  fs::create_symlink(d.path + "/gone", d.path + "/cache");
+  std::vector<std::string> warnings;
+  KernelCache dangling(d.path + "/cache", [&](const std::string& w) { warnings.push_back(w); });
+  CHECK_FALSE(dangling.writable());
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find(fmt::format("(it is a link to '{}/gone', which does not exist)", d.path)) != std::string::npos);
+
+  const std::string dir = d.path + "/real";
+  KernelCache c(dir, [&](const std::string& w) { warnings.push_back(w); });
+  const Variant g = sample();
+  CHECK(c.get(source_program(g, "t"), "sm_90").source == KernelCache::Source::Compiled);
+  fs::remove_all(dir);  // `rm -rf` of the cache while this process uses it
+  const Variant other = sample("tile");
+  CHECK(c.get(source_program(other, "t2"), "sm_90").source == KernelCache::Source::Compiled);
+  CHECK(c.list().size() == 1);  // stored again, in the directory made again
+  CHECK(warnings.size() == 1);
 }
 
 TEST_CASE("default directory: GPEN_CACHE_DIR, then XDG_CACHE_HOME, then HOME") {
@@ -519,7 +539,7 @@ TEST_CASE("cache list and clear follow no link and open no FIFO: such entries ar
                                                      {fifo, "is a FIFO, not a regular file"}};
     std::string bad;
     if (problems != want) bad += "listed otherwise\n";
-    if (const std::size_t n = c.clear(); n != 4) bad += fmt::format("cleared {}\n", n);
+    if (const std::size_t n = c.clear().entries_removed; n != 4) bad += fmt::format("cleared {}\n", n);
     return bad;
   }) == "");
   CHECK(fs::is_empty(d.path));

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -218,7 +219,8 @@ TEST_CASE("sizes: bytes with K, M, G or T in powers of 1024") {
   CHECK(parse_byte_size("64KB") == 64ull << 10);
   CHECK(parse_byte_size("3T") == 3ull << 40);
   CHECK(parse_byte_size("100B") == 100u);
-  for (const char* bad : {"", "G", "-1", "1.5G", "2 G", "2X", "2GB2", "2Gi", "18446744073709551616", "17179869184G"}) {
+  for (const char* any_case : {"1gB", "1Gb", "1gib", "1GIB"}) CHECK(parse_byte_size(any_case) == 1ull << 30);
+  for (const char* bad : {"", "G", "-1", "1.5G", "2 G", "2X", "2GB2", "2Gi", "2GiBB", "18446744073709551616", "17179869184G"}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_byte_size(bad).has_value());
   }
@@ -265,6 +267,22 @@ TEST_CASE("prune removes the least recently used entries until the rest fit, and
                                                      fs::path(e).filename().string(), "tuning.json"});
   CHECK(cache.prune(2000).entries_removed == 0);  // fits: nothing to do
   CHECK(cache.prune(0).entries_removed == 2);
+}
+
+TEST_CASE("prunes at once keep what one prune would: an entry another removed counts as gone") {
+  // Counted as still there, it made each prune go on to newer entries, and
+  // prunes at once emptied the cache.
+  for (int round = 0; round < 5; ++round) {
+    CAPTURE(round);
+    TempDir d;
+    std::vector<std::string> entries;  // the oldest first
+    for (int i = 0; i < 40; ++i) entries.push_back(fake_entry(d.path, static_cast<char>('A' + i), 1000, 1000 - i));
+    std::vector<std::thread> prunes;
+    for (int t = 0; t < 8; ++t) prunes.emplace_back([&] { KernelCache(d.path).prune(20500); });
+    for (auto& t : prunes) t.join();
+    CHECK(names_in(d.path).size() == 20);
+    for (int i = 0; i < 40; ++i) CHECK(fs::exists(entries[static_cast<std::size_t>(i)]) == (i >= 20));  // the newest 20 stay
+  }
 }
 
 TEST_CASE("a disk hit marks the entry used, so prune keeps it over one unused since") {

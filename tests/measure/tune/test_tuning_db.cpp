@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -120,11 +122,42 @@ TEST_CASE("records round-trip, other keys, stale choices and corrupt files find 
     db.store(key, r);
   }
 
-  // A corrupt file: nothing found, and the next store starts over.
+  // A corrupt file: nothing found, and the next store starts over, the
+  // damaged file kept beside it (its records may be worth more).
   std::ofstream(db.path()) << "{ not json";
   CHECK(!db.find(key, s));
   db.store(key, r);
   CHECK(db.find(key, s));
+  CHECK(!db.find(key2, s));
+  CHECK(gpen::test::read_file(db.path() + ".damaged") == "{ not json");
+}
+
+TEST_CASE("stores at once keep every record: the read-modify-write holds a lock") {
+  gpen::test::TempDir dir;
+  const std::string path = dir.path + "/tuning.json";
+  const Spec s = o8();
+  constexpr int kWriters = 6, kEach = 20;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w)
+    writers.emplace_back([&, w] {
+      const TuningDb db(path);  // each its own, as separate processes would be
+      for (int i = 0; i < kEach; ++i) {
+        DeviceInfo gpu = h100();
+        gpu.name += fmt::format(" #{}", w * kEach + i);  // a key each (sizes would share size classes)
+        db.store(tuning_key(s, {512, 512, 512}, gpu), record_of(s));
+      }
+    });
+  for (auto& t : writers) t.join();
+  CHECK(TuningDb(path).list().size() == kWriters * kEach);
+}
+
+TEST_CASE("a store that cannot write throws, naming the database and why") {
+  gpen::test::TempDir dir;
+  std::ofstream(dir.path + "/afile") << "x";
+  const TuningDb db(dir.path + "/afile/tuning.json");
+  const Spec s = o8();
+  const std::string why = fmt::format("could not store the tuning database '{}/afile/tuning.json'", dir.path);
+  CHECK_THROWS_WITH_AS(db.store(tuning_key(s, {8, 8, 8}, h100()), record_of(s)), doctest::Contains(why.c_str()), std::runtime_error);
 }
 
 TEST_CASE("a tuned tile of a grid pairwise spec round-trips: block on block's tunables hold their plain values") {

@@ -63,7 +63,7 @@ std::string cache_key(const CacheKeyParts& parts);
 std::string cache_key(const ProgramIdentity& identity, const std::string& arch);
 
 // "500M", "2G", "1GiB", "64k", "1048576": bytes, with K, M, G or T (powers
-// of 1024, optionally followed by B or iB). nullopt for anything else.
+// of 1024, optionally followed by B or iB; any case). nullopt for anything else.
 std::optional<std::uint64_t> parse_byte_size(const std::string& text);
 
 struct CacheEntryInfo {
@@ -83,6 +83,8 @@ struct PruneReport {
   std::size_t entries_removed = 0;      // least recently used first; links and other non-files always
   std::size_t temporaries_removed = 0;  // left by interrupted writes
   std::uint64_t bytes_before = 0, bytes_after = 0;  // of the entries
+  std::size_t entries_not_removed = 0;  // that were to go but could not (a directory this user may not change)
+  std::string failure;                  // the first of those, and why
 };
 
 class KernelCache {
@@ -140,12 +142,15 @@ class KernelCache {
   // blocks), most recently used first.
   std::vector<CacheEntryInfo> list() const;
   // Removes every <key>.gpenbin, valid or not (a link is removed, never its
-  // target); returns how many.
-  std::size_t clear();
+  // target), and what interrupted writes left long ago: prune(0), and the
+  // kernels held in memory forgotten.
+  PruneReport clear();
   // Removes temporaries left by interrupted writes, every <key>.gpenbin that
   // is not a regular file (links unlinked, never followed), then regular
   // entries, least recently used first, until they hold at most
-  // `max_bytes`. Kernels held in memory stay usable.
+  // `max_bytes`. Kernels held in memory stay usable. An entry another
+  // process removed meanwhile counts as gone (prunes may run at once); one
+  // this process may not remove is counted in entries_not_removed.
   PruneReport prune(std::uint64_t max_bytes);
 
  private:
