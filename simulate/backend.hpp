@@ -45,6 +45,10 @@ class Backend {
   virtual void fill_boundaries() = 0;
   // One step of the program's integrator, the boundaries filled after each stage.
   virtual void step(double dt) = 0;
+  // Whether step() may end part way, throwing Cancelled, where a
+  // CancelScope asks it to (the CPU reference, whose step at a large size
+  // takes seconds); the caller then puts the fields back.
+  virtual bool steps_cancellable() const { return false; }
   // Puts the state where the caller keeps it (a GPU loop on the caller's
   // arrays may hold it in its own array of a pair after a step).
   virtual void settle() {}

@@ -23,6 +23,7 @@ class CpuBackend : public Backend {
   std::size_t field_count() const override { return f_.size(); }
   void fill_boundaries() override;
   void step(double dt) override;
+  bool steps_cancellable() const override { return true; }
   double max_speed() override;
   std::vector<double> diagnostics() override;
   std::optional<NonFinite> first_non_finite() const override;

@@ -25,6 +25,7 @@ class DecomposedCpuBackend : public Backend {
   std::size_t field_count() const override { return p_.fields.size(); }
   void fill_boundaries() override;
   void step(double dt) override;
+  bool steps_cancellable() const override { return true; }
   // The ranks' results folded by each reduction's own operation, rank
   // after rank: a maximum or minimum repeats the undecomposed run's bits,
   // a sum agrees to rounding (its terms are added in another order).

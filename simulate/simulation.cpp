@@ -439,6 +439,26 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
     throw std::runtime_error(fmt::format("step {}: the time step {:.3g} does not advance t = {:.17g}{}", step_, dt, t_,
                                          p_.time_step.fixed ? "" : fmt::format(" (CFL: largest speed {:.3g})", last_speed_)));
   };
+  // A step on the host. Where the backend's step may end part way (the CPU
+  // reference) and one process runs, Ctrl-C ends it rather than waiting
+  // for it: false, the fields as they were before it (their interiors put
+  // back, the ghosts filled from them, as the step had found them).
+  auto take_step = [&](double dt) {
+    if (!backend_->steps_cancellable() || !opt.stop_requested || links_) {
+      backend_->step(dt);
+      return true;
+    }
+    const std::vector<std::vector<double>> before = backend_->fields();
+    try {
+      const CancelScope scope(opt.stop_requested);
+      backend_->step(dt);
+      return true;
+    } catch (const Cancelled&) {
+      for (std::size_t f = 0; f < before.size(); ++f) backend_->set_field(f, before[f]);
+      backend_->fill_boundaries();
+      return false;
+    }
+  };
   // Why the run stops before another step, if it does.
   auto stop_now = [&]() -> std::optional<RunResult::Stop> {
     if (opt.steps >= 0 && step_ - first >= opt.steps) return RunResult::Stop::Steps;
@@ -512,7 +532,10 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
       if (!(dt > 0) || std::isinf(dt) || !(t_ + dt > t_)) {
         if (!no_step(dt)) return res;
       }
-      backend_->step(dt);
+      if (!take_step(dt)) {
+        res.stop = RunResult::Stop::Requested;
+        break;
+      }
       // Land exactly on a target time rather than a rounding short of it.
       if (!account(dt, (until >= 0 && t_ + dt >= until) ? until : t_ + dt)) return res;
     }

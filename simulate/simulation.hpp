@@ -21,7 +21,10 @@ struct RunOptions {
   long long steps = -1;    // stop after this many steps (of this run); -1: not by steps
   double until = -1;       // stop at this simulated time; -1: not by time
   std::string out_dir;     // diagnostics.csv and snap_NNNNNNNNN/; "" writes nothing
-  std::function<bool()> stop_requested;  // polled once a step (Ctrl-C): a final snapshot, then stop
+  // Polled once a step (Ctrl-C): a final snapshot, then stop. A CPU
+  // reference step also polls it within (from several threads at once) and
+  // ends part way, its state put back.
+  std::function<bool()> stop_requested;
 };
 
 // What a progress display is told, once a step.

@@ -1,12 +1,14 @@
 #include "gpen/families/common/host_array.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -101,15 +103,31 @@ void set_interior(HostArray& a, const std::vector<double>& values) {
   });
 }
 
+namespace {
+thread_local std::function<bool()> t_cancel_requested;  // this thread's CancelScope's
+}  // namespace
+
+CancelScope::CancelScope(std::function<bool()> requested) : previous_(std::exchange(t_cancel_requested, std::move(requested))) {}
+CancelScope::~CancelScope() { t_cancel_requested = std::move(previous_); }
+
 void parallel_for(long long n, const std::function<void(long long)>& f) {
   const unsigned workers = static_cast<unsigned>(std::max(1LL, std::min<long long>({std::thread::hardware_concurrency(), 64, n})));
+  const std::function<bool()>& requested = t_cancel_requested;  // the workers' threads have none of their own
+  std::atomic<bool> stopped{false};
   auto work = [&](unsigned w) {
-    for (long long i = w; i < n; i += workers) f(i);
+    for (long long i = w; i < n; i += workers) {
+      if (requested && (stopped.load(std::memory_order_relaxed) || requested())) {
+        stopped = true;
+        return;
+      }
+      f(i);
+    }
   };
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
   work(0);
   for (auto& t : pool) t.join();
+  if (stopped) throw Cancelled{};
 }
 
 double tolerance_for(Dtype dtype) { return dtype == Dtype::Float32 ? 1e-5 : 1e-12; }

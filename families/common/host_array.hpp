@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,7 +39,27 @@ std::vector<double> interior_values(const HostArray& a);
 void set_interior(HostArray& a, const std::vector<double>& values);
 
 // f(0) ... f(n-1) spread over the cores (index i on worker i % workers).
+// Within a CancelScope of this thread, each worker asks before each index
+// and parallel_for throws Cancelled once they stopped, leaving the work
+// part done.
 void parallel_for(long long n, const std::function<void(long long)>& f);
+
+// Long CPU work that Ctrl-C may end part way (a step of the CPU reference
+// at a size where it takes seconds): while a scope lives, parallel_for
+// calls in its thread poll `requested`, from several threads at once.
+struct Cancelled : std::exception {
+  const char* what() const noexcept override { return "cancelled"; }
+};
+class CancelScope {
+ public:
+  explicit CancelScope(std::function<bool()> requested);
+  ~CancelScope();
+  CancelScope(const CancelScope&) = delete;
+  CancelScope& operator=(const CancelScope&) = delete;
+
+ private:
+  std::function<bool()> previous_;
+};
 // f(j, k) for each row (x fastest) of `extent` points: spread over the
 // cores where the points times `cost` (a point's work, a copy being 1) pay
 // for starting the threads (a 1024^3 field copied on one core takes

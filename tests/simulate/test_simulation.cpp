@@ -1,5 +1,6 @@
 // The CPU reference of a program's time loop: boundaries, snapshots, the
 // integrators' orders, the operators' order in space, conservation, restarts.
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -227,6 +228,53 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
   sim::Simulation third(p, std::make_unique<sim::CpuBackend>(p));
   const std::string hint = "it holds no snapshot.json; " + half.last_snapshot + ".part holds a whole snapshot";
   CHECK_THROWS_WITH_AS(third.restart(half.last_snapshot), doctest::Contains(hint.c_str()), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Ctrl-C during a CPU reference step ends it part way: the fields as they were before it, the snapshot of the last whole step") {
+  const std::string dir = fs::temp_directory_path() / "gpen_test_cancel";
+  fs::remove_all(dir);
+  std::string j = with(sound_wave_text(), R"~({"name": "uy", "ghost": 3})~", R"~({"name": "uy", "ghost": 3, "noise": {"amplitude": 1e-3, "seed": 7}})~");
+  const sim::Program p = program_of(j, std::array<long long, 3>{9, 7, 5});
+  sim::Simulation one(p, std::make_unique<sim::CpuBackend>(p));
+  one.initialize();
+  sim::RunOptions o;
+  o.steps = 1;
+  one.run(o);
+
+  // How often a step polls within (a row of the reference a poll), counted on a step never stopped.
+  std::atomic<int> polls{0};
+  {
+    sim::Simulation counting(p, std::make_unique<sim::CpuBackend>(p));
+    counting.initialize();
+    o.stop_requested = [&] { return polls.fetch_add(1) < 0; };
+    counting.run(o);
+  }
+  const int within = polls.load() - 1;  // one poll before the step
+  REQUIRE(within > 10);
+
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  // Raised half way through step 2, after its first stages changed the
+  // fields (a stop between steps, or before anything changed, would be no test).
+  std::atomic<bool> armed{false};
+  polls = 0;
+  o.steps = 3;
+  o.out_dir = dir;
+  o.stop_requested = [&] { return armed.load() && polls.fetch_add(1) >= 1 + within / 2; };
+  const sim::RunResult r = s.run(o, [&](const sim::StepReport& rep) { armed = rep.step >= 1; });
+  CHECK(r.stop == sim::RunResult::Stop::Requested);
+  CHECK(polls.load() < within);  // ended part way
+  CHECK(s.step() == 1);
+  CHECK(s.time() == one.time());
+  CHECK(s.backend().fields() == one.backend().fields());
+  CHECK(r.last_snapshot == dir + "/snap_000000001");
+  // Put back whole: the run goes on as the one that was never stopped.
+  o.stop_requested = {};
+  o.steps = 1;
+  s.run(o);
+  one.run(o);
+  CHECK(s.backend().fields() == one.backend().fields());
   fs::remove_all(dir);
 }
 
