@@ -184,16 +184,28 @@ TEST_CASE("the conservative continuity equation keeps the total mass to rounding
   CHECK(s.backend().diagnostics()[1] > 0);  // something moved
 }
 
+// The sound wave with noise in uy: every field moves, so a step undone or repeated shows.
+std::string noisy_wave_text() {
+  return with(sound_wave_text(), R"~({"name": "uy", "ghost": 3})~", R"~({"name": "uy", "ghost": 3, "noise": {"amplitude": 1e-3, "seed": 7}})~");
+}
+
+// `steps` steps of p on the CPU reference from its initial values.
+sim::Simulation cpu_run(const sim::Program& p, long long steps) {
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  sim::RunOptions o;
+  o.steps = steps;
+  s.run(o);
+  return s;
+}
+
 TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, a restart and N steps") {
   const std::string dir = fs::temp_directory_path() / "gpen_test_restart";
   fs::remove_all(dir);
-  std::string j = with(sound_wave_text(), R"~({"name": "uy", "ghost": 3})~", R"~({"name": "uy", "ghost": 3, "noise": {"amplitude": 1e-3, "seed": 7}})~");
+  const std::string j = noisy_wave_text();
   const sim::Program p = program_of(j, std::array<long long, 3>{9, 7, 5});
-  sim::Simulation one(p, std::make_unique<sim::CpuBackend>(p));
-  one.initialize();
+  sim::Simulation one = cpu_run(p, 30);
   sim::RunOptions o;
-  o.steps = 30;
-  one.run(o);
   sim::Simulation first(p, std::make_unique<sim::CpuBackend>(p));
   first.initialize();
   o.steps = 15;
@@ -234,13 +246,10 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
 TEST_CASE("Ctrl-C during a CPU reference step ends it part way: the fields as they were before it, the snapshot of the last whole step") {
   const std::string dir = fs::temp_directory_path() / "gpen_test_cancel";
   fs::remove_all(dir);
-  std::string j = with(sound_wave_text(), R"~({"name": "uy", "ghost": 3})~", R"~({"name": "uy", "ghost": 3, "noise": {"amplitude": 1e-3, "seed": 7}})~");
-  const sim::Program p = program_of(j, std::array<long long, 3>{9, 7, 5});
-  sim::Simulation one(p, std::make_unique<sim::CpuBackend>(p));
-  one.initialize();
+  const sim::Program p = program_of(noisy_wave_text(), std::array<long long, 3>{9, 7, 5});
+  sim::Simulation one = cpu_run(p, 1);
   sim::RunOptions o;
   o.steps = 1;
-  one.run(o);
 
   // How often a step polls within (a row of the reference a poll), counted on a step never stopped.
   std::atomic<int> polls{0};
