@@ -283,18 +283,19 @@ int ghost_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std:
   for (int ax = 0; ax < spec.dims; ++ax) {
     const long long pad = a.extent[ax] - interior[ax];
     if (pad < 0 || pad % 2 || (g >= 0 && pad / 2 != g))
-      throw BindingError(fmt::format("field '{}': the array's shape ({}) is not the interior ({}) plus the same ghost zones on each side of each axis", f.name,
-                                     fmt::join(std::vector<long long>(a.extent.rbegin() + (3 - spec.dims), a.extent.rend()), ", "),
-                                     fmt::join(std::vector<long long>(interior.rbegin() + (3 - spec.dims), interior.rend()), ", ")));
+      throw BindingError(fmt::format("field '{}': the array's shape {} is not the interior {} plus the same ghost zones on each side of each axis", f.name,
+                                     numpy_shape(a.extent, spec.dims), numpy_shape(interior, spec.dims)));
     g = static_cast<int>(pad / 2);
   }
   return g;
 }
 
+std::string numpy_shape(const std::array<long long, 3>& v, int dims) {
+  return fmt::format("({})", fmt::join(std::vector<long long>(v.rbegin() + (3 - dims), v.rend()), ", "));
+}
+
 DeviceBuffer view_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std::array<long long, 3>& interior, int ghost) {
-  const auto numpy_order = [&](std::array<long long, 3> v) {
-    return fmt::format("({})", fmt::join(std::vector<long long>(v.rbegin() + (3 - spec.dims), v.rend()), ", "));
-  };
+  const auto numpy_order = [&](const std::array<long long, 3>& v) { return numpy_shape(v, spec.dims); };
   if (a.ndim != spec.dims)
     throw BindingError(fmt::format("field '{}': a {}-D array; the spec '{}' is {}-D", f.name, a.ndim, spec.name, spec.dims));
   if (a.dtype != field_dtype(spec, f))

@@ -250,3 +250,142 @@ def test_simulate_on_the_cpu(tmp_path):
         gpen.simulate(str(program), device="cpu")
     with pytest.raises(gpen.SpecError):
         gpen.simulate(str(LAPLACIAN), steps=1, device="cpu")
+
+
+PROGRAM = ROOT / "specs" / "programs" / "heat_walls3d.json"
+
+
+def simulate_briefly(**kw):
+    """A CPU run that ends at once even where a keyword is let through: the other bound is tiny."""
+    kw = {"steps": 1, "until": 1e-9, "size": (7, 6, 5), "device": "cpu", "progress": False, **kw}
+    return gpen.simulate(str(PROGRAM), **kw)
+
+
+@pytest.mark.parametrize("steps", [-1, -5, 2.5, "3", 2**63, True, np.array([2])])
+def test_simulate_steps_are_checked_as_gpen_simulate_checks_them(steps):
+    # -1 is the C++ "not given"; with until not given either, it ran for ever.
+    with pytest.raises(gpen.UsageError, match=r"^steps=.*: expected an int from 0 to 1099511627776$"):
+        simulate_briefly(steps=steps)
+
+
+@pytest.mark.parametrize("until", [-1, -0.5, float("nan"), float("inf"), "0.1", 10**400])
+def test_simulate_until_is_checked_as_gpen_simulate_checks_it(until):
+    with pytest.raises(gpen.UsageError, match=r"^until=.*: expected a finite time >= 0$"):
+        simulate_briefly(until=until)
+
+
+def test_simulate_takes_numpy_numbers_and_checks_its_other_keywords(tmp_path):
+    assert simulate_briefly(steps=np.int64(2), until=None)["steps"] == 2
+    assert simulate_briefly(steps=None, until=np.float32(0))["steps"] == 0
+    with pytest.raises(gpen.UsageError, match=r"^out=5: expected a path \(a str or an os.PathLike\)$"):
+        simulate_briefly(out=5)
+    assert not (pathlib.Path.cwd() / "5").exists()
+    with pytest.raises(gpen.UsageError, match=r"^restart=5: expected a path"):
+        simulate_briefly(restart=5)
+    with pytest.raises(gpen.UsageError, match=r"^program=.*: expected a path without a NUL byte$"):
+        gpen.simulate(str(PROGRAM) + "\x00.txt", steps=1, device="cpu", progress=False)
+    with pytest.raises(gpen.UsageError, match=r"^device=0: expected \"gpu\" or \"cpu\"$"):
+        simulate_briefly(device=0)
+    with pytest.raises(gpen.UsageError, match=r"^progress='yes': expected True or False$"):
+        simulate_briefly(progress="yes")
+    assert simulate_briefly(out=tmp_path / "run")["steps"] == 1  # a PathLike
+
+
+@pytest.mark.parametrize("keywords,message", [
+    ({"time": float("inf")}, r"^time=inf: expected seconds from 0 \(no limit\) to 10000000$"),
+    ({"time": 1e12}, r"^time=1000000000000.0: expected seconds from 0"),
+    ({"time": float("nan")}, r"^time=nan: expected seconds from 0"),
+    ({"time": -5}, r"^time=-5: expected seconds from 0"),
+    ({"time": "5"}, r"^time='5': expected seconds from 0"),
+    ({"budget": -1}, r"^budget=-1: expected an int from 0 to 1099511627776$"),
+    ({"strategy": "bogus"}, r"^strategy='bogus': expected \"local\", \"exhaustive\" or \"random\"$"),
+    ({"fixed": "block_x=64"}, r"^fixed='block_x=64': expected a dict \{name: value\}"),
+    ({"save": 1}, r"^save=1: expected True or False$"),
+    ({"device": -1}, r"^device=-1: expected an int from 0"),
+])
+def test_tune_keywords_are_checked_before_any_gpu_work(keywords, message):
+    with pytest.raises(gpen.UsageError, match=message):
+        gpen.tune(LAPLACIAN, 16, progress=False, **keywords)
+
+
+def refused_only_for_the_device(call):
+    """Everything checked but where the arrays live: without a GPU NoDeviceError, with one the fake pointers."""
+    with pytest.raises((gpen.NoDeviceError, gpen.BindingError)) as e:
+        call()
+    assert isinstance(e.value, gpen.NoDeviceError) or "not GPU memory" in str(e.value)
+
+
+@pytest.mark.parametrize("keywords,error,message", [
+    ({"size": 2**63}, gpen.UsageError, r"^size=9223372036854775808: 9223372036854775808 points along an axis; at most 2147483647"),
+    ({"size": True}, gpen.UsageError, r"^size=True: expected an int, a tuple of ints or a string"),
+    ({"size": (8, 8.0, 8)}, gpen.UsageError, r"^size=\(8, 8.0, 8\): expected an int, a tuple of ints"),
+    ({"ghost": 2**40}, gpen.UsageError, r"^ghost=1099511627776: expected an int from 0 to 2147483647$"),
+    ({"ghost": -1}, gpen.UsageError, r"^ghost=-1: expected an int from 0"),
+    ({"ghost": {"uu": 2}}, gpen.UsageError, r"^ghost=\{'uu': 2\}: 'uu' is no field of spec 'laplacian3d_o2' \(fields: u, lap\)$"),
+    ({"ghost": {1: 2}}, gpen.UsageError, r"^ghost=\{1: 2\}: 1 is no field of spec"),
+    ({"device": "0"}, gpen.UsageError, r"^device='0': expected an int from 0"),
+    ({"inv_h2": 10**400}, gpen.BindingError, r"param 'inv_h2' is 1000.*\.\.\.; expected a finite number$"),
+    ({"inv_h2": np.array([2.0])}, gpen.BindingError, r"param 'inv_h2' is array\(\[2.\]\); expected a finite number$"),
+    ({"inv_h2": float("nan")}, gpen.BindingError, r"param 'inv_h2' is nan; expected a finite number$"),
+    ({"inv_h2": float("-inf")}, gpen.BindingError, r"param 'inv_h2' is -inf; expected a finite number$"),
+    ({"inv_h2": True}, gpen.BindingError, r"param 'inv_h2' is True; expected a finite number$"),
+    ({"inv_h2": "2"}, gpen.BindingError, r"param 'inv_h2' is '2'; expected a finite number$"),
+])
+def test_bind_keywords_and_params_are_checked_in_words(keywords, error, message):
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(error, match=message):
+        s.bind(u=FakeDeviceArray((10, 10, 10)), **keywords)
+
+
+def test_numpy_integers_and_floats_are_taken_where_python_ones_are():
+    s = gpen.load_spec(LAPLACIAN)
+    u, lap = FakeDeviceArray((10, 10, 10)), FakeDeviceArray((8, 8, 8), ptr=0x7F1000000000)
+    refused_only_for_the_device(lambda: s.bind(size=np.int64(8), u=u, lap=lap))
+    refused_only_for_the_device(lambda: s.bind(size=(np.int32(8), 8, np.uint8(8)), u=u, lap=lap))
+    refused_only_for_the_device(lambda: s.bind(ghost=np.int64(1), u=u, lap=lap))
+    refused_only_for_the_device(lambda: s.bind(u=u, lap=lap, inv_h2=np.float32(2)))
+    refused_only_for_the_device(lambda: s.bind(u=u, lap=lap, inv_h2=np.int64(2)))
+    assert s.generate(block_x=np.int64(64)) == s.generate(block_x=64)
+
+
+def test_kernel_keywords_are_checked_before_any_gpu_work():
+    with pytest.raises(gpen.UsageError, match=r"^tunables='block_x=64': expected a dict \{name: value\}"):
+        gpen.Kernel(LAPLACIAN, tunables="block_x=64")
+    with pytest.raises(gpen.UsageError, match=r"^tunables\['block_x'\]=64.0: expected an int or a str$"):
+        gpen.Kernel(LAPLACIAN, tunables={"block_x": 64.0})
+    with pytest.raises(gpen.UsageError, match=r"^tunables: the key 1 is no tunable's name"):
+        gpen.Kernel(LAPLACIAN, tunables={1: 64})
+    with pytest.raises(gpen.UsageError, match=r"^device=-1: expected an int from 0"):
+        gpen.Kernel(LAPLACIAN, device=-1)
+    with pytest.raises(gpen.UsageError, match=r"^tuned='no': expected True or False$"):
+        gpen.Kernel(LAPLACIAN, tuned="no")
+    # A GPU this machine lacks: the count where a driver is, else no GPU at all.
+    with pytest.raises(gpen.UsageError if HAVE_GPU else gpen.NoDeviceError, match="this machine has" if HAVE_GPU else "no GPU"):
+        gpen.Kernel(LAPLACIAN, device=7)
+
+
+def test_a_path_with_a_nul_byte_is_refused():
+    with pytest.raises(gpen.UsageError, match=r"^spec='.*laplacian3d_o2.json\\x00.txt': expected a path without a NUL byte$"):
+        gpen.load_spec(str(LAPLACIAN) + "\x00.txt")
+
+
+@pytest.mark.parametrize("size,arrays,message", [
+    (16, {"x": (10,)}, r"field 'x': 10 values; the size given says 16 targets"),
+    (16, {"phi": (10,)}, r"field 'phi': 10 values; the size given says 16 targets"),
+])
+def test_pairwise_arrays_are_checked_against_the_size(size, arrays, message):
+    s = gpen.load_spec(ROOT / "specs" / "pairwise" / "softened_potential.json")
+    given = {name: FakeDeviceArray((16,), typestr="<f4", ptr=0x7F0000000000 + (i << 32)) for i, name in enumerate("xyzm")}
+    given["phi"] = FakeDeviceArray((16,), typestr="<f4", ptr=0x7F1000000000)
+    given.update({name: FakeDeviceArray(shape, typestr="<f4", ptr=0x7F2000000000) for name, shape in arrays.items()})
+    with pytest.raises(gpen.BindingError, match=message):
+        s.bind(size=size, **given)
+
+
+def test_separate_sources_are_checked_against_the_size():
+    s = gpen.load_spec(ROOT / "specs" / "pairwise" / "multipole_potential.json")
+    given = {f["name"]: FakeDeviceArray((8 if f.get("set") == "sources" else 16,), typestr="<f4", ptr=0x7F0000000000 + (i << 32))
+             for i, f in enumerate(s.fields)}
+    refused_only_for_the_device(lambda: s.bind(size=(16, 8), **given))
+    with pytest.raises(gpen.BindingError, match=r"field 'cx': 8 values; the size given says 9 sources"):
+        s.bind(size=(16, 9), **given)
