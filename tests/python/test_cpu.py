@@ -389,3 +389,77 @@ def test_separate_sources_are_checked_against_the_size():
     refused_only_for_the_device(lambda: s.bind(size=(16, 8), **given))
     with pytest.raises(gpen.BindingError, match=r"field 'cx': 8 values; the size given says 9 sources"):
         s.bind(size=(16, 9), **given)
+
+
+class Interface:
+    """An object whose __cuda_array_interface__ is the dict given, as it is."""
+
+    def __init__(self, cai):
+        self.__cuda_array_interface__ = cai
+
+
+GOOD_INTERFACE = {"shape": (10, 10, 10), "typestr": "<f8", "data": (0x7F0000000000, False), "version": 3}
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"strides": (1600,)}, r"'strides' is \(1600,\); expected one stride for each of the 3 axes of its shape"),
+    ({"strides": (800, 80, 8, 8)}, r"'strides' is \(800, 80, 8, 8\); expected one stride for each of the 3 axes"),
+    ({"strides": (800.0, 80, 8)}, r"'strides' is \(800.0, 80, 8\); expected a tuple of ints"),
+    ({"strides": "800"}, r"'strides' is '800'; expected a tuple of ints"),
+    ({"shape": (10.0, 10, 10)}, r"'shape' is \(10.0, 10, 10\); expected a tuple of ints"),
+    ({"shape": None}, r"'shape' is None; expected a tuple of ints"),
+    ({"typestr": None}, r"'typestr' is None; expected a str such as '<f8'"),
+    ({"data": (None, False)}, r"'data' is None; expected an int from 0 up"),
+    ({"data": (-8, False)}, r"'data' is -8; expected an int from 0 up"),
+    ({"data": (0x7F0000000000,)}, r"'data' is \(139637976727552,\); expected \(pointer, read-only flag\)"),
+    ({"data": (0x7F0000000000, "no")}, r"'data' is \(139637976727552, 'no'\); expected \(pointer, read-only flag\)"),
+    ({"stream": "s"}, r"'stream' is 's'; expected an int from 0 up"),
+    ({"stream": -1}, r"'stream' is -1; expected an int from 0 up"),
+])
+def test_a_malformed_cuda_array_interface_is_refused_naming_its_entry(change, message):
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(gpen.BindingError, match=r"^field 'u': its __cuda_array_interface__(?:'s)? .*" + message):
+        s.bind(u=Interface({**GOOD_INTERFACE, **change}))
+
+
+@pytest.mark.parametrize("missing", ["typestr", "data", "shape"])
+def test_a_cuda_array_interface_without_an_entry_says_which(missing):
+    s = gpen.load_spec(LAPLACIAN)
+    cai = {k: v for k, v in GOOD_INTERFACE.items() if k != missing}
+    with pytest.raises(gpen.BindingError, match=rf"^field 'u': its __cuda_array_interface__ has no '{missing}'$"):
+        s.bind(u=Interface(cai))
+    with pytest.raises(gpen.BindingError, match=r"^field 'u': its __cuda_array_interface__ is \[1\]; expected a dict$"):
+        s.bind(u=Interface([1]))
+
+
+def test_each_object_is_asked_whether_it_is_an_array():
+    class Sometimes:
+        """A class whose objects are GPU arrays or not, as each says."""
+
+        def __init__(self, how):
+            self.how = how
+
+        @property
+        def __cuda_array_interface__(self):
+            if self.how == "fails":
+                raise RuntimeError("the device went away")
+            if self.how == "none":
+                raise AttributeError("no GPU memory")
+            return GOOD_INTERFACE
+
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(gpen.BindingError, match="field 'u': a Sometimes object, not an array"):
+        s.bind(u=Sometimes("none"))
+    # The class's first object was none: this one is, and is read as one.
+    refused_only_for_the_device(lambda: s.bind(u=Sometimes("array"), lap=FakeDeviceArray((8, 8, 8), ptr=0x7F1000000000)))
+    with pytest.raises(RuntimeError, match="^the device went away$"):  # the array's own error, as it is
+        s.bind(u=Sometimes("fails"))
+
+
+def test_a_malformed_dlpack_device_is_refused():
+    class OddDLPack(HostDLPack):
+        def __dlpack_device__(self):
+            return "cuda:0"
+
+    with pytest.raises(gpen.BindingError, match=r"^field 'u': its __dlpack_device__\(\) gave 'cuda:0'; expected \(device type, device id\)$"):
+        gpen.load_spec(LAPLACIAN).bind(u=OddDLPack(np.zeros((10, 10, 10))))
