@@ -8,6 +8,7 @@
 
 #include "bind_arrays.hpp"
 #include "py_args.hpp"
+#include "spec_dict.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
 #include "gpen/families/common/runtime_family.hpp"
@@ -99,8 +100,7 @@ PySpec to_spec(py::handle obj, const py::object& dtype) {
   }
   const auto d = dtype_arg(dtype);
   if (py::isinstance<py::dict>(obj)) {
-    const std::string text = py::module_::import("json").attr("dumps")(obj, py::arg("indent") = 2).cast<std::string>();
-    return {std::make_shared<const Spec>(parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(text, "<dict>")), d))};
+    return {std::make_shared<const Spec>(parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(spec_dict_json(obj), "<dict>")), d))};
   }
   if (!py::isinstance<py::str>(obj) && !py::hasattr(obj, "__fspath__"))
     throw UsageError(fmt::format("load_spec: expected a path or a dict, not a {}", std::string(py::str(py::type::handle_of(obj).attr("__name__")))));

@@ -463,3 +463,53 @@ def test_a_malformed_dlpack_device_is_refused():
 
     with pytest.raises(gpen.BindingError, match=r"^field 'u': its __dlpack_device__\(\) gave 'cuda:0'; expected \(device type, device id\)$"):
         gpen.load_spec(LAPLACIAN).bind(u=OddDLPack(np.zeros((10, 10, 10))))
+
+
+def laplacian_dict():
+    return json.loads(LAPLACIAN.read_text())
+
+
+def test_a_spec_dict_takes_numpy_numbers_as_json_numbers():
+    d = laplacian_dict()
+    d["fields"][0]["ghost"] = np.int64(d["fields"][0]["ghost"])
+    d["params"][0]["value"] = np.float32(d["params"][0]["value"])
+    assert gpen.load_spec(d).hash == gpen.load_spec(LAPLACIAN).hash
+
+
+def nested(depth):
+    v = []
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+@pytest.mark.parametrize("where,value,pointer,message", [
+    (("fields", 0, "ghost"), {1, 2}, "/fields/0/ghost", r"\{1, 2\} \(a set\) cannot be written as JSON"),
+    (("params", 0, "value"), float("nan"), "/params/0/value", r"nan cannot be written as JSON"),
+    (("params", 0, "value"), float("inf"), "/params/0/value", r"inf cannot be written as JSON"),
+    (("params", 0, "value"), 2**70, "/params/0/value", r"1180591620717411303424 is past the 64-bit integers"),
+    (("description",), b"bytes", "/description", r"b'bytes' \(a bytes\) cannot be written as JSON"),
+    (("a/b~c",), nested(100), "/a~1b~0c" + "/0" * 64, r"the dict nests deeper than 64 levels"),
+])
+def test_a_spec_dict_value_json_cannot_hold_is_a_spec_error_at_its_pointer(where, value, pointer, message):
+    d = laplacian_dict()
+    node = d
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    with pytest.raises(gpen.SpecError, match=message) as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == pointer and e.value.file == "<dict>"
+
+
+def test_a_spec_dict_that_holds_itself_or_a_key_that_is_no_str_is_a_spec_error():
+    d = laplacian_dict()
+    d["fields"][1]["again"] = d["fields"]
+    with pytest.raises(gpen.SpecError, match="the value holds itself") as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == "/fields/1/again"
+    d = laplacian_dict()
+    d["fields"][0][3] = 1
+    with pytest.raises(gpen.SpecError, match=r"the key 3 is no str") as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == "/fields/0"
