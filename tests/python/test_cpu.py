@@ -1,6 +1,7 @@
 """The gpen module without a GPU: specs read, checked, generated and compiled
 (NVRTC needs no GPU), errors as Python exceptions with their places, and
 launch arguments refused in words before any GPU work."""
+import itertools
 import json
 import os
 import pathlib
@@ -18,9 +19,13 @@ HAVE_GPU = gpen.gpu_available()[0]
 
 
 class FakeDeviceArray:
-    """An object with only a __cuda_array_interface__ (its memory is never touched)."""
+    """An object with only a __cuda_array_interface__ (its memory is never touched): by default
+    at an address of its own, 4 GiB from any other's, for outputs must not share memory."""
 
-    def __init__(self, shape, typestr="<f8", strides=None, ptr=0x7F0000000000, readonly=False):
+    addresses = itertools.count(0x600000000000, 1 << 32)
+
+    def __init__(self, shape, typestr="<f8", strides=None, ptr=None, readonly=False):
+        ptr = next(self.addresses) if ptr is None else ptr
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (ptr, readonly), "strides": strides, "version": 3}
 
 
@@ -513,3 +518,18 @@ def test_a_spec_dict_that_holds_itself_or_a_key_that_is_no_str_is_a_spec_error()
     with pytest.raises(gpen.SpecError, match=r"the key 3 is no str") as e:
         gpen.load_spec(d)
     assert e.value.pointer == "/fields/0"
+
+
+def test_an_output_bound_to_memory_another_array_uses_is_refused_naming_both():
+    s = gpen.load_spec(LAPLACIAN)
+    u = FakeDeviceArray((10, 10, 10), ptr=0x7F0000000000)
+    inside = FakeDeviceArray((8, 8, 8), strides=(800, 80, 8), ptr=0x7F0000000000 + 8 * (100 + 10 + 1))  # u[1:-1, 1:-1, 1:-1]
+    with pytest.raises(gpen.BindingError, match=r"^spec 'laplacian3d_o2': output 'lap' and input 'u' are bound to memory they share"):
+        s.bind(u=u, lap=inside)
+    refused_only_for_the_device(lambda: s.bind(u=u, lap=FakeDeviceArray((8, 8, 8), ptr=0x7F0000000000 + 8 * 1000)))  # just past u
+
+    reduction = gpen.load_spec(ROOT / "specs" / "reduce" / "mass_energy.json")
+    inputs = {name: FakeDeviceArray((4, 8, 16), typestr="<f4") for name in ("lnrho", "ux", "uy", "uz")}
+    result = FakeDeviceArray((1, 1, 1))
+    with pytest.raises(gpen.BindingError, match=r"output 'mass' and output 'ekin' are bound to memory they share"):
+        reduction.bind(mass=result, ekin=result, **inputs)
