@@ -216,12 +216,13 @@ py::dict simulate(const py::object& program_arg, const py::object& steps, const 
 void bind_run(py::module_& m) {
   m.def("tune", &tune, py::arg("spec"), py::arg("size"), py::arg("time") = 60.0, py::arg("strategy") = "local", py::arg("budget") = 0,
         py::arg("fixed") = py::none(), py::arg("progress") = true, py::arg("save") = true, py::arg("device") = 0,
-        "Searches the spec's tunables on the GPU at this size for at most `time` seconds (setup included), verifying every variant, and stores "
+        "Searches the spec's tunables on the GPU at this size for at most `time` seconds (setup included; 0 to 1e7, 0: no limit), verifying every "
+        "variant, and stores "
         "the best in the tuning database: gpen.Kernel(spec, size=size) takes it at once. fixed: a dict of tunables not searched. Shows "
         "gpen tune's progress line on stderr; Ctrl-C stops the search cleanly (the best so far stored), then raises KeyboardInterrupt.");
   m.def("simulate", &simulate, py::arg("program"), py::arg("steps") = py::none(), py::arg("until") = py::none(), py::arg("size") = py::none(),
         py::arg("dtype") = py::none(), py::arg("out") = py::none(), py::arg("restart") = py::none(), py::arg("device") = "gpu", py::arg("progress") = true,
-        "Runs a program (kind \"program\") as gpen simulate does: steps=N or until=T; out=FOLDER for diagnostics.csv and snapshots (none "
+        "Runs a program (kind \"program\") as gpen simulate does: steps=N (0 to 2^40) or until=T (finite, >= 0); out=FOLDER for diagnostics.csv and snapshots (none "
         "by default); device=\"cpu\" runs the CPU reference. Returns the step, time, stop, last diagnostics and the fields' interiors (NumPy, "
         "float64, in (z, y, x) order).");
 }
