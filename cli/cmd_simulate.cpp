@@ -14,6 +14,7 @@
 #include "json_output.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
+#include "run_limits.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/runtime/driver.hpp"
@@ -294,16 +295,9 @@ void add_simulate(CLI::App& app, Runner& run) {
   auto o = std::make_shared<SimulateOptions>();
   auto* cmd = app.add_subcommand("simulate", "Run a program (kind \"program\"): its time loop, diagnostics and snapshots");
   cmd->add_option("program", o->program, "The program's JSON file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--steps", o->steps, "Steps to take")->check(CLI::Range(0LL, 1LL << 40));
+  cmd->add_option("--steps", o->steps, "Steps to take")->check(CLI::Range(0LL, kMaxSteps));
   cmd->add_option("--until", o->until, "Simulated time to stop at")
-      ->check(CLI::Validator(
-          [](std::string& v) -> std::string {
-            char* end = nullptr;
-            errno = 0;
-            const double t = std::strtod(v.c_str(), &end);
-            return !v.empty() && *end == '\0' && errno != ERANGE && std::isfinite(t) && t >= 0 ? "" : "not a finite time >= 0";
-          },
-          "TIME", "time"));
+      ->check(number_where(valid_until, kUntilExpected, "TIME", "time"));
   cmd->add_option("--size", o->size, "Grid NX[xNY[xNZ]] in place of the program's (one number: every axis)")->check(non_empty());
   cmd->add_option("--dtype", o->dtype, "float64 or float32 in place of the program's")->check(CLI::IsMember({"float64", "float32"}));
   cmd->add_option("--out", o->out, "Folder of diagnostics.csv and the snapshots")->check(output_folder());

@@ -17,6 +17,7 @@
 #include "json_output.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
+#include "run_limits.hpp"
 #include "tune_progress.hpp"
 #include "search_svg.hpp"
 #include "spec_options.hpp"
@@ -104,9 +105,9 @@ void add_tune(CLI::App& app, Runner& run) {
   cmd->add_option("--strategy", o->strategy, "local (from random starts spread over the strategies) | exhaustive (every variant, in a spread order) | random")
       ->check(CLI::IsMember({"exhaustive", "random", "local"}));
   cmd->add_option("--time", o->time_s, "Seconds the whole command may take, setup included; compiles still running then are abandoned (0: no limit)")
-      ->check(CLI::Range(0.0, 1e7, "seconds from 0 to 10000000"));
+      ->check(number_where(valid_tune_seconds, kTuneSecondsExpected, "SECONDS", "seconds"));
   cmd->add_option("--budget", o->budget, "Evaluations at most (0: the strategy's own: every variant; local: a quarter of them)")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 40, "an integer from 0 up"));
+      ->check(CLI::Range(std::size_t{0}, static_cast<std::size_t>(kMaxBudget), "an integer from 0 up"));
   cmd->add_option("--repeat", o->repeat, "Timed launches per variant (median)")->check(CLI::Range(1, kMaxRepeat, fmt::format("an integer from 1 to {}", kMaxRepeat)));
   cmd->add_option("--seed", o->seed, "Seed of the random orders");
   cmd->add_option("--log", o->log, "Append every evaluation to FILE as a JSON line as it finishes (format: measure/tune/tune_log.hpp)")

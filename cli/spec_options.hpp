@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -77,6 +78,19 @@ inline CLI::Validator output_file() {
         return {};
       },
       "FILE", "output file");
+}
+
+// A number that `valid` accepts, the whole value read (no trailing text,
+// no overflow to infinity); else "not <expected>". `valid` sees NaN too.
+inline CLI::Validator number_where(bool (*valid)(double), const char* expected, const char* type, const char* name) {
+  return CLI::Validator(
+      [valid, expected](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double x = std::strtod(v.c_str(), &end);
+        return !v.empty() && *end == '\0' && errno != ERANGE && valid(x) ? "" : std::string("not ") + expected;
+      },
+      type, name);
 }
 
 // An option whose empty value would otherwise read as "not given" (--size,

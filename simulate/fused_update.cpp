@@ -136,7 +136,11 @@ FusedUpdate fuse_update(const RhsKernel& r, const Program& p, StagePart part, Fu
     const IrPtr d = part.reads_d
                         ? ir_binary(Ir::Kind::Add, ir_binary(Ir::Kind::Mul, ir_param(u.alpha_param), ir_field(Access{x.d, {0, 0, 0}})), x.rhs)
                         : x.rhs;
-    if (part.writes_d) add_output(fname + "_register_next", {FusedSlot::What::Register, x.field}, d, "d = alpha d + d" + fname + "/dt");
+    if (part.writes_d) {
+      add_output(fname + "_register_next", {FusedSlot::What::Register, x.field}, d, "d = alpha d + d" + fname + "/dt");
+      // d is stored where it was read (the loop binds both to one array).
+      if (part.reads_d) s.fields.back().in_place_of = s.inputs()[static_cast<std::size_t>(x.d)]->name;
+    }
     add_output(fname + "_next", {FusedSlot::What::Next, x.field},
                ir_binary(Ir::Kind::Add, ir_field(Access{x.now, {0, 0, 0}}), ir_binary(Ir::Kind::Mul, ir_param(u.dt_beta_param), d)),
                fmt::format("{} + dt beta d", fname));

@@ -41,19 +41,6 @@ DeviceBuffer narrower_view(const DeviceBuffer& b, int ghost) {
   return moved_view(b, {d, b.dims() > 1 ? d : 0, b.dims() > 2 ? d : 0}, b.shape(), ghost);
 }
 
-// The bytes from b's first element to one past its last, pitches included.
-std::pair<CUdeviceptr, CUdeviceptr> extent_of(const DeviceBuffer& b) {
-  const Pitch pitch = b.pitch();  // the caller's, or packed
-  const auto padded = b.padded();
-  const long long last = (padded[0] - 1) + (b.dims() > 1 ? (padded[1] - 1) * pitch.row : 0) + (b.dims() > 2 ? (padded[2] - 1) * pitch.plane : 0);
-  return {b.get(), b.get() + static_cast<CUdeviceptr>(last + 1) * size_of(b.dtype())};
-}
-
-bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
-  const auto x = extent_of(a), y = extent_of(b);
-  return x.first < y.second && y.first < x.second;
-}
-
 // The caller's arrays (GpuOptions::fields) fit the program: one per field,
 // its dtype, dims, size and ghost width, no two overlapping. BindingError otherwise.
 void check_callers_arrays(const Program& p, const std::array<long long, 3>& size, const std::vector<const DeviceBuffer*>& arrays) {

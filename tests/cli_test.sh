@@ -60,6 +60,9 @@ expect 2 '"sm_90\\n" is not a GPU architecture: expected sm_ and 2 or 3 digits' 
 expect 3 'cannot run laplacian3d_o8: no CUDA driver: disabled by GPEN_DISABLE_DRIVER' -- $gpen run $specs/stencil/laplacian3d_o8.json --size 64 --verify
 expect 3 'cannot benchmark: no CUDA driver' -- $gpen bench $specs/stencil/laplacian3d_o8.json
 expect 3 'cannot tune laplacian3d_o8: no CUDA driver' -- $gpen tune $specs/stencil/laplacian3d_o8.json --size 64 --strategy local --budget 4
+# NaN passed CLI::Range (both comparisons false) and meant no time limit.
+expect 2 '^--time: not seconds from 0 \(no limit\) to 10000000$' -- $gpen tune $specs/stencil/laplacian3d_o8.json --size 64 --time nan
+expect 2 '^--time: not seconds from 0 \(no limit\) to 10000000$' -- $gpen tune $specs/stencil/laplacian3d_o8.json --size 64 --time 1e12
 expect 2 "^gpen: usage: --set blok_x=3: 'blok_x' names no tunable \(tunables: strategy, block_x, .*\)" -- $gpen tune $specs/stencil/laplacian3d_o8.json --set blok_x=3
 # Usage errors exit 2 and name the option and its argument.
 o8=$specs/stencil/laplacian3d_o8.json

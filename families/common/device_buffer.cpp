@@ -120,6 +120,22 @@ std::size_t DeviceBuffer::elements() const {
   return static_cast<std::size_t>(p[0] * p[1] * p[2]);
 }
 
+std::pair<CUdeviceptr, CUdeviceptr> DeviceBuffer::byte_range() const {
+  const auto p = padded();
+  const long long last = (p[0] - 1) + (dims_ > 1 ? (p[1] - 1) * pitch_.row : 0) + (dims_ > 2 ? (p[2] - 1) * pitch_.plane : 0);
+  return {ptr_, ptr_ + static_cast<CUdeviceptr>(last + 1) * size_of(dtype_)};
+}
+
+bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
+  const auto x = a.byte_range(), y = b.byte_range();
+  return x.first < y.second && y.first < x.second;
+}
+
+bool same_view(const DeviceBuffer& a, const DeviceBuffer& b) {
+  return a.get() == b.get() && a.dtype() == b.dtype() && a.dims() == b.dims() && a.shape() == b.shape() && a.ghost() == b.ghost() &&
+         a.pitch().row == b.pitch().row && a.pitch().plane == b.pitch().plane;
+}
+
 bool DeviceBuffer::packed() const {
   const Pitch p = packed_pitch();
   return dims_ == 1 || (pitch_.row == p.row && (dims_ == 2 || pitch_.plane == p.plane));

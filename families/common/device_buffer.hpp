@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "gpen/generator/spec.hpp"
@@ -58,6 +59,9 @@ class DeviceBuffer {
   std::size_t elements() const;
   std::size_t bytes() const { return elements() * size_of(dtype_); }
   CUdeviceptr get() const { return ptr_; }
+  // The bytes from the first element to one past the last, pitches
+  // included: a pitched view's gaps between rows count as its own.
+  std::pair<CUdeviceptr, CUdeviceptr> byte_range() const;
 
   // Whole padded array as doubles (converted from float32 if needed);
   // both wait for the copy. A pitched view is refused (std::invalid_argument).
@@ -88,5 +92,13 @@ class DeviceBuffer {
   DeviceMemory mem_;     // empty for a view
   CUdeviceptr ptr_ = 0;  // mem_'s, or the view's
 };
+
+// Whether the byte ranges of `a` and `b` meet (byte_range): two views of
+// one array's disjoint parts may meet where their rows interleave.
+bool overlap(const DeviceBuffer& a, const DeviceBuffer& b);
+
+// Whether `a` and `b` are the same array seen the same way: the same first
+// element, dtype, dims, shape, ghost width and pitches.
+bool same_view(const DeviceBuffer& a, const DeviceBuffer& b);
 
 }  // namespace gpen

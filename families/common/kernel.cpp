@@ -29,6 +29,26 @@ void check_memory_of(const Spec& spec, const FieldDecl& f, const DeviceBuffer& b
                                  spec.name, f.name, got.row, got.plane, spec.kind, packed.row, packed.plane));
 }
 
+// No output shares a byte with another bound array: a kernel would read
+// inputs it has overwritten already, or two outputs would race. The one
+// exception is an output declared in place of an input (FieldDecl::
+// in_place_of) and bound to that very view. Each pair is looked at once.
+void check_outputs_apart(const Spec& spec, const FieldBindings& fields) {
+  for (std::size_t i = 0; i < spec.fields.size(); ++i) {
+    const FieldDecl& out = spec.fields[i];
+    if (out.role != FieldDecl::Role::Output) continue;
+    const DeviceBuffer& a = *fields.at(out.name);
+    for (std::size_t j = 0; j < spec.fields.size(); ++j) {
+      const FieldDecl& other = spec.fields[j];
+      if (j == i || (other.role == FieldDecl::Role::Output && j < i)) continue;
+      const DeviceBuffer& b = *fields.at(other.name);
+      if (!overlap(a, b) || (other.name == out.in_place_of && same_view(a, b))) continue;
+      throw BindingError(fmt::format("spec '{}': output '{}' and {} '{}' are bound to memory they share; an output needs memory of its own", spec.name,
+                                     out.name, other.role == FieldDecl::Role::Output ? "output" : "input", other.name));
+    }
+  }
+}
+
 }  // namespace
 
 std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params, Pitches pitches) {
@@ -90,6 +110,7 @@ std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& f
     if (first_source && source_shape[ax] < 1)
       throw BindingError(fmt::format("spec '{}': empty source arrays ('{}' has no values)", spec.name, first_source->name));
   }
+  check_outputs_apart(spec, fields);
   for (const auto& [name, value] : params) {
     (void)value;
     const bool known = std::any_of(spec.params.begin(), spec.params.end(), [&](const ParamDecl& p) { return p.name == name; });

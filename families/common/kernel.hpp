@@ -38,7 +38,9 @@ enum class Pitches { Packed, Any };
 // The checks of a launch that need no GPU: every field of the spec bound
 // once, dtype, dims, shape and ghost width as the spec says, pointers
 // non-null and aligned to their elements, pitches packed unless `pitches`
-// is Any, params known. Returns the interior shape. Throws BindingError.
+// is Any, no output sharing memory with another bound array (but for
+// FieldDecl::in_place_of), params known. Returns the interior shape.
+// Throws BindingError.
 std::array<long long, 3> check_bindings(const Spec& spec, const FieldBindings& fields, const ParamValues& params, Pitches pitches = Pitches::Packed);
 
 // The spec's params (a value given in `params`, else the spec's) in the

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "py_args.hpp"
 #include "gpen/families/common/kernel.hpp"
 #include "gpen/runtime/driver.hpp"
 
@@ -41,12 +42,12 @@ constexpr std::int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged 
 
 [[noreturn]] void refuse(const std::string& field, const std::string& why) { throw BindingError(fmt::format("field '{}': {}", field, why)); }
 
-// How a type's objects are read, decided at its first sight and cached:
-// "cupy", "torch", "jax", ...: the top package of the type; the path its
-// arrays take.
-enum class Path { Torch, Cupy, Interface, DLPack, Other };
+// How an object is read. Torch and CuPy: decided once a type (their
+// attributes are the class's); any other object by what it has itself,
+// each time (its class may make arrays and non-arrays alike).
+enum class Path { Torch, Cupy, Object };
 struct TypeInfo {
-  std::string library;
+  std::string library;  // "cupy", "torch", "jax", ...: the type's top package
   Path path;
 };
 const TypeInfo& type_info(py::handle obj) {
@@ -54,15 +55,24 @@ const TypeInfo& type_info(py::handle obj) {
   PyTypeObject* t = Py_TYPE(obj.ptr());
   auto it = known.find(t);
   if (it != known.end()) return it->second;
-  std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(t)).attr("__module__"));
+  const py::handle type(reinterpret_cast<PyObject*>(t));
+  std::string module = py::str(type.attr("__module__"));
   module = module.substr(0, module.find('.'));
-  Path path = Path::Other;
-  if (module == "torch" && py::hasattr(obj, "data_ptr") && py::hasattr(obj, "get_device")) path = Path::Torch;
-  else if (module == "cupy" && py::hasattr(obj, "data") && py::hasattr(obj, "strides") && py::hasattr(obj, "dtype")) path = Path::Cupy;
-  else if (py::hasattr(obj, "__cuda_array_interface__")) path = Path::Interface;
-  else if (py::hasattr(obj, "__dlpack__")) path = Path::DLPack;
+  Path path = Path::Object;
+  if (module == "torch" && py::hasattr(type, "data_ptr") && py::hasattr(type, "get_device")) path = Path::Torch;
+  else if (module == "cupy" && py::hasattr(type, "data") && py::hasattr(type, "strides") && py::hasattr(type, "dtype")) path = Path::Cupy;
   Py_INCREF(t);  // the cache keeps the type alive
   return known.emplace(t, TypeInfo{module, path}).first->second;
+}
+
+// obj.__cuda_array_interface__, or None where it has none. What the
+// attribute raises otherwise is the array's own error: it goes on as it is.
+py::object interface_of(py::handle obj) {
+  PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+  if (cai) return py::reinterpret_steal<py::object>(cai);
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  PyErr_Clear();
+  return py::none();
 }
 
 [[noreturn]] void wrong_device(const std::string& field, int on, int device) {
@@ -162,41 +172,87 @@ ArrayArg from_cupy(py::handle obj, const std::string& field, int device) {
   return a;
 }
 
-ArrayArg from_interface(py::handle obj, const py::dict& cai, const std::string& field, int device, const std::string& library) {
+// The CUDA Array Interface's dict, read entry by entry: a malformed one
+// is refused naming the entry, never read in part.
+class InterfaceDict {
+ public:
+  InterfaceDict(const py::object& cai, const std::string& field) : field_(field) {
+    if (!py::isinstance<py::dict>(cai)) refuse(field, fmt::format("its __cuda_array_interface__ is {}; expected a dict", repr_of(cai)));
+    cai_ = cai;
+  }
+  // The entry, or None where it is not there and may be left out.
+  py::object get(const char* key, bool required) const {
+    if (cai_.contains(key)) return cai_[key];
+    if (required) refuse(field_, fmt::format("its __cuda_array_interface__ has no '{}'", key));
+    return py::none();
+  }
+  [[noreturn]] void bad(const char* key, py::handle v, const std::string& expected) const {
+    refuse(field_, fmt::format("its __cuda_array_interface__'s '{}' is {}; expected {}", key, repr_of(v), expected));
+  }
+  // A tuple of ints (shape, strides).
+  std::vector<long long> ints(const char* key, py::handle v) const {
+    if (!py::isinstance<py::tuple>(v)) bad(key, v, "a tuple of ints");
+    std::vector<long long> out;
+    for (const py::handle x : v) {
+      const std::optional<long long> n = integer_of(x);
+      if (!n) bad(key, v, "a tuple of ints");
+      out.push_back(*n);
+    }
+    return out;
+  }
+  // A pointer or a stream handle: an int from 0 up.
+  std::uintptr_t handle(const char* key, py::handle v) const {
+    const std::optional<std::uint64_t> h = unsigned_of(v);
+    if (!h) bad(key, v, "an int from 0 up");
+    return static_cast<std::uintptr_t>(*h);
+  }
+
+ private:
+  py::dict cai_;
+  std::string field_;
+};
+
+ArrayArg from_interface(const py::object& cai_object, const std::string& field, const std::string& library) {
+  const InterfaceDict cai(cai_object, field);
   ArrayArg a;
   a.library = library;
-  const std::string typestr = py::str(cai["typestr"]);
+  const py::object type = cai.get("typestr", true);
+  if (!py::isinstance<py::str>(type)) cai.bad("typestr", type, "a str such as '<f8'");
+  const std::string typestr = type.cast<std::string>();
   if (typestr.size() != 3 || (typestr[0] != '<' && typestr[0] != '=' && typestr[0] != '|') || typestr[1] != 'f')
     refuse(field, fmt::format("dtype '{}' (its __cuda_array_interface__); gpen's arrays are float32 or float64", typestr));
   a.dtype = dtype_from_bits(field, 8 * (typestr[2] - '0'), typestr);
-  const py::tuple data = cai["data"];
-  a.ptr = data[0].cast<std::uintptr_t>();
-  a.readonly = data[1].cast<bool>();
-  const auto shape = cai["shape"].cast<std::vector<long long>>();
+  const py::object data = cai.get("data", true);
+  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 || !py::isinstance<py::bool_>(py::tuple(data)[1]))
+    cai.bad("data", data, "(pointer, read-only flag): an int from 0 up and a bool");
+  a.ptr = cai.handle("data", py::tuple(data)[0]);
+  a.readonly = py::tuple(data)[1].cast<bool>();
+  const std::vector<long long> shape = cai.ints("shape", cai.get("shape", true));
   std::vector<long long> strides = compact_strides(shape);
-  if (cai.contains("strides") && !cai["strides"].is_none()) {
-    const auto bytes = cai["strides"].cast<std::vector<long long>>();
+  if (const py::object given = cai.get("strides", false); !given.is_none()) {
+    const std::vector<long long> bytes = cai.ints("strides", given);
+    if (bytes.size() != shape.size()) cai.bad("strides", given, fmt::format("one stride for each of the {} axes of its shape", shape.size()));
     const long long elem = static_cast<long long>(size_of(a.dtype));
-    for (std::size_t i = 0; i < bytes.size() && i < strides.size(); ++i) {
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
       if (bytes[i] % elem) refuse(field, fmt::format("a stride of {} bytes, not a multiple of its {}-byte elements", bytes[i], elem));
       strides[i] = bytes[i] / elem;
     }
   }
   set_geometry(a, field, shape, strides);
-  if (cai.contains("mask") && !cai["mask"].is_none()) refuse(field, "a masked array (its __cuda_array_interface__ has a mask); gpen takes plain arrays");
-  if (cai.contains("stream") && !cai["stream"].is_none()) {
-    a.producer_stream = cai["stream"].cast<std::uintptr_t>();
+  if (!cai.get("mask", false).is_none()) refuse(field, "a masked array (its __cuda_array_interface__ has a mask); gpen takes plain arrays");
+  if (const py::object stream = cai.get("stream", false); !stream.is_none()) {
+    a.producer_stream = cai.handle("stream", stream);
     if (a.producer_stream == 0) refuse(field, "its __cuda_array_interface__ names stream 0, which the protocol does not allow (1: the legacy default stream)");
   }
-  (void)obj;
-  (void)device;  // checked by check_device, once the shapes are
-  return a;
+  return a;  // its device: check_device, once the shapes are checked
 }
 
 ArrayArg from_dlpack(py::handle obj, const std::string& field, int device, std::uintptr_t stream, const std::string& library) {
   if (py::hasattr(obj, "__dlpack_device__")) {
-    const auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
-    if (dev.first == kDLCPU || dev.first == kDLCUDAHost) refuse(field, host_advice(library));
+    const py::object dev = obj.attr("__dlpack_device__")();  // (device type, device id)
+    const std::optional<long long> kind = py::isinstance<py::tuple>(dev) && py::len(dev) == 2 ? integer_of(py::tuple(dev)[0]) : std::nullopt;
+    if (!kind) refuse(field, fmt::format("its __dlpack_device__() gave {}; expected (device type, device id)", repr_of(dev)));
+    if (*kind == kDLCPU || *kind == kDLCUDAHost) refuse(field, host_advice(library));
   }
   // The consumer's stream: 1 is the legacy default stream (0 is not allowed).
   // No copy, where the producer takes the keyword: an output must be its memory.
@@ -248,13 +304,10 @@ py::handle kept(const char* module, const char* name) {
 ArrayArg read_array(py::handle obj, const std::string& field, int device, std::uintptr_t stream) {
   if (obj.is_none()) refuse(field, "None; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)");
   const TypeInfo& type = type_info(obj);
-  switch (type.path) {
-    case Path::Torch: return from_torch(obj, field, device);
-    case Path::Cupy: return from_cupy(obj, field, device);
-    case Path::Interface: return from_interface(obj, obj.attr("__cuda_array_interface__"), field, device, type.library);
-    case Path::DLPack: return from_dlpack(obj, field, device, stream, type.library);
-    case Path::Other: break;
-  }
+  if (type.path == Path::Torch) return from_torch(obj, field, device);
+  if (type.path == Path::Cupy) return from_cupy(obj, field, device);
+  if (const py::object cai = interface_of(obj); !cai.is_none()) return from_interface(cai, field, type.library);
+  if (py::hasattr(obj, "__dlpack__")) return from_dlpack(obj, field, device, stream, type.library);
   const std::string name = py::str(py::type::handle_of(obj).attr("__name__"));
   if (py::hasattr(obj, "__array_interface__") || py::hasattr(obj, "__array__")) refuse(field, host_advice(type.library + "." + name));
   refuse(field, fmt::format("a {} object, not an array; expected a GPU array (CuPy, PyTorch, or any with __cuda_array_interface__ or __dlpack__)", name));
@@ -283,18 +336,19 @@ int ghost_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std:
   for (int ax = 0; ax < spec.dims; ++ax) {
     const long long pad = a.extent[ax] - interior[ax];
     if (pad < 0 || pad % 2 || (g >= 0 && pad / 2 != g))
-      throw BindingError(fmt::format("field '{}': the array's shape ({}) is not the interior ({}) plus the same ghost zones on each side of each axis", f.name,
-                                     fmt::join(std::vector<long long>(a.extent.rbegin() + (3 - spec.dims), a.extent.rend()), ", "),
-                                     fmt::join(std::vector<long long>(interior.rbegin() + (3 - spec.dims), interior.rend()), ", ")));
+      throw BindingError(fmt::format("field '{}': the array's shape {} is not the interior {} plus the same ghost zones on each side of each axis", f.name,
+                                     numpy_shape(a.extent, spec.dims), numpy_shape(interior, spec.dims)));
     g = static_cast<int>(pad / 2);
   }
   return g;
 }
 
+std::string numpy_shape(const std::array<long long, 3>& v, int dims) {
+  return fmt::format("({})", fmt::join(std::vector<long long>(v.rbegin() + (3 - dims), v.rend()), ", "));
+}
+
 DeviceBuffer view_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std::array<long long, 3>& interior, int ghost) {
-  const auto numpy_order = [&](std::array<long long, 3> v) {
-    return fmt::format("({})", fmt::join(std::vector<long long>(v.rbegin() + (3 - spec.dims), v.rend()), ", "));
-  };
+  const auto numpy_order = [&](const std::array<long long, 3>& v) { return numpy_shape(v, spec.dims); };
   if (a.ndim != spec.dims)
     throw BindingError(fmt::format("field '{}': a {}-D array; the spec '{}' is {}-D", f.name, a.ndim, spec.name, spec.dims));
   if (a.dtype != field_dtype(spec, f))

@@ -53,6 +53,9 @@ void check_device(const ArrayArg& a, const std::string& field, int device);
 // Throws BindingError when the array's shape is not interior + 2 ghost.
 DeviceBuffer view_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, const std::array<long long, 3>& interior, int ghost);
 
+// A shape (x, y, z) as NumPy has it for a `dims`-D array: "(z, y, x)".
+std::string numpy_shape(const std::array<long long, 3>& v, int dims);
+
 // The array's own interior when it is padded by `ghost` on each axis it has.
 std::array<long long, 3> interior_of(const ArrayArg& a, const Spec& spec, const FieldDecl& f, int ghost);
 

@@ -1,11 +1,14 @@
 #include "bind_arrays.hpp"
 
+#include <cmath>
 #include <optional>
 #include <variant>
 
 #include <fmt/format.h>
 
 #include "array_arg.hpp"
+#include "py_args.hpp"
+#include "gpen/families/common/grid_run.hpp"
 #include "gpen/generator/error.hpp"
 
 namespace gpen::py_api {
@@ -42,11 +45,18 @@ std::uintptr_t current_stream_of(const ArrayArg& a, int device) {
   return a.producer_stream;
 }
 
-// An int that is not a bool, or UsageError naming `what`.
-int int_arg(py::handle v, const std::string& what) {
-  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
-    throw UsageError(fmt::format("{}={}: expected an int", what, std::string(py::repr(v))));
-  return v.cast<int>();
+// A ghost width: no wider than an axis may be long.
+int ghost_arg(py::handle v, const std::string& what) { return static_cast<int>(int_arg(v, what, 0, kMaxSizeAxis)); }
+
+// ghost= as a dict names fields: a key that names none is a mistake (a
+// typo would otherwise leave that field at the spec's width).
+void check_ghost_keys(const Spec& s, const py::object& ghost) {
+  if (!py::isinstance<py::dict>(ghost)) return;
+  for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(ghost)) {
+    (void)v;
+    if (!py::isinstance<py::str>(k) || !s.find_field(k.cast<std::string>()))
+      throw UsageError(fmt::format("ghost={}: {} is no field of spec '{}' (fields: {})", repr_of(ghost), repr_of(k), s.name, field_names(s)));
+  }
 }
 
 // The ghost width `ghost=` gives field `f`: an int gives every input's, a
@@ -57,9 +67,9 @@ std::optional<int> ghost_given(const py::object& ghost, const FieldDecl& f) {
   if (py::isinstance<py::dict>(ghost)) {
     const py::dict d = ghost;
     if (!d.contains(f.name.c_str())) return std::nullopt;
-    return int_arg(d[f.name.c_str()], "ghost['" + f.name + "']");
+    return ghost_arg(d[f.name.c_str()], "ghost['" + f.name + "']");
   }
-  const int g = int_arg(ghost, "ghost");
+  const int g = ghost_arg(ghost, "ghost");
   return f.role == FieldDecl::Role::Input ? std::optional<int>(g) : std::nullopt;
 }
 
@@ -105,16 +115,34 @@ py::object allocate_like(const Spec& s, py::handle like, const std::string& libr
 
 bool own_shape(const Spec& s, const FieldDecl& f) { return is_pairwise(s) || f.set == FieldDecl::Set::Sources; }
 
+// A pairwise spec's arrays against the size the kernel or bind() was
+// given: N targets and M sources, or the grid.
+void check_pair_sizes(const Spec& s, const PairSizes& n, const FieldBindings& fields) {
+  for (const FieldDecl& f : s.fields) {
+    const auto it = fields.find(f.name);
+    if (it == fields.end()) continue;
+    const auto& got = it->second->shape();
+    const bool source = f.set == FieldDecl::Set::Sources;
+    if (s.pairwise().grid && got != n.grid)
+      throw BindingError(fmt::format("field '{}': shape {}; the size given says {}", f.name, numpy_shape(got, s.dims), numpy_shape(n.grid, s.dims)));
+    if (!s.pairwise().grid && got[0] != (source ? n.sources : n.targets))
+      throw BindingError(fmt::format("field '{}': {} values; the size given says {} {}", f.name, got[0], source ? n.sources : n.targets, source ? "sources" : "targets"));
+  }
+}
+
+constexpr const char* kStreamExpected = "a stream handle (an int from 0 up: a live CUstream of the kernel's context, or 0), a cupy.cuda.Stream or a torch.cuda.Stream";
+
 }  // namespace
 
 std::uintptr_t stream_handle(const py::handle& s) {
-  if (py::isinstance<py::int_>(s) && !py::isinstance<py::bool_>(s)) return s.cast<std::uintptr_t>();
+  if (is_integer(s)) return handle_arg(s, "stream", kStreamExpected);
   if (py::hasattr(s, "cuda_stream")) return s.attr("cuda_stream").cast<std::uintptr_t>();  // torch.cuda.Stream
   if (py::hasattr(s, "ptr")) return s.attr("ptr").cast<std::uintptr_t>();                  // cupy.cuda.Stream
-  throw UsageError(fmt::format("stream={}: expected a stream handle (int), a cupy.cuda.Stream or a torch.cuda.Stream", std::string(py::repr(s))));
+  throw UsageError(fmt::format("stream={}: expected {}", repr_of(s), kStreamExpected));
 }
 
 BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& given) {
+  check_ghost_keys(s, rq.ghost);
   BoundArrays out;
   py::dict arrays = given;  // copied before an output made here is added: not into the caller's dict
   for (const auto& [k, v] : arrays) {
@@ -193,6 +221,7 @@ BoundArrays bind_arrays(const Spec& s, const BindRequest& rq, const py::dict& gi
     if (f.role == FieldDecl::Role::Output) out.outputs.push_back(&out.views.back());
     if (a.keep) out.keep.push_back(a.keep);
   }
+  if (rq.pairs) check_pair_sizes(s, *rq.pairs, out.fields);
   if (rq.check_devices) check_devices(out, rq.device);
   // A __cuda_array_interface__ producer's stream: the launch's waits for it.
   if (rq.order_producers)
@@ -209,20 +238,24 @@ void check_devices(const BoundArrays& bound, int device) {
   for (const auto& [field, a] : bound.arrays) check_device(a, field, device);
 }
 
+bool is_param(const Spec& s, const std::string& name) {
+  return std::any_of(s.params.begin(), s.params.end(), [&](const ParamDecl& p) { return p.name == name; });
+}
+
 ParamValues param_values(const Spec& s, const py::dict& params) {
   ParamValues values;
   for (const auto& [k, v] : params) {
     const std::string name = py::str(k);
-    const bool known = std::any_of(s.params.begin(), s.params.end(), [&](const ParamDecl& p) { return p.name == name; });
-    if (!known) {
+    if (!is_param(s, name)) {
       std::vector<std::string> names;
       for (const auto& p : s.params) names.push_back(p.name);
       for (const auto& f : s.fields) names.push_back(f.name);
       throw BindingError(fmt::format("spec '{}': no field or param named '{}' (it has: {})", s.name, name, fmt::join(names, ", ")));
     }
-    if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v) || py::hasattr(v, "__float__")))
-      throw BindingError(fmt::format("spec '{}': param '{}' is {}; expected a number", s.name, name, std::string(py::repr(v))));
-    values[name] = v.cast<double>();
+    // Finite, as a spec's JSON has its params' values.
+    const std::optional<double> x = number_of(v);
+    if (!x || !std::isfinite(*x)) throw BindingError(fmt::format("spec '{}': param '{}' is {}; expected a finite number", s.name, name, repr_of(v)));
+    values[name] = *x;
   }
   return values;
 }

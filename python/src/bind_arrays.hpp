@@ -14,6 +14,7 @@
 
 #include "array_arg.hpp"
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/pairwise/pairwise_kernel.hpp"
 #include "gpen/runtime/device.hpp"
 
 namespace gpen::py_api {
@@ -22,6 +23,7 @@ namespace py = pybind11;
 
 struct BindRequest {
   std::optional<std::array<long long, 3>> interior;  // x, y, z; else the first input's
+  std::optional<PairSizes> pairs;                     // a pairwise spec's size: each array's length checked against it
   int device = 0;
   py::object stream = py::none();  // None: the first array's library's current stream
   py::object ghost = py::none();   // None, an int, or a dict by field: the arrays' ghost width
@@ -49,7 +51,10 @@ BoundArrays bind_arrays(const Spec& spec, const BindRequest& request, const py::
 // check_device for each of the bound arrays (BindRequest::check_devices did not).
 void check_devices(const BoundArrays& bound, int device);
 
-// The launch's params by name, as numbers.
+// Whether `name` is one of the spec's params.
+bool is_param(const Spec& spec, const std::string& name);
+
+// The launch's params by name, as numbers (finite: BindingError otherwise).
 ParamValues param_values(const Spec& spec, const py::dict& params);
 
 // A stream given as an int, a cupy.cuda.Stream or a torch.cuda.Stream.

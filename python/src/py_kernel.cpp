@@ -10,10 +10,12 @@
 #include <pybind11/stl.h>
 
 #include "bind_arrays.hpp"
+#include "py_args.hpp"
 #include "py_spec.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
 #include "gpen/families/pairwise/pairwise_kernel.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/overrides.hpp"
 #include "gpen/generator/tunables.hpp"
@@ -22,18 +24,20 @@
 
 namespace gpen::py_api {
 
-PyKernel::PyKernel(const py::object& spec, const py::object& size, const py::object& tunables, int device, bool use_tuned)
-    : spec_(to_spec(spec).spec), device_(device) {
+PyKernel::PyKernel(const py::object& spec, const py::object& size, const py::object& tunables, const py::object& device, const py::object& tuned)
+    : spec_(to_spec(spec).spec), device_(device_arg(device)) {
+  const bool use_tuned = bool_arg(tuned, "tuned");
   const Spec& s = *spec_;
   std::vector<std::string> overrides;
-  if (!tunables.is_none()) overrides = tunable_overrides(tunables);
+  if (!tunables.is_none()) overrides = tunable_overrides(tunables, "tunables");
   // Arguments checked before any GPU work.
   if (!size.is_none()) {
     size_ = checked_size(s, size);
-    if (!std::holds_alternative<PairwiseDecl>(s.decl)) interior_ = interior_size(s, size);
+    if (std::holds_alternative<PairwiseDecl>(s.decl)) pairs_ = parse_pair_size(s, size_);
+    else interior_ = interior_size(s, size);
   }
   if (!tunables.is_none()) choice_ = choose(s, overrides);
-  const Context& ctx = context(device);
+  const Context& ctx = context(device_);
   const ContextScope on_device(ctx);
   if (tunables.is_none() && !size_.empty() && use_tuned) {
     TunedChoice t = tuned_choice(s, size_, ctx.info());
@@ -51,26 +55,27 @@ PyKernel::PyKernel(const py::object& spec, const py::object& size, const py::obj
 
 py::object PyKernel::call(const py::kwargs& kw) {
   py::dict fields, params;
-  py::object stream = py::none(), ghost = py::none(), groups = py::none();
-  bool host = false;
+  py::object stream = py::none(), ghost = py::none(), groups = py::none(), host = py::bool_(false);
   for (const auto& [k, v] : kw) {
     const std::string key = py::str(k);
     if (spec_->find_field(key)) fields[k] = v;
     else if (key == "stream") stream = py::reinterpret_borrow<py::object>(v);
     else if (key == "ghost") ghost = py::reinterpret_borrow<py::object>(v);
-    else if (key == "host") host = v.cast<bool>();
+    else if (key == "host") host = py::reinterpret_borrow<py::object>(v);
     else if (key == "groups") groups = py::reinterpret_borrow<py::object>(v);
     else params[k] = v;
   }
   return launch(fields, params, stream, ghost, host, groups);
 }
 
-py::object PyKernel::launch(const py::dict& arrays, const py::dict& params, const py::object& stream, const py::object& ghost, bool host,
+py::object PyKernel::launch(const py::dict& arrays, const py::dict& params, const py::object& stream, const py::object& ghost, const py::object& host_arg,
                             const py::object& groups) {
   const Spec& s = *spec_;
+  const bool host = bool_arg(host_arg, "host");
   const ContextScope on_device(context(device_));
   BindRequest rq;
   rq.interior = interior_;
+  rq.pairs = pairs_;
   rq.device = device_;
   rq.stream = stream;
   rq.ghost = ghost;
@@ -179,7 +184,7 @@ void bind_kernel(py::module_& m) {
       .def_property_readonly("groups", [](const PairGroups& g) { return g.lists().groups(); });
 
   py::class_<PyKernel>(m, "Kernel", "A spec's kernel, compiled (through the cache) and loaded on a GPU")
-      .def(py::init<const py::object&, const py::object&, const py::object&, int, bool>(), py::arg("spec"), py::arg("size") = py::none(),
+      .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&, const py::object&>(), py::arg("spec"), py::arg("size") = py::none(),
            py::arg("tunables") = py::none(), py::arg("device") = 0, py::arg("tuned") = true,
            "spec: a gpen.Spec, path or dict. size: the interior in NumPy's order (a tuple), one number (a cube) or the CLI's \"NXxNYxNZ\"; with a "
            "size the variant gpen tune stored for it is taken (unless tuned=False). tunables: a dict of tunables to set (the defaults otherwise).")

@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>  // every file of the module: one caster of std::vector for all
 
 #include "gpen/families/common/kernel.hpp"
+#include "gpen/families/pairwise/pairwise_kernel.hpp"
 #include "gpen/measure/tune/tuning_db.hpp"
 
 namespace gpen::py_api {
@@ -21,11 +22,11 @@ class PyKernel {
  public:
   // spec: a gpen.Spec, path or dict; size: None, a NumPy-order tuple, a
   // number or the CLI's "NXxNYxNZ"; tunables: None or a dict of them.
-  PyKernel(const py::object& spec, const py::object& size, const py::object& tunables, int device, bool use_tuned);
+  PyKernel(const py::object& spec, const py::object& size, const py::object& tunables, const py::object& device, const py::object& use_tuned);
 
   // k(u=a, lap=b, inv_h2=1.0, stream=..., ghost=..., host=..., groups=...)
   py::object call(const py::kwargs& kw);
-  py::object launch(const py::dict& arrays, const py::dict& params, const py::object& stream, const py::object& ghost, bool host,
+  py::object launch(const py::dict& arrays, const py::dict& params, const py::object& stream, const py::object& ghost, const py::object& host,
                     const py::object& groups);
 
   // The C++ path alone, on gpen's own buffers made from host arrays (tests).
@@ -46,6 +47,7 @@ class PyKernel {
   int device_;
   std::string size_;
   std::optional<std::array<long long, 3>> interior_;
+  std::optional<PairSizes> pairs_;  // a pairwise spec's size
   TunableChoice choice_;
   std::optional<TuningRecord> tuned_;
   std::unique_ptr<Kernel> kernel_;

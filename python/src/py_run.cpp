@@ -13,7 +13,9 @@
 
 #include "../../cli/interrupt.hpp"
 #include "../../cli/progress.hpp"
+#include "../../cli/run_limits.hpp"
 #include "../../cli/tune_progress.hpp"
+#include "py_args.hpp"
 #include "py_spec.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
@@ -57,22 +59,41 @@ const char* stop_name(SearchStop s) {
   throw py::error_already_set();
 }
 
+SearchStrategy strategy_arg(const py::object& strategy) {
+  try {
+    return parse_search_strategy(str_arg(strategy, "strategy"));
+  } catch (const std::invalid_argument&) {
+    throw UsageError(fmt::format("strategy={}: expected \"local\", \"exhaustive\" or \"random\"", repr_of(strategy)));
+  }
+}
+
+// steps= and until= into `ro` (-1 there: not given), by gpen simulate's
+// rules for --steps and --until.
+void set_run_length(sim::RunOptions& ro, const py::object& steps, const py::object& until) {
+  if (steps.is_none() && until.is_none()) throw UsageError("gpen.simulate: give steps=N or until=T (how long to run)");
+  if (!steps.is_none()) ro.steps = int_arg(steps, "steps", 0, cli::kMaxSteps);
+  if (!until.is_none()) ro.until = number_arg(until, "until", cli::valid_until, cli::kUntilExpected);
+}
+
 }  // namespace
 
-py::dict tune(const py::object& spec_arg, const py::object& size_obj, double time_s, const std::string& strategy, std::size_t budget,
-              const py::object& fixed, bool progress, bool save, int device) {
+py::dict tune(const py::object& spec_arg, const py::object& size_obj, const py::object& time, const py::object& strategy, const py::object& budget,
+              const py::object& fixed, const py::object& progress_arg, const py::object& save, const py::object& device_obj) {
   const auto started = std::chrono::steady_clock::now();
   const PySpec ps = to_spec(spec_arg);
   const Spec& s = *ps.spec;
   const std::string size = checked_size(s, size_obj);
   TuneOptions to;
   to.started = started;
-  to.strategy = parse_search_strategy(strategy);
-  to.budget = budget;
+  to.strategy = strategy_arg(strategy);
+  to.budget = static_cast<std::size_t>(int_arg(budget, "budget", 0, cli::kMaxBudget));
+  const double time_s = number_arg(time, "time", cli::valid_tune_seconds, cli::kTuneSecondsExpected);
   to.time_limit_s = time_s;
-  to.save = save;
+  to.save = bool_arg(save, "save");
+  const bool progress = bool_arg(progress_arg, "progress");
+  const int device = device_arg(device_obj);
   to.abandon_compiles = false;  // the interpreter goes on: wait for compiles in flight
-  if (!fixed.is_none()) to.fixed = tunable_overrides(fixed);
+  if (!fixed.is_none()) to.fixed = tunable_overrides(fixed, "fixed");
   choose(s, to.fixed);  // with the defaults, the reference: it keeps the constraints too
   const Context& ctx = context(device);
   const ContextScope on_device(ctx);
@@ -88,7 +109,7 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
     if (bar) {
       to.on_phase = [&](const std::string& what) { bar->note("  " + what); };
       to.on_variant = [&](const TunedVariant& v, const TuneProgress& p) { bar->update(text(v, p)); };
-      bar->note(fmt::format("tuning {} ({}) at {} on {}: {} search, {}", s.name, to_string(s.dtype), size, ctx.info().name, strategy,
+      bar->note(fmt::format("tuning {} ({}) at {} on {}: {} search, {}", s.name, to_string(s.dtype), size, ctx.info().name, to_string(to.strategy),
                             time_s > 0 ? fmt::format("time {} s (setup included)", time_s) : std::string("no time limit")));
     }
     const auto problem = make_problem(ctx, s, size);
@@ -116,11 +137,17 @@ py::dict tune(const py::object& spec_arg, const py::object& size_obj, double tim
   return d;
 }
 
-py::dict simulate(const std::string& program, const py::object& steps, const py::object& until, const py::object& size, const py::object& dtype,
-                  const py::object& out, const py::object& restart, const std::string& device, bool progress) {
-  if (steps.is_none() && until.is_none()) throw UsageError("gpen.simulate: give steps=N or until=T (how long to run)");
+py::dict simulate(const py::object& program_arg, const py::object& steps, const py::object& until, const py::object& size, const py::object& dtype,
+                  const py::object& out, const py::object& restart, const py::object& device_obj, const py::object& progress_arg) {
+  const std::string program = path_arg(program_arg, "program");
+  sim::RunOptions ro;
+  set_run_length(ro, steps, until);
+  if (!out.is_none()) ro.out_dir = path_arg(out, "out");
+  const std::string restart_dir = restart.is_none() ? std::string() : path_arg(restart, "restart");
   const std::optional<Dtype> dt = dtype_arg(dtype);
-  if (device != "gpu" && device != "cpu") throw UsageError(fmt::format("device={}: expected \"gpu\" or \"cpu\"", device));
+  const std::string device = py::isinstance<py::str>(device_obj) ? device_obj.cast<std::string>() : std::string();
+  if (device != "gpu" && device != "cpu") throw UsageError(fmt::format("device={}: expected \"gpu\" or \"cpu\"", repr_of(device_obj)));
+  const bool progress = bool_arg(progress_arg, "progress");
   sim::SizeOverride size_override;
   if (!size.is_none()) {
     const std::string text = size_text(size, true);
@@ -143,11 +170,7 @@ py::dict simulate(const std::string& program, const py::object& steps, const py:
   }
   sim::Simulation s(p, std::move(backend));
   if (restart.is_none()) s.initialize();
-  else s.restart(py::str(restart));
-  sim::RunOptions ro;
-  ro.steps = steps.is_none() ? -1 : steps.cast<long long>();
-  ro.until = until.is_none() ? -1 : until.cast<double>();
-  if (!out.is_none()) ro.out_dir = py::str(out);
+  else s.restart(restart_dir);
   sim::RunResult r;
   std::vector<std::vector<double>> fields;
   double run_s = 0;
@@ -194,12 +217,13 @@ py::dict simulate(const std::string& program, const py::object& steps, const py:
 void bind_run(py::module_& m) {
   m.def("tune", &tune, py::arg("spec"), py::arg("size"), py::arg("time") = 60.0, py::arg("strategy") = "local", py::arg("budget") = 0,
         py::arg("fixed") = py::none(), py::arg("progress") = true, py::arg("save") = true, py::arg("device") = 0,
-        "Searches the spec's tunables on the GPU at this size for at most `time` seconds (setup included), verifying every variant, and stores "
+        "Searches the spec's tunables on the GPU at this size for at most `time` seconds (setup included; 0 to 1e7, 0: no limit), verifying every "
+        "variant, and stores "
         "the best in the tuning database: gpen.Kernel(spec, size=size) takes it at once. fixed: a dict of tunables not searched. Shows "
         "gpen tune's progress line on stderr; Ctrl-C stops the search cleanly (the best so far stored), then raises KeyboardInterrupt.");
   m.def("simulate", &simulate, py::arg("program"), py::arg("steps") = py::none(), py::arg("until") = py::none(), py::arg("size") = py::none(),
         py::arg("dtype") = py::none(), py::arg("out") = py::none(), py::arg("restart") = py::none(), py::arg("device") = "gpu", py::arg("progress") = true,
-        "Runs a program (kind \"program\") as gpen simulate does: steps=N or until=T; out=FOLDER for diagnostics.csv and snapshots (none "
+        "Runs a program (kind \"program\") as gpen simulate does: steps=N (0 to 2^40) or until=T (finite, >= 0); out=FOLDER for diagnostics.csv and snapshots (none "
         "by default); device=\"cpu\" runs the CPU reference. Returns the step, time, stop, last diagnostics and the fields' interiors (NumPy, "
         "float64, in (z, y, x) order).");
 }

@@ -7,10 +7,13 @@
 #include <pybind11/stl.h>
 
 #include "bind_arrays.hpp"
+#include "py_args.hpp"
+#include "spec_dict.hpp"
 #include "gpen/families/common/grid_run.hpp"
 #include "gpen/families/common/problem.hpp"
 #include "gpen/families/common/runtime_family.hpp"
 #include "gpen/families/common/spec_program.hpp"
+#include "gpen/families/pairwise/pairwise_run.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/error.hpp"
 #include "gpen/generator/family.hpp"
@@ -97,30 +100,39 @@ PySpec to_spec(py::handle obj, const py::object& dtype) {
   }
   const auto d = dtype_arg(dtype);
   if (py::isinstance<py::dict>(obj)) {
-    const std::string text = py::module_::import("json").attr("dumps")(obj, py::arg("indent") = 2).cast<std::string>();
-    return {std::make_shared<const Spec>(parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(text, "<dict>")), d))};
+    return {std::make_shared<const Spec>(parse_spec(std::make_shared<JsonSource>(JsonSource::from_string(spec_dict_json(obj), "<dict>")), d))};
   }
-  const py::object os = py::module_::import("os");
   if (!py::isinstance<py::str>(obj) && !py::hasattr(obj, "__fspath__"))
     throw UsageError(fmt::format("load_spec: expected a path or a dict, not a {}", std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
-  const std::string path = os.attr("fspath")(obj).cast<std::string>();
-  return {std::make_shared<const Spec>(load_spec(path, d))};
+  return {std::make_shared<const Spec>(load_spec(path_arg(obj, "spec"), d))};
 }
 
-std::vector<std::string> tunable_overrides(const py::dict& tunables) {
+std::vector<std::string> tunable_overrides(py::handle tunables, const std::string& what) {
+  if (!py::isinstance<py::dict>(tunables))
+    throw UsageError(fmt::format("{}={}: expected a dict {{name: value}}, e.g. {{\"strategy\": \"direct\", \"block_x\": 64}}", what, repr_of(tunables)));
   std::vector<std::string> out;
-  for (const auto& [k, v] : tunables) out.push_back(fmt::format("{}={}", std::string(py::str(k)), std::string(py::str(v))));
+  for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(tunables)) {
+    if (!py::isinstance<py::str>(k)) throw UsageError(fmt::format("{}: the key {} is no tunable's name (a str)", what, repr_of(k)));
+    const std::string name = k.cast<std::string>();
+    // A tunable's values are ints and names: 64.0 or True is neither.
+    if (!py::isinstance<py::str>(v) && !is_integer(v))
+      throw UsageError(fmt::format("{}={}: expected an int or a str", what.empty() ? name : fmt::format("{}['{}']", what, name), repr_of(v)));
+    out.push_back(fmt::format("{}={}", name, py::isinstance<py::str>(v) ? v.cast<std::string>() : int_digits(v)));
+  }
   return out;
 }
 
 std::string size_text(const py::object& size, bool numpy_order) {
+  const auto refuse = [&] {
+    return UsageError(fmt::format("size={}: expected an int, a tuple of ints or a string like \"256x128x64\"", repr_of(size)));
+  };
   if (py::isinstance<py::str>(size)) return size.cast<std::string>();
-  if (py::isinstance<py::int_>(size)) return std::to_string(size.cast<long long>());
-  std::vector<long long> v;
-  try {
-    v = size.cast<std::vector<long long>>();
-  } catch (const py::cast_error&) {
-    throw UsageError(fmt::format("size={}: expected an int, a tuple of ints or a string like \"256x128x64\"", std::string(py::repr(size))));
+  if (is_integer(size)) return int_digits(size);
+  if (!py::isinstance<py::tuple>(size) && !py::isinstance<py::list>(size)) throw refuse();
+  std::vector<std::string> v;
+  for (const py::handle n : size) {
+    if (!is_integer(n)) throw refuse();
+    v.push_back(int_digits(n));
   }
   if (numpy_order) std::reverse(v.begin(), v.end());
   return fmt::format("{}", fmt::join(v, "x"));
@@ -173,6 +185,11 @@ const Context& context(int device) {
   if (it == made.end()) {
     std::string why;
     if (!driver_available(&why)) throw NoDeviceError("no GPU: " + why);
+    int count = 0;
+    GPEN_CU(cuDeviceGetCount(&count), "counting the GPUs");
+    if (device < 0 || device >= count)
+      throw UsageError(count == 1 ? fmt::format("device={}: this machine has 1 GPU, device 0", device)
+                                  : fmt::format("device={}: this machine has {} GPUs, devices 0 to {}", device, count, count - 1));
     CUcontext before = nullptr;
     driver().cuCtxGetCurrent(&before);
     it = made.emplace(device, new Context(device)).first;  // makes it current
@@ -213,12 +230,12 @@ void bind_spec(py::module_& m) {
         generate(*s.spec, s.spec->choose());
         return family_of(*s.spec).describe(*s.spec);
       }, "Checks that the default variant generates (as gpen check does); returns the summary line")
-      .def("generate", [](const PySpec& s, const py::kwargs& tunables) { return generate_with(*s.spec, tunable_overrides(tunables)).source; },
+      .def("generate", [](const PySpec& s, const py::kwargs& tunables) { return generate_with(*s.spec, tunable_overrides(tunables, "")).source; },
            "The CUDA unit of the defaults with these tunables set, e.g. spec.generate(strategy=\"direct\", block_x=64)")
-      .def("choose", [](const PySpec& s, const py::kwargs& tunables) { return choice_dict(choose(*s.spec, tunable_overrides(tunables))); },
+      .def("choose", [](const PySpec& s, const py::kwargs& tunables) { return choice_dict(choose(*s.spec, tunable_overrides(tunables, ""))); },
            "Every tunable's value: the defaults with these set")
       .def("compile", [](const PySpec& s, const py::object& arch, const py::kwargs& tunables) {
-        const Variant g = generate_with(*s.spec, tunable_overrides(tunables));
+        const Variant g = generate_with(*s.spec, tunable_overrides(tunables, ""));
         std::string a;
         std::string why;
         if (!arch.is_none()) a = py::str(arch);
@@ -248,11 +265,19 @@ void bind_spec(py::module_& m) {
         return d;
       }, py::arg("arch") = py::none(),
            "Generates and compiles with NVRTC through the kernel cache (no GPU needed: arch defaults to the GPU's, else sm_90); returns registers, spills, cache")
-      .def("bind", [](const PySpec& s, const py::object& size, const py::object& ghost, int device, const py::kwargs& arrays) {
+      .def("bind", [](const PySpec& s, const py::object& size, const py::object& ghost, const py::object& device_obj, const py::kwargs& kw) {
         const Spec& spec = *s.spec;
+        const int device = device_arg(device_obj);
+        // Arrays by field, params by name, as a launch takes them.
+        py::dict arrays, params;
+        for (const auto& [k, v] : kw) {
+          const std::string name = k.cast<std::string>();
+          (!spec.find_field(name) && is_param(spec, name) ? params : arrays)[k] = v;  // the unknown among the arrays: "no field named"
+        }
+        param_values(spec, params);
         BindRequest rq;
         if (!size.is_none()) {
-          if (std::holds_alternative<PairwiseDecl>(spec.decl)) checked_size(spec, size);  // each array's own length
+          if (std::holds_alternative<PairwiseDecl>(spec.decl)) rq.pairs = parse_pair_size(spec, checked_size(spec, size));
           else rq.interior = interior_size(spec, size);
         }
         rq.ghost = ghost;
@@ -283,7 +308,7 @@ void bind_spec(py::module_& m) {
         }
         return out;
       }, py::arg("size") = py::none(), py::arg("ghost") = py::none(), py::arg("device") = 0,
-           "How a launch would see these arrays (by field name), checked as a launch checks them but not launched: each field's interior (NumPy's "
+           "How a launch would see these arrays (by field name), checked as a launch checks them (params by name too) but not launched: each field's interior (NumPy's "
            "order), ghost width, pitch, whether it is packed, and where the view starts in the array (elements). Raises BindingError as the launch would.")
       .def("__repr__", [](const PySpec& s) { return fmt::format("<gpen.Spec '{}' ({}, {}-D {})>", s.spec->name, s.spec->kind, s.spec->dims, to_string(s.spec->dtype)); });
 

@@ -27,8 +27,10 @@ struct PySpec {
 // or a gpen.Spec; `dtype` "float32"/"float64" overrides the spec's.
 PySpec to_spec(py::handle obj, const py::object& dtype = py::none());
 
-// {"block_x": 32, "strategy": "stage"} as the CLI's --set strings.
-std::vector<std::string> tunable_overrides(const py::dict& tunables);
+// {"block_x": 32, "strategy": "stage"} as the CLI's --set strings; a
+// UsageError naming keyword `what` (empty: the values are keywords
+// themselves, as spec.generate(block_x=32) has them) for anything else.
+std::vector<std::string> tunable_overrides(py::handle tunables, const std::string& what);
 // Spec::choose(overrides), its UsageError worded for keywords ("block_x=33: ...").
 TunableChoice choose(const Spec& spec, const std::vector<std::string>& overrides, bool whole = true);
 

@@ -1,6 +1,7 @@
 """The gpen module without a GPU: specs read, checked, generated and compiled
 (NVRTC needs no GPU), errors as Python exceptions with their places, and
 launch arguments refused in words before any GPU work."""
+import itertools
 import json
 import os
 import pathlib
@@ -18,9 +19,13 @@ HAVE_GPU = gpen.gpu_available()[0]
 
 
 class FakeDeviceArray:
-    """An object with only a __cuda_array_interface__ (its memory is never touched)."""
+    """An object with only a __cuda_array_interface__ (its memory is never touched): by default
+    at an address of its own, 4 GiB from any other's, for outputs must not share memory."""
 
-    def __init__(self, shape, typestr="<f8", strides=None, ptr=0x7F0000000000, readonly=False):
+    addresses = itertools.count(0x600000000000, 1 << 32)
+
+    def __init__(self, shape, typestr="<f8", strides=None, ptr=None, readonly=False):
+        ptr = next(self.addresses) if ptr is None else ptr
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (ptr, readonly), "strides": strides, "version": 3}
 
 
@@ -250,3 +255,281 @@ def test_simulate_on_the_cpu(tmp_path):
         gpen.simulate(str(program), device="cpu")
     with pytest.raises(gpen.SpecError):
         gpen.simulate(str(LAPLACIAN), steps=1, device="cpu")
+
+
+PROGRAM = ROOT / "specs" / "programs" / "heat_walls3d.json"
+
+
+def simulate_briefly(**kw):
+    """A CPU run that ends at once even where a keyword is let through: the other bound is tiny."""
+    kw = {"steps": 1, "until": 1e-9, "size": (7, 6, 5), "device": "cpu", "progress": False, **kw}
+    return gpen.simulate(str(PROGRAM), **kw)
+
+
+@pytest.mark.parametrize("steps", [-1, -5, 2.5, "3", 2**63, True, np.array([2])])
+def test_simulate_steps_are_checked_as_gpen_simulate_checks_them(steps):
+    # -1 is the C++ "not given"; with until not given either, it ran for ever.
+    with pytest.raises(gpen.UsageError, match=r"^steps=.*: expected an int from 0 to 1099511627776$"):
+        simulate_briefly(steps=steps)
+
+
+@pytest.mark.parametrize("until", [-1, -0.5, float("nan"), float("inf"), "0.1", 10**400])
+def test_simulate_until_is_checked_as_gpen_simulate_checks_it(until):
+    with pytest.raises(gpen.UsageError, match=r"^until=.*: expected a finite time >= 0$"):
+        simulate_briefly(until=until)
+
+
+def test_simulate_takes_numpy_numbers_and_checks_its_other_keywords(tmp_path):
+    assert simulate_briefly(steps=np.int64(2), until=None)["steps"] == 2
+    assert simulate_briefly(steps=None, until=np.float32(0))["steps"] == 0
+    with pytest.raises(gpen.UsageError, match=r"^out=5: expected a path \(a str or an os.PathLike\)$"):
+        simulate_briefly(out=5)
+    assert not (pathlib.Path.cwd() / "5").exists()
+    with pytest.raises(gpen.UsageError, match=r"^restart=5: expected a path"):
+        simulate_briefly(restart=5)
+    with pytest.raises(gpen.UsageError, match=r"^program=.*: expected a path without a NUL byte$"):
+        gpen.simulate(str(PROGRAM) + "\x00.txt", steps=1, device="cpu", progress=False)
+    with pytest.raises(gpen.UsageError, match=r"^device=0: expected \"gpu\" or \"cpu\"$"):
+        simulate_briefly(device=0)
+    with pytest.raises(gpen.UsageError, match=r"^progress='yes': expected True or False$"):
+        simulate_briefly(progress="yes")
+    assert simulate_briefly(out=tmp_path / "run")["steps"] == 1  # a PathLike
+
+
+@pytest.mark.parametrize("keywords,message", [
+    ({"time": float("inf")}, r"^time=inf: expected seconds from 0 \(no limit\) to 10000000$"),
+    ({"time": 1e12}, r"^time=1000000000000.0: expected seconds from 0"),
+    ({"time": float("nan")}, r"^time=nan: expected seconds from 0"),
+    ({"time": -5}, r"^time=-5: expected seconds from 0"),
+    ({"time": "5"}, r"^time='5': expected seconds from 0"),
+    ({"budget": -1}, r"^budget=-1: expected an int from 0 to 1099511627776$"),
+    ({"strategy": "bogus"}, r"^strategy='bogus': expected \"local\", \"exhaustive\" or \"random\"$"),
+    ({"fixed": "block_x=64"}, r"^fixed='block_x=64': expected a dict \{name: value\}"),
+    ({"save": 1}, r"^save=1: expected True or False$"),
+    ({"device": -1}, r"^device=-1: expected an int from 0"),
+])
+def test_tune_keywords_are_checked_before_any_gpu_work(keywords, message):
+    with pytest.raises(gpen.UsageError, match=message):
+        gpen.tune(LAPLACIAN, 16, progress=False, **keywords)
+
+
+def refused_only_for_the_device(call):
+    """Everything checked but where the arrays live: without a GPU NoDeviceError, with one the fake pointers."""
+    with pytest.raises((gpen.NoDeviceError, gpen.BindingError)) as e:
+        call()
+    assert isinstance(e.value, gpen.NoDeviceError) or "not GPU memory" in str(e.value)
+
+
+@pytest.mark.parametrize("keywords,error,message", [
+    ({"size": 2**63}, gpen.UsageError, r"^size=9223372036854775808: 9223372036854775808 points along an axis; at most 2147483647"),
+    ({"size": True}, gpen.UsageError, r"^size=True: expected an int, a tuple of ints or a string"),
+    ({"size": (8, 8.0, 8)}, gpen.UsageError, r"^size=\(8, 8.0, 8\): expected an int, a tuple of ints"),
+    ({"ghost": 2**40}, gpen.UsageError, r"^ghost=1099511627776: expected an int from 0 to 2147483647$"),
+    ({"ghost": -1}, gpen.UsageError, r"^ghost=-1: expected an int from 0"),
+    ({"ghost": {"uu": 2}}, gpen.UsageError, r"^ghost=\{'uu': 2\}: 'uu' is no field of spec 'laplacian3d_o2' \(fields: u, lap\)$"),
+    ({"ghost": {1: 2}}, gpen.UsageError, r"^ghost=\{1: 2\}: 1 is no field of spec"),
+    ({"device": "0"}, gpen.UsageError, r"^device='0': expected an int from 0"),
+    ({"inv_h2": 10**400}, gpen.BindingError, r"param 'inv_h2' is 1000.*\.\.\.; expected a finite number$"),
+    ({"inv_h2": np.array([2.0])}, gpen.BindingError, r"param 'inv_h2' is array\(\[2.\]\); expected a finite number$"),
+    ({"inv_h2": float("nan")}, gpen.BindingError, r"param 'inv_h2' is nan; expected a finite number$"),
+    ({"inv_h2": float("-inf")}, gpen.BindingError, r"param 'inv_h2' is -inf; expected a finite number$"),
+    ({"inv_h2": True}, gpen.BindingError, r"param 'inv_h2' is True; expected a finite number$"),
+    ({"inv_h2": "2"}, gpen.BindingError, r"param 'inv_h2' is '2'; expected a finite number$"),
+])
+def test_bind_keywords_and_params_are_checked_in_words(keywords, error, message):
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(error, match=message):
+        s.bind(u=FakeDeviceArray((10, 10, 10)), **keywords)
+
+
+def test_numpy_integers_and_floats_are_taken_where_python_ones_are():
+    s = gpen.load_spec(LAPLACIAN)
+    u, lap = FakeDeviceArray((10, 10, 10)), FakeDeviceArray((8, 8, 8), ptr=0x7F1000000000)
+    refused_only_for_the_device(lambda: s.bind(size=np.int64(8), u=u, lap=lap))
+    refused_only_for_the_device(lambda: s.bind(size=(np.int32(8), 8, np.uint8(8)), u=u, lap=lap))
+    refused_only_for_the_device(lambda: s.bind(ghost=np.int64(1), u=u, lap=lap))
+    refused_only_for_the_device(lambda: s.bind(u=u, lap=lap, inv_h2=np.float32(2)))
+    refused_only_for_the_device(lambda: s.bind(u=u, lap=lap, inv_h2=np.int64(2)))
+    assert s.generate(block_x=np.int64(64)) == s.generate(block_x=64)
+
+
+def test_kernel_keywords_are_checked_before_any_gpu_work():
+    with pytest.raises(gpen.UsageError, match=r"^tunables='block_x=64': expected a dict \{name: value\}"):
+        gpen.Kernel(LAPLACIAN, tunables="block_x=64")
+    with pytest.raises(gpen.UsageError, match=r"^tunables\['block_x'\]=64.0: expected an int or a str$"):
+        gpen.Kernel(LAPLACIAN, tunables={"block_x": 64.0})
+    with pytest.raises(gpen.UsageError, match=r"^tunables: the key 1 is no tunable's name"):
+        gpen.Kernel(LAPLACIAN, tunables={1: 64})
+    with pytest.raises(gpen.UsageError, match=r"^device=-1: expected an int from 0"):
+        gpen.Kernel(LAPLACIAN, device=-1)
+    with pytest.raises(gpen.UsageError, match=r"^tuned='no': expected True or False$"):
+        gpen.Kernel(LAPLACIAN, tuned="no")
+    # A GPU this machine lacks: the count where a driver is, else no GPU at all.
+    with pytest.raises(gpen.UsageError if HAVE_GPU else gpen.NoDeviceError, match="this machine has" if HAVE_GPU else "no GPU"):
+        gpen.Kernel(LAPLACIAN, device=7)
+
+
+def test_a_path_with_a_nul_byte_is_refused():
+    with pytest.raises(gpen.UsageError, match=r"^spec='.*laplacian3d_o2.json\\x00.txt': expected a path without a NUL byte$"):
+        gpen.load_spec(str(LAPLACIAN) + "\x00.txt")
+
+
+@pytest.mark.parametrize("size,arrays,message", [
+    (16, {"x": (10,)}, r"field 'x': 10 values; the size given says 16 targets"),
+    (16, {"phi": (10,)}, r"field 'phi': 10 values; the size given says 16 targets"),
+])
+def test_pairwise_arrays_are_checked_against_the_size(size, arrays, message):
+    s = gpen.load_spec(ROOT / "specs" / "pairwise" / "softened_potential.json")
+    given = {name: FakeDeviceArray((16,), typestr="<f4", ptr=0x7F0000000000 + (i << 32)) for i, name in enumerate("xyzm")}
+    given["phi"] = FakeDeviceArray((16,), typestr="<f4", ptr=0x7F1000000000)
+    given.update({name: FakeDeviceArray(shape, typestr="<f4", ptr=0x7F2000000000) for name, shape in arrays.items()})
+    with pytest.raises(gpen.BindingError, match=message):
+        s.bind(size=size, **given)
+
+
+def test_separate_sources_are_checked_against_the_size():
+    s = gpen.load_spec(ROOT / "specs" / "pairwise" / "multipole_potential.json")
+    given = {f["name"]: FakeDeviceArray((8 if f.get("set") == "sources" else 16,), typestr="<f4", ptr=0x7F0000000000 + (i << 32))
+             for i, f in enumerate(s.fields)}
+    refused_only_for_the_device(lambda: s.bind(size=(16, 8), **given))
+    with pytest.raises(gpen.BindingError, match=r"field 'cx': 8 values; the size given says 9 sources"):
+        s.bind(size=(16, 9), **given)
+
+
+class Interface:
+    """An object whose __cuda_array_interface__ is the dict given, as it is."""
+
+    def __init__(self, cai):
+        self.__cuda_array_interface__ = cai
+
+
+GOOD_INTERFACE = {"shape": (10, 10, 10), "typestr": "<f8", "data": (0x7F0000000000, False), "version": 3}
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"strides": (1600,)}, r"'strides' is \(1600,\); expected one stride for each of the 3 axes of its shape"),
+    ({"strides": (800, 80, 8, 8)}, r"'strides' is \(800, 80, 8, 8\); expected one stride for each of the 3 axes"),
+    ({"strides": (800.0, 80, 8)}, r"'strides' is \(800.0, 80, 8\); expected a tuple of ints"),
+    ({"strides": "800"}, r"'strides' is '800'; expected a tuple of ints"),
+    ({"shape": (10.0, 10, 10)}, r"'shape' is \(10.0, 10, 10\); expected a tuple of ints"),
+    ({"shape": None}, r"'shape' is None; expected a tuple of ints"),
+    ({"typestr": None}, r"'typestr' is None; expected a str such as '<f8'"),
+    ({"data": (None, False)}, r"'data' is None; expected an int from 0 up"),
+    ({"data": (-8, False)}, r"'data' is -8; expected an int from 0 up"),
+    ({"data": (0x7F0000000000,)}, r"'data' is \(139637976727552,\); expected \(pointer, read-only flag\)"),
+    ({"data": (0x7F0000000000, "no")}, r"'data' is \(139637976727552, 'no'\); expected \(pointer, read-only flag\)"),
+    ({"stream": "s"}, r"'stream' is 's'; expected an int from 0 up"),
+    ({"stream": -1}, r"'stream' is -1; expected an int from 0 up"),
+])
+def test_a_malformed_cuda_array_interface_is_refused_naming_its_entry(change, message):
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(gpen.BindingError, match=r"^field 'u': its __cuda_array_interface__(?:'s)? .*" + message):
+        s.bind(u=Interface({**GOOD_INTERFACE, **change}))
+
+
+@pytest.mark.parametrize("missing", ["typestr", "data", "shape"])
+def test_a_cuda_array_interface_without_an_entry_says_which(missing):
+    s = gpen.load_spec(LAPLACIAN)
+    cai = {k: v for k, v in GOOD_INTERFACE.items() if k != missing}
+    with pytest.raises(gpen.BindingError, match=rf"^field 'u': its __cuda_array_interface__ has no '{missing}'$"):
+        s.bind(u=Interface(cai))
+    with pytest.raises(gpen.BindingError, match=r"^field 'u': its __cuda_array_interface__ is \[1\]; expected a dict$"):
+        s.bind(u=Interface([1]))
+
+
+def test_each_object_is_asked_whether_it_is_an_array():
+    class Sometimes:
+        """A class whose objects are GPU arrays or not, as each says."""
+
+        def __init__(self, how):
+            self.how = how
+
+        @property
+        def __cuda_array_interface__(self):
+            if self.how == "fails":
+                raise RuntimeError("the device went away")
+            if self.how == "none":
+                raise AttributeError("no GPU memory")
+            return GOOD_INTERFACE
+
+    s = gpen.load_spec(LAPLACIAN)
+    with pytest.raises(gpen.BindingError, match="field 'u': a Sometimes object, not an array"):
+        s.bind(u=Sometimes("none"))
+    # The class's first object was none: this one is, and is read as one.
+    refused_only_for_the_device(lambda: s.bind(u=Sometimes("array"), lap=FakeDeviceArray((8, 8, 8), ptr=0x7F1000000000)))
+    with pytest.raises(RuntimeError, match="^the device went away$"):  # the array's own error, as it is
+        s.bind(u=Sometimes("fails"))
+
+
+def test_a_malformed_dlpack_device_is_refused():
+    class OddDLPack(HostDLPack):
+        def __dlpack_device__(self):
+            return "cuda:0"
+
+    with pytest.raises(gpen.BindingError, match=r"^field 'u': its __dlpack_device__\(\) gave 'cuda:0'; expected \(device type, device id\)$"):
+        gpen.load_spec(LAPLACIAN).bind(u=OddDLPack(np.zeros((10, 10, 10))))
+
+
+def laplacian_dict():
+    return json.loads(LAPLACIAN.read_text())
+
+
+def test_a_spec_dict_takes_numpy_numbers_as_json_numbers():
+    d = laplacian_dict()
+    d["fields"][0]["ghost"] = np.int64(d["fields"][0]["ghost"])
+    d["params"][0]["value"] = np.float32(d["params"][0]["value"])
+    assert gpen.load_spec(d).hash == gpen.load_spec(LAPLACIAN).hash
+
+
+def nested(depth):
+    v = []
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+@pytest.mark.parametrize("where,value,pointer,message", [
+    (("fields", 0, "ghost"), {1, 2}, "/fields/0/ghost", r"\{1, 2\} \(a set\) cannot be written as JSON"),
+    (("params", 0, "value"), float("nan"), "/params/0/value", r"nan cannot be written as JSON"),
+    (("params", 0, "value"), float("inf"), "/params/0/value", r"inf cannot be written as JSON"),
+    (("params", 0, "value"), 2**70, "/params/0/value", r"1180591620717411303424 is past the 64-bit integers"),
+    (("description",), b"bytes", "/description", r"b'bytes' \(a bytes\) cannot be written as JSON"),
+    (("a/b~c",), nested(100), "/a~1b~0c" + "/0" * 64, r"the dict nests deeper than 64 levels"),
+])
+def test_a_spec_dict_value_json_cannot_hold_is_a_spec_error_at_its_pointer(where, value, pointer, message):
+    d = laplacian_dict()
+    node = d
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    with pytest.raises(gpen.SpecError, match=message) as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == pointer and e.value.file == "<dict>"
+
+
+def test_a_spec_dict_that_holds_itself_or_a_key_that_is_no_str_is_a_spec_error():
+    d = laplacian_dict()
+    d["fields"][1]["again"] = d["fields"]
+    with pytest.raises(gpen.SpecError, match="the value holds itself") as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == "/fields/1/again"
+    d = laplacian_dict()
+    d["fields"][0][3] = 1
+    with pytest.raises(gpen.SpecError, match=r"the key 3 is no str") as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == "/fields/0"
+
+
+def test_an_output_bound_to_memory_another_array_uses_is_refused_naming_both():
+    s = gpen.load_spec(LAPLACIAN)
+    u = FakeDeviceArray((10, 10, 10), ptr=0x7F0000000000)
+    inside = FakeDeviceArray((8, 8, 8), strides=(800, 80, 8), ptr=0x7F0000000000 + 8 * (100 + 10 + 1))  # u[1:-1, 1:-1, 1:-1]
+    with pytest.raises(gpen.BindingError, match=r"^spec 'laplacian3d_o2': output 'lap' and input 'u' are bound to memory they share"):
+        s.bind(u=u, lap=inside)
+    refused_only_for_the_device(lambda: s.bind(u=u, lap=FakeDeviceArray((8, 8, 8), ptr=0x7F0000000000 + 8 * 1000)))  # just past u
+
+    reduction = gpen.load_spec(ROOT / "specs" / "reduce" / "mass_energy.json")
+    inputs = {name: FakeDeviceArray((4, 8, 16), typestr="<f4") for name in ("lnrho", "ux", "uy", "uz")}
+    result = FakeDeviceArray((1, 1, 1))
+    with pytest.raises(gpen.BindingError, match=r"output 'mass' and output 'ekin' are bound to memory they share"):
+        reduction.bind(mass=result, ekin=result, **inputs)

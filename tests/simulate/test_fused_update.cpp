@@ -1,8 +1,13 @@
 // The right-hand sides fused with a 2N stage's update (simulate/fused_update.hpp):
 // what they compute, on the CPU reference of stencils, against the spec as
 // written and the update done apart; and that they compile.
+#include <algorithm>
 #include <cmath>
+#include <deque>
 
+#include <fmt/format.h>
+
+#include "gpen/families/common/kernel.hpp"
 #include "gpen/families/stencil/stencil_reference.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/simulate/boundaries.hpp"
@@ -122,6 +127,45 @@ TEST_CASE("a right-hand side fused with each part of a 2N stage computes d = alp
       }
   }
   CHECK(added_values == 2 * 4);  // kCrossed: a and b, at each part
+}
+
+TEST_CASE("a middle stage stores d in place of the d it read, which alone of its outputs may share its input's memory") {
+  const std::array<long long, 3> n{11, 9, 7};
+  // Never dereferenced: check_bindings reads no memory. 1 MiB apart, per slot kind and field.
+  const auto fake = [](const sim::FusedSlot& s) {
+    return 0x100000ULL * static_cast<CUdeviceptr>(1 + 10 * static_cast<int>(s.what) + s.field);
+  };
+  for (const std::string& text : program_texts()) {
+    const sim::Program p = program_of(text, n);
+    for (const sim::RhsKernel& r : p.rhs) {
+      const sim::FusedUpdate u = sim::fuse_update(r, p, sim::StagePart{true, true});
+      CAPTURE(u.spec.name);
+      // As the GPU loop binds them: each slot to its field's buffer of that kind.
+      std::deque<DeviceBuffer> views;
+      FieldBindings fields;
+      const auto bind = [&](const FieldDecl& f, const sim::FusedSlot& slot) {
+        views.push_back(DeviceBuffer::view(fake(slot), p.dtype, 3, n, f.ghost));
+        fields[f.name] = &views.back();
+      };
+      const auto ins = u.spec.inputs();
+      const auto outs = u.spec.output_fields();
+      for (std::size_t i = 0; i < ins.size(); ++i) bind(*ins[i], u.inputs[i]);
+      for (std::size_t o = 0; o < outs.size(); ++o) {
+        bind(*outs[o], u.outputs[o]);
+        const bool reg = u.outputs[o].what == sim::FusedSlot::What::Register;
+        CHECK(outs[o]->in_place_of.empty() != reg);
+        if (reg) CHECK(fields.at(outs[o]->in_place_of)->get() == fake(u.outputs[o]));  // the register input of the same field
+      }
+      CHECK(check_bindings(u.spec, fields, {}, Pitches::Any) == n);
+      // F_next onto F now: refused, naming both.
+      const auto next = std::find_if(outs.begin(), outs.end(), [](const FieldDecl* f) { return f->in_place_of.empty(); });
+      REQUIRE(next != outs.end());
+      const sim::FusedSlot now{sim::FusedSlot::What::Now, u.outputs[static_cast<std::size_t>(next - outs.begin())].field};
+      bind(**next, now);
+      const std::string refusal = fmt::format("output '{}' and input '", (*next)->name);
+      CHECK_THROWS_WITH_AS(check_bindings(u.spec, fields, {}, Pitches::Any), doctest::Contains(refusal.c_str()), BindingError);
+    }
+  }
 }
 
 TEST_CASE("the fused right-hand sides of the shipped programs compile for sm_90, every part of a stage") {

@@ -2,6 +2,8 @@
 // gpen's own buffers are, before any launch, with no GPU: dtype, shape,
 // ghost width, alignment, pitch; and a reduction's results against the
 // inputs' shape reduced along its axes.
+#include <deque>
+
 #include <fmt/format.h>
 
 #include "test_support.hpp"
@@ -155,4 +157,42 @@ TEST_CASE("a stage kernel's fields share one pitch only where their views are pa
   CHECK(shares({"shared_pitches=0"}, {in, in, {}, in, out, {}, out}));
   CHECK(shares({"strategy=direct"}, {in, in, {}, in, out, {}, out}));
   CHECK_THROWS_WITH_AS(shares_pitches(s, plan_stencil(s, s.choose({})), {}), doctest::Contains("field 'lnrho' is not bound"), BindingError);
+}
+
+TEST_CASE("an output bound to memory another bound array uses is refused, naming both") {
+  const Spec s = load_spec(spec_path("stencil/laplacian3d_o2"));  // u (ghost 1) -> lap
+  const std::array<long long, 3> n{8, 8, 8};
+  const DeviceBuffer u = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 1);
+  const auto bind = [&](const DeviceBuffer& lap) { return check_bindings(s, {{"u", &u}, {"lap", &lap}}, {}, Pitches::Any); };
+  // lap = u[1:-1, 1:-1, 1:-1] in NumPy: u's interior, pitched as u.
+  const DeviceBuffer inside = DeviceBuffer::view(fake(0) + 8 * (1 + 10 + 100), Dtype::Float64, 3, n, 0, Pitch{10, 100});
+  CHECK_THROWS_WITH_AS(bind(inside), doctest::Contains("spec 'laplacian3d_o2': output 'lap' and input 'u' are bound to memory they share"), BindingError);
+  const DeviceBuffer last_byte = DeviceBuffer::view(u.byte_range().second - 8, Dtype::Float64, 3, n, 0);
+  CHECK_THROWS_AS(bind(last_byte), BindingError);
+  const DeviceBuffer right_after = DeviceBuffer::view(u.byte_range().second, Dtype::Float64, 3, n, 0);
+  CHECK(bind(right_after) == n);
+
+  // In place of u on u's very view: allowed where the spec says so (a time loop's fused register), and only there.
+  Spec in_place = s;
+  in_place.fields[1].ghost = 1;
+  const DeviceBuffer same = DeviceBuffer::view(fake(0), Dtype::Float64, 3, n, 1);
+  const auto bind_same = [&](const Spec& spec) { return check_bindings(spec, {{"u", &u}, {"lap", &same}}, {}, Pitches::Any); };
+  CHECK_THROWS_AS(bind_same(in_place), BindingError);
+  in_place.fields[1].in_place_of = "u";
+  CHECK(bind_same(in_place) == n);
+  const DeviceBuffer shifted = DeviceBuffer::view(fake(0) + 8, Dtype::Float64, 3, n, 1);
+  CHECK_THROWS_AS(check_bindings(in_place, {{"u", &u}, {"lap", &shifted}}, {}, Pitches::Any), BindingError);
+}
+
+TEST_CASE("two outputs bound to one array are refused, naming both") {
+  const Spec s = load_spec(spec_path("reduce/mass_energy"));  // lnrho, ux, uy, uz (float32) -> mass, ekin (float64, one value)
+  const std::array<long long, 3> n{16, 8, 4};
+  std::deque<DeviceBuffer> views;
+  FieldBindings f;
+  int i = 0;
+  for (const char* name : {"lnrho", "ux", "uy", "uz"}) f[name] = &views.emplace_back(DeviceBuffer::view(fake(i++), Dtype::Float32, 3, n, 0));
+  const DeviceBuffer result = DeviceBuffer::view(fake(i), Dtype::Float64, 3, {1, 1, 1}, 0);
+  f["mass"] = f["ekin"] = &result;
+  CHECK_THROWS_WITH_AS(check_bindings(s, f, {}, Pitches::Any),
+                       doctest::Contains("spec 'mass_energy': output 'mass' and output 'ekin' are bound to memory they share"), BindingError);
 }

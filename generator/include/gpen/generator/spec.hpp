@@ -46,6 +46,12 @@ struct FieldDecl {
   // fill along those axes copies it to. Set by code (a time loop's fused
   // stages), never by a spec's JSON.
   unsigned periodic_images = 0;
+  // An output that may be bound to the very view of the input named here:
+  // each point read, then written, by the thread that owns it (a time
+  // loop's register d, fused_update.hpp). Every other output bound to
+  // memory another bound array uses is refused (check_bindings). Set by
+  // code, never by a spec's JSON.
+  std::string in_place_of;
 };
 
 
