@@ -221,8 +221,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
              p.dtype == Dtype::Float32 ? "float32" : "float64", s.backend().name(), o.no_output ? "none (--no-output)" : o.out + "/");
   if (p.snapshots.picture && !sim::png_available())
     fmt::print(stderr, "gpen simulate: warning: the program asks for pictures, but this gpen was built without libpng: snapshots will have none\n");
-  InterruptFlag interrupt(o.device == "cpu" ? "the CPU reference's rows in progress (their step undone), with a last snapshot where the run writes them"
-                                           : "the current step, with a last snapshot where the run writes them");
+  InterruptFlag interrupt(simulation_interrupt_note(o.device == "cpu"));
   ProgressLine bar;
   sim::RunOptions ro;
   ro.steps = o.steps;

@@ -23,6 +23,13 @@ class InterruptFlag {
   bool raised() const { return flag().load(); }
 };
 
+// What Ctrl-C lets a simulation finish: the step in progress; on the CPU
+// reference only the rows in progress, their step undone (CancelScope, families/common/host_array.hpp).
+constexpr const char* simulation_interrupt_note(bool cpu) {
+  return cpu ? "the CPU reference's rows in progress (their step undone), with a last snapshot where the run writes them"
+             : "the current step, with a last snapshot where the run writes them";
+}
+
 // The exit code of a command stopped by Ctrl-C (128 + SIGINT).
 constexpr int kExitInterrupted = 130;
 

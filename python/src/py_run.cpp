@@ -176,7 +176,7 @@ py::dict simulate(const py::object& program_arg, const py::object& steps, const 
   double run_s = 0;
   {
     py::gil_scoped_release unlocked;
-    cli::InterruptFlag interrupt("the current step, with a last snapshot where the run writes them");
+    cli::InterruptFlag interrupt(cli::simulation_interrupt_note(device == "cpu"));
     std::optional<cli::ProgressLine> bar;
     if (progress) bar.emplace();
     ro.stop_requested = [&] { return interrupt.raised(); };
