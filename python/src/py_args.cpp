@@ -24,8 +24,13 @@ bool is_numpy_bool(py::handle v) {
 bool is_bool(py::handle v) { return PyBool_Check(v.ptr()) || is_numpy_bool(v); }
 
 // An array (it has a length) is no scalar, even of one element, which
-// NumPy would convert.
-bool is_sized(py::handle v) { return py::hasattr(py::type::handle_of(v), "__len__"); }
+// NumPy would convert. Asked of the type's slots: an attribute lookup on
+// the type also finds its metaclass's, and every Enum class has a length
+// (PyTorch's __dlpack_device__() gives an IntEnum member).
+bool is_sized(py::handle v) {
+  const PyTypeObject* t = Py_TYPE(v.ptr());
+  return (t->tp_as_sequence && t->tp_as_sequence->sq_length) || (t->tp_as_mapping && t->tp_as_mapping->mp_length);
+}
 
 // operator.index(v), or a null object (the Python error cleared).
 py::object index_of(py::handle v) {

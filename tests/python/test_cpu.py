@@ -1,6 +1,7 @@
 """The gpen module without a GPU: specs read, checked, generated and compiled
 (NVRTC needs no GPU), errors as Python exceptions with their places, and
 launch arguments refused in words before any GPU work."""
+import enum
 import itertools
 import json
 import os
@@ -350,6 +351,8 @@ def test_numpy_integers_and_floats_are_taken_where_python_ones_are():
     refused_only_for_the_device(lambda: s.bind(ghost=np.int64(1), u=u, lap=lap))
     refused_only_for_the_device(lambda: s.bind(u=u, lap=lap, inv_h2=np.float32(2)))
     refused_only_for_the_device(lambda: s.bind(u=u, lap=lap, inv_h2=np.int64(2)))
+    # An IntEnum member is an int too (PyTorch's __dlpack_device__() gives one; its class has a length).
+    refused_only_for_the_device(lambda: s.bind(size=enum.IntEnum("Eight", {"EIGHT": 8}).EIGHT, u=u, lap=lap))
     assert s.generate(block_x=np.int64(64)) == s.generate(block_x=64)
 
 
