@@ -22,11 +22,12 @@
 namespace gpen::cli {
 namespace {
 
-// A prune or clear that left entries it was to remove fails (exit 1), after
-// saying what it did remove.
+// A prune or clear that left entries it was to remove, or could not list
+// the directory, fails (exit 1), after saying what it did remove.
 void throw_if_not_removed(const PruneReport& r) {
-  if (r.entries_not_removed > 0)
-    throw std::runtime_error(fmt::format("{} entr{} not removed; {}", r.entries_not_removed, r.entries_not_removed == 1 ? "y" : "ies", r.failure));
+  if (r.failure.empty()) return;
+  if (r.entries_not_removed == 0) throw std::runtime_error(r.failure);
+  throw std::runtime_error(fmt::format("{} entr{} not removed; {}", r.entries_not_removed, r.entries_not_removed == 1 ? "y" : "ies", r.failure));
 }
 
 }  // namespace
@@ -109,15 +110,16 @@ void add_cache(CLI::App& app, Runner& run) {
   clear->callback([&run, what] {
     run = [what] {
       const auto [kernels, tuning] = *what;
+      PruneReport kernels_left;
       if (kernels || !tuning) {
-        const PruneReport r = KernelCache(KernelCache::default_dir()).clear();
-        fmt::print("removed {} entries from {}\n", r.entries_removed, KernelCache::default_dir());
-        throw_if_not_removed(r);
+        kernels_left = KernelCache(KernelCache::default_dir()).clear();
+        fmt::print("removed {} entries from {}\n", kernels_left.entries_removed, KernelCache::default_dir());
       }
-      if (tuning) {
+      if (tuning) {  // tried whatever the kernels' clear left
         const TuningDb db;
         fmt::print("removed {} tuning records ({})\n", db.clear(), db.path());
       }
+      throw_if_not_removed(kernels_left);
       return kExitOk;
     };
   });

@@ -301,7 +301,8 @@ void add_simulate(CLI::App& app, Runner& run) {
   cmd->add_option("--dtype", o->dtype, "float64 or float32 in place of the program's")->check(CLI::IsMember({"float64", "float32"}));
   cmd->add_option("--out", o->out, "Folder of diagnostics.csv and the snapshots")->check(output_folder());
   cmd->add_flag("--no-output", o->no_output, "Write nothing (no diagnostics.csv, no snapshots): for timing runs");
-  cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)")->check(CLI::ExistingDirectory);
+  // Checked by the restart itself, which names a whole DIR.part where DIR is missing.
+  cmd->add_option("--restart", o->restart, "Go on from this snapshot folder (its snapshot.json and .npy files)");
   cmd->add_option("--ranks", o->ranks,
                   "PX[xPY[xPZ]]: the grid split into that many subdomains, their ghost zones exchanged; bitwise the undecomposed run with the same "
                   "--periodic-ghosts (fills, or stores with --no-overlap). Under "

@@ -20,7 +20,9 @@ MemoryNeed program_memory(const Program& p, bool gpu, bool callers_fields) {
   const std::uint64_t interior = padded_elements(p.dims, p.size, 0);
   // The fused loop's registers: none for a one-stage scheme (euler).
   const std::uint64_t registers = scheme(p.integrator).stages.size() > 1 ? 1 : 0;
-  const std::uint64_t interiors = two_n ? (fused ? 0 : 2) : 3;
+  // The CPU also keeps each field's interior from before a step, to put
+  // back a step Ctrl-C ends part way (Simulation::run).
+  const std::uint64_t interiors = (two_n ? (fused ? 0 : 2) : 3) + (gpu ? 0 : 1);
   // Padded arrays a field: the fused loop's pair (one of them the caller's) and
   // register; else the field (on the caller's arrays, rk4's packed copy of it).
   const std::uint64_t paddeds = fused ? 2 + registers - (callers_fields ? 1 : 0) : 1;

@@ -26,14 +26,17 @@ namespace {
 namespace fs = std::filesystem;
 
 // Puts the whole folder `part` in the place of `dir`. Where `dir` exists
-// the two are exchanged in one step (Linux's renameat2), so that a run
-// killed at any moment leaves `dir` either the old folder or the new one,
-// never missing; the old one, now under `part`, is then removed.
-// Elsewhere (a file system without the exchange) `dir` is removed first.
+// the two are exchanged in one step (Linux's renameat2, where the file
+// system has it), so that `dir` is never missing: a run killed then leaves
+// the new snapshot in place (or, before the exchange, the old folder,
+// whose snapshot.json is gone already). The old one, now under `part`, is
+// removed after; one left (a kill, a file it cannot remove) is removed by
+// the next write of the step. Elsewhere `dir` is removed first.
 void replace_folder(const std::string& part, const std::string& dir) {
 #ifdef RENAME_EXCHANGE
   if (fs::exists(fs::symlink_status(dir)) && ::renameat2(AT_FDCWD, part.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
-    fs::remove_all(part);
+    std::error_code ignored;
+    fs::remove_all(part, ignored);
     return;
   }
 #endif
@@ -210,11 +213,15 @@ void Simulation::restart(const std::string& dir) {
   auto fail = [&](const std::string& why) { throw std::runtime_error(fmt::format("cannot restart {} from {}: {}", p_.name, dir, why)); };
   const std::string file = dir + "/snapshot.json";
   if (!fs::is_regular_file(file)) {
-    // A run ended between removing a folder and renaming its successor (a file system without the exchange) left this.
-    const std::string whole = dir + ".part";
+    // A run ended between removing a folder and renaming its successor (a
+    // file system without the exchange) left DIR.part alone.
+    std::string base = fs::path(dir).lexically_normal().string();
+    if (base.size() > 1 && base.back() == '/') base.pop_back();  // snap_X/
+    const std::string whole = base + ".part";
+    const std::string missing = fs::exists(dir) ? "it holds no snapshot.json" : "it does not exist";
     if (fs::is_regular_file(whole + "/snapshot.json"))
-      fail(fmt::format("it holds no snapshot.json; {} holds a whole snapshot (a run ended while putting it in place): restart from that folder", whole));
-    fail("it holds no snapshot.json");
+      fail(fmt::format("{}; {} holds a whole snapshot (a run ended while putting it in place): restart from that folder", missing, whole));
+    fail(missing);
   }
   const JsonSource src = JsonSource::from_file(file);
   const nlohmann::json& j = src.root();

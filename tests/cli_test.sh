@@ -186,10 +186,13 @@ ro=$(mktemp -d) && chmod 755 $ro
 expect 0 'cache miss' -- env GPEN_CACHE_DIR=$ro $gpen compile $specs/stencil/laplacian3d_o2.json --arch sm_90
 other=()
 if [ "$(id -u)" = 0 ]; then command -v setpriv >/dev/null && other=(setpriv --reuid=65534 --regid=65534 --clear-groups); else chmod 555 $ro; fi
-if [ "$(id -u)" = 0 ] && [ ${#other[@]} = 0 ]; then echo "skip: a cache this user may not change (root, and no setpriv to drop to nobody)"
+if [ "$(id -u)" = 0 ] && { [ ${#other[@]} = 0 ] || ! "${other[@]}" $gpen --version >/dev/null 2>&1; }; then
+  echo "skip: a cache this user may not change (root, and no setpriv to drop to nobody, or nobody cannot run $gpen)"
 else
   expect 1 "1 entry not removed; cannot remove $ro/[0-9a-f]+\.gpenbin: Permission denied" -- env GPEN_CACHE_DIR=$ro "${other[@]}" $gpen cache clear
   expect 1 "1 entry not removed; cannot remove $ro/[0-9a-f]+\.gpenbin: Permission denied" -- env GPEN_CACHE_DIR=$ro "${other[@]}" $gpen cache prune --max-size 0
+  chmod 311 $ro  # entered, not listed: no "removed 0 entries" as if empty
+  expect 1 "cannot list $ro: Permission denied" -- env GPEN_CACHE_DIR=$ro "${other[@]}" $gpen cache clear
 fi
 chmod 755 $ro && rm -rf $ro
 # Programs: checked, run on the CPU reference, refused in words.

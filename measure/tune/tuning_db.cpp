@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -83,15 +84,20 @@ nlohmann::json read_all(const std::string& path) {
 }
 
 // Holds an exclusive lock on `path`.lock while it lives: stores by several
-// processes at once each read the records the last one wrote. Without a
-// lock file (a directory this user may not write) there is nothing to
-// store into either, and the store says so.
+// processes at once each read the records the last one wrote. Opened for
+// reading (flock needs no more, so a lock file another user of a shared
+// directory made serves this one too), without blocking on a FIFO planted
+// there. Where no lock can be had (no lock file, a file system without
+// flock) the store goes on unlocked, with a warning.
 class DbLock {
  public:
-  explicit DbLock(const std::string& path) : fd_(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644)) {
+  explicit DbLock(const std::string& path) : fd_(::open((path + ".lock").c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666)) {
+    int rc = -1;
     if (fd_ >= 0)
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      while ((rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
       }
+    if (rc != 0)
+      fmt::print(stderr, "gpen: warning: no lock on '{}.lock' ({}): a store by another process at this moment may be lost\n", path, std::strerror(errno));
   }
   ~DbLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the lock
@@ -141,6 +147,7 @@ std::vector<std::pair<std::string, TuningRecord>> TuningDb::list() const {
 }
 
 std::size_t TuningDb::clear() const {
+  const DbLock lock(path_);  // a store under way does not bring the records back
   const std::size_t n = read_db(path_).records.size();
   std::error_code ec;
   fs::remove(path_, ec);  // unlink: a link goes, its target stays
@@ -189,7 +196,8 @@ void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
   DbFile db = read_db(path_);
   if (!db.problem.empty()) {
     // Kept beside it rather than overwritten: its records may be worth more than this one.
-    const std::string aside = path_ + ".damaged";
+    std::string aside = path_ + ".damaged";
+    for (int n = 2; fs::exists(fs::symlink_status(aside, ec)); ++n) aside = fmt::format("{}.damaged.{}", path_, n);  // an earlier one kept too
     fs::rename(path_, aside, ec);
     fmt::print(stderr, "gpen: warning: the tuning database '{}' could not be read ({}); {}, and a new one is started\n", path_, db.problem,
                ec ? fmt::format("it could not be moved aside ({}) and is replaced", ec.message()) : "it is now " + aside);

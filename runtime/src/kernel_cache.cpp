@@ -351,8 +351,9 @@ bool remove_entry(const fs::path& p, PruneReport& r) {
     ++r.entries_removed;
     return true;
   }
-  if (errno == ENOENT) return true;
-  if (r.entries_not_removed++ == 0) r.failure = fmt::format("cannot remove {}: {}", p.string(), std::strerror(errno));
+  const int why = errno;
+  if (why == ENOENT) return true;
+  if (r.entries_not_removed++ == 0) r.failure = fmt::format("cannot remove {}: {}", p.string(), std::strerror(why));
   return false;
 }
 
@@ -385,6 +386,9 @@ PruneReport KernelCache::prune(std::uint64_t max_bytes) {
     }
     entries.push_back({p, bytes, s.st.st_mtim});
   }
+  // A directory that cannot be read (its mode) hides what it holds: no
+  // "removed 0 entries" as if it were empty.
+  if (ec && ec != std::errc::no_such_file_or_directory && r.failure.empty()) r.failure = fmt::format("cannot list {}: {}", dir_, ec.message());
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.used.tv_sec, a.used.tv_nsec, a.path) < std::tie(b.used.tv_sec, b.used.tv_nsec, b.path);
   });

@@ -240,6 +240,9 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
   sim::Simulation third(p, std::make_unique<sim::CpuBackend>(p));
   const std::string hint = "it holds no snapshot.json; " + half.last_snapshot + ".part holds a whole snapshot";
   CHECK_THROWS_WITH_AS(third.restart(half.last_snapshot), doctest::Contains(hint.c_str()), std::runtime_error);
+  fs::remove(half.last_snapshot);  // as the fallback leaves it: the old folder gone
+  const std::string gone = "it does not exist; " + half.last_snapshot + ".part holds a whole snapshot";
+  CHECK_THROWS_WITH_AS(third.restart(half.last_snapshot + "/"), doctest::Contains(gone.c_str()), std::runtime_error);
   fs::remove_all(dir);
 }
 

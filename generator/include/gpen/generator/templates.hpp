@@ -22,8 +22,10 @@ const std::vector<EmbeddedTemplate>& embedded_templates();
 const char* embedded_headers_sha256();
 
 // A template's text: from $GPEN_TEMPLATE_DIR/<path> when that file exists
-// (for authors editing templates without rebuilding), else the embedded copy.
-// Throws std::runtime_error for an unknown path.
+// (for authors editing templates without rebuilding), as this process
+// first read the directory (once a directory: its kernels and their cache
+// keys agree), else the embedded copy. Throws std::runtime_error for an
+// unknown path.
 std::string template_text(const std::string& path);
 
 // Every header the generated units may include, as (include name, text).

@@ -84,7 +84,7 @@ struct PruneReport {
   std::size_t temporaries_removed = 0;  // left by interrupted writes
   std::uint64_t bytes_before = 0, bytes_after = 0;  // of the entries
   std::size_t entries_not_removed = 0;  // that were to go but could not (a directory this user may not change)
-  std::string failure;                  // the first of those, and why
+  std::string failure;                  // the first of those, and why; or why the directory could not be listed
 };
 
 class KernelCache {
