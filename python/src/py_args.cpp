@@ -21,8 +21,6 @@ bool is_numpy_bool(py::handle v) {
   return name == "numpy.bool_" || name == "numpy.bool";
 }
 
-bool is_bool(py::handle v) { return PyBool_Check(v.ptr()) || is_numpy_bool(v); }
-
 // An array (it has a length) is no scalar, even of one element, which
 // NumPy would convert. Asked of the type's slots: an attribute lookup on
 // the type also finds its metaclass's, and every Enum class has a length
@@ -40,6 +38,8 @@ py::object index_of(py::handle v) {
 }
 
 }  // namespace
+
+bool is_bool(py::handle v) { return PyBool_Check(v.ptr()) || is_numpy_bool(v); }
 
 // Cut: 10**400 or a large dict would bury the message.
 std::string repr_of(py::handle v) { return quoted_text(py::repr(v), 80); }

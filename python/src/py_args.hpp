@@ -18,6 +18,9 @@ namespace py = pybind11;
 // repr(v) for messages, cut to 80 characters.
 std::string repr_of(py::handle v);
 
+// Whether `v` is True or False: Python's bool or NumPy's.
+bool is_bool(py::handle v);
+
 // Whether `v` is an integer as Python's operator.index takes it (int,
 // NumPy's integers), bool left out: True is no size, count or width.
 bool is_integer(py::handle v);

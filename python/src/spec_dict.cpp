@@ -28,8 +28,8 @@ class Writer {
     if (static_cast<int>(open_.size()) > kMaxJsonDepth)
       fail(pointer, fmt::format("the dict nests deeper than {} levels", kMaxJsonDepth), "a spec of fewer nested dicts and lists");
     if (v.is_none()) return nullptr;
-    if (PyBool_Check(v.ptr())) return v.ptr() == Py_True;
-    if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+    if (is_bool(v)) return PyObject_IsTrue(v.ptr()) == 1;
+    if (py::isinstance<py::str>(v)) return text(v, pointer);
     if (is_integer(v)) {
       if (const auto i = integer_of(v)) return *i;
       if (const auto u = unsigned_of(v)) return *u;
@@ -55,7 +55,7 @@ class Writer {
     Json out = Json::object();
     for (const auto& [k, v] : d) {
       if (!py::isinstance<py::str>(k)) fail(pointer, fmt::format("the key {} is no str", repr_of(k)), "str keys, as JSON has");
-      const std::string key = k.cast<std::string>();
+      const std::string key = text(k, pointer);
       out[key] = value(v, json_pointer_join(pointer, key));
     }
     return out;
@@ -65,6 +65,16 @@ class Writer {
     std::size_t i = 0;
     for (const py::handle v : list) out.push_back(value(v, json_pointer_join(pointer, i++)));
     return out;
+  }
+  // A str as UTF-8; one that has none (a lone surrogate) is refused in words.
+  static std::string text(py::handle str, const std::string& pointer) {
+    Py_ssize_t n = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(str.ptr(), &n);
+    if (!utf8) {
+      PyErr_Clear();
+      fail(pointer, fmt::format("the str {} is no UTF-8 text (it holds a lone surrogate)", repr_of(str)), "text of Unicode characters");
+    }
+    return std::string(utf8, static_cast<std::size_t>(n));
   }
   [[noreturn]] static void fail(const std::string& pointer, const std::string& what, const std::string& expected) {
     throw SpecError(SpecError::Detail{"<dict>", pointer, {}, what, expected, ""});

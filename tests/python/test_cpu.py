@@ -484,6 +484,27 @@ def test_a_spec_dict_takes_numpy_numbers_as_json_numbers():
     assert gpen.load_spec(d).hash == gpen.load_spec(LAPLACIAN).hash
 
 
+def test_a_spec_dict_takes_numpy_bools_as_json_bools():
+    scans = LAPLACIAN.parent.parent / "scan"
+    d = json.loads((scans / "exclusive_sum.json").read_text())
+    assert d["scan"]["exclusive"] is True
+    d["scan"]["exclusive"] = np.True_
+    assert gpen.load_spec(d).hash == gpen.load_spec(json.loads((scans / "exclusive_sum.json").read_text())).hash
+
+
+def test_a_spec_dict_str_with_a_lone_surrogate_is_a_spec_error():
+    d = laplacian_dict()
+    d["description"] = "bad \ud800 text"
+    with pytest.raises(gpen.SpecError, match=r"no UTF-8 text \(it holds a lone surrogate\)") as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == "/description"
+    d = laplacian_dict()
+    d["\udfff"] = 1
+    with pytest.raises(gpen.SpecError, match=r"no UTF-8 text") as e:
+        gpen.load_spec(d)
+    assert e.value.pointer == ""
+
+
 def nested(depth):
     v = []
     for _ in range(depth):
