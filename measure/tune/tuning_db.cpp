@@ -64,14 +64,16 @@ DbFile read_db(const std::string& path) {
   return db;
 }
 
+// The database's warnings, on standard error as the kernel cache's.
+void warn(const std::string& msg) { fmt::print(stderr, "gpen: warning: {}\n", msg); }
+
 // A database that cannot be read is said once a process, not at each lookup.
 void warn_once(const std::string& path, const std::string& problem) {
   static std::mutex mu;
   static std::set<std::string> said;
   std::lock_guard<std::mutex> lock(mu);
   if (said.insert(path).second)
-    fmt::print(stderr, "gpen: warning: the tuning database '{}' cannot be read: {}; tuned variants are not used (gpen cache clear --tuning removes it)\n",
-               path, problem);
+    warn(fmt::format("the tuning database '{}' cannot be read: {}; tuned variants are not used (gpen cache clear --tuning removes it)", path, problem));
 }
 
 // The records at `path`, or none (said once) where the file cannot be read:
@@ -97,7 +99,7 @@ class DbLock {
       while ((rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
       }
     if (rc != 0)
-      fmt::print(stderr, "gpen: warning: no lock on '{}.lock' ({}): a store by another process at this moment may be lost\n", path, std::strerror(errno));
+      warn(fmt::format("no lock on '{}.lock' ({}): a store by another process at this moment may be lost", path, std::strerror(errno)));
   }
   ~DbLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the lock
@@ -199,8 +201,8 @@ void TuningDb::store(const TuningKey& key, const TuningRecord& r) const {
     std::string aside = path_ + ".damaged";
     for (int n = 2; fs::exists(fs::symlink_status(aside, ec)); ++n) aside = fmt::format("{}.damaged.{}", path_, n);  // an earlier one kept too
     fs::rename(path_, aside, ec);
-    fmt::print(stderr, "gpen: warning: the tuning database '{}' could not be read ({}); {}, and a new one is started\n", path_, db.problem,
-               ec ? fmt::format("it could not be moved aside ({}) and is replaced", ec.message()) : "it is now " + aside);
+    warn(fmt::format("the tuning database '{}' could not be read ({}); {}, and a new one is started", path_, db.problem,
+                     ec ? fmt::format("it could not be moved aside ({}) and is replaced", ec.message()) : "it is now " + aside));
   }
   nlohmann::json& all = db.records;
   const nlohmann::json choice = choice_json(r.choice);
