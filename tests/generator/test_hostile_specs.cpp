@@ -268,6 +268,12 @@ TEST_CASE("input once accepted silently wrong") {
   e = corpus_error("utf8_invalid");
   CHECK(e.detail().message == "byte 0xe9 starts a broken UTF-8 sequence");
   CHECK(e.detail().excerpt.find('\xE9') == std::string::npos);
+  // Whole sequences that are no characters: an overlong form, a surrogate, past U+10FFFF.
+  for (const char* bad : {"\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(load_spec_string(std::string("{\"description\": \"") + bad + "\"}"), doctest::Contains("starts an invalid UTF-8 sequence"),
+                         SpecError);
+  }
   // An error on a 500 KB line shows a window around the caret.
   e = corpus_error("position_long_line");
   CHECK(e.detail().message == "unknown key 'bogus'");

@@ -216,18 +216,15 @@ class JsonSource::Parser {
   void utf8(std::string& out) {
     const std::size_t at = pos_;
     const unsigned char c = static_cast<unsigned char>(t_[pos_]);
-    const int more = static_cast<int>(utf8_length(c)) - 1;
-    if (more < 0) fail(at, fmt::format("byte 0x{:02x} is not valid UTF-8", c), "UTF-8 text");
-    unsigned cp = c & (0x3F >> more);
-    for (int k = 1; k <= more; ++k) {
-      const unsigned char n = at + k < t_.size() ? static_cast<unsigned char>(t_[at + k]) : 0;
-      if ((n & 0xC0) != 0x80) fail(at, fmt::format("byte 0x{:02x} starts a broken UTF-8 sequence", c), "UTF-8 text");
-      cp = cp << 6 | (n & 0x3F);
-    }
-    if ((more == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (more == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-      fail(at, fmt::format("byte 0x{:02x} starts an invalid UTF-8 sequence", c), "UTF-8 text");
-    out.append(t_, at, static_cast<std::size_t>(more) + 1);
-    pos_ = at + static_cast<std::size_t>(more) + 1;
+    const std::size_t n = utf8_length(c);
+    if (n == 0) fail(at, fmt::format("byte 0x{:02x} is not valid UTF-8", c), "UTF-8 text");
+    for (std::size_t k = 1; k < n; ++k)
+      if (at + k >= t_.size() || (static_cast<unsigned char>(t_[at + k]) & 0xC0) != 0x80)
+        fail(at, fmt::format("byte 0x{:02x} starts a broken UTF-8 sequence", c), "UTF-8 text");
+    // Whole, yet an overlong form, a surrogate or past U+10FFFF.
+    if (utf8_char(t_, at).length == 0) fail(at, fmt::format("byte 0x{:02x} starts an invalid UTF-8 sequence", c), "UTF-8 text");
+    out.append(t_, at, n);
+    pos_ = at + n;
   }
 
   std::string string() {
