@@ -31,6 +31,11 @@ TEST_CASE("malformed JSON names line and column") {
   CHECK(std::string(e.what()).rfind("t.json:3:10: error:", 0) == 0);
 }
 
+TEST_CASE("malformed JSON that ends early says so") {
+  CHECK(spec_error_of("").detail().message == "malformed JSON: unexpected end of the text");
+  CHECK(spec_error_of("{\"name\": ").detail().message == "malformed JSON: unexpected end of the text");
+}
+
 TEST_CASE("undeclared identifier: pointer, line, column, expected names") {
   const SpecError e = spec_error_of(minimal_spec("D2(u, x) + uu"));
   CHECK(e.pointer() == "/outputs/0/expr");
