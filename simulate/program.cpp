@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "gpen/generator/diagnostics.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/generator/json_reader.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "npy.hpp"
@@ -85,6 +86,16 @@ class ProgramReader {
 };
 
 void ProgramReader::read(const SizeOverride& size, std::optional<Dtype> dtype) {
+  // A kernel spec given where a program belongs: one error that says so,
+  // not one for each program key it lacks and each of its own.
+  const nlohmann::json& root = src_.root();
+  if (root.is_object() && root.contains("kind") && root["kind"].is_string()) {
+    const std::vector<std::string> kinds = family_kinds();
+    const std::string kind = root["kind"].get<std::string>();
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+      src_.fail("/kind", fmt::format("this file is a kernel spec (kind '{}'), not a program", kind),
+                "a program (kind \"program\"), which names its kernel specs in /rhs; gpen check, gen and compile take a kernel spec");
+  }
   const JsonReader::Keys keys = r_.object("", {"name", "kind", "dims", "grid", "fields", "rhs"},
                                           {"$schema", "description", "dtype", "params", "integrator", "boundaries", "time_step", "diagnostics", "snapshots"});
   // A required key that is missing is recorded by object(): read the others.

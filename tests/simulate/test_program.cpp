@@ -143,6 +143,16 @@ TEST_CASE("a field's initial values from a .npy file (a snapshot's field), noise
 
 TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once") {
   const std::string base = sound_wave_text();
+  SUBCASE("a kernel spec given as a program: one error at /kind, not the program keys it lacks and its own unknown ones") {
+    try {
+      program_of(read_file(source_dir() + "/specs/stencil/laplacian3d_o2.json"));
+      FAIL("a kernel spec read as a program");
+    } catch (const SpecErrors& all) {
+      REQUIRE(all.errors().size() == 1);
+      CHECK(all.errors()[0].pointer() == "/kind");
+      CHECK(all.errors()[0].detail().message == "this file is a kernel spec (kind 'stencil'), not a program");
+    }
+  }
   SUBCASE("a field without a right-hand side") {
     const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
     const SpecError e = program_error_at(j, "/fields/4");
