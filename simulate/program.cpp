@@ -177,7 +177,9 @@ void ProgramReader::params() {
 void ProgramReader::fields() {
   const std::size_t n = r_.array("/fields", true, kMaxFields);
   // Initial values read x, y, z, then the params and pi.
-  std::vector<std::string> names{"x", "y", "z"};
+  // Coordinates of the program's axes only (the others' slots under no name).
+  std::vector<std::string> names{"x", p_.dims > 1 ? "y" : "", p_.dims > 2 ? "z" : ""};
+  const std::string coordinates = p_.dims == 1 ? "a coordinate (x)" : p_.dims == 2 ? "a coordinate (x, y)" : "a coordinate (x, y, z)";
   for (const ProgramParam& q : p_.params) names.push_back(q.name);
   names.push_back("pi");
   bool ok = true;
@@ -191,7 +193,7 @@ void ProgramReader::fields() {
       if (p_.find_field(f.name) >= 0) src_.fail(ptr + "/name", fmt::format("the field '{}' is declared twice", f.name), "a name of its own");
       f.ghost = static_cast<int>(r_.integer(ptr + "/ghost", 0, 64));
       if (r_.has(ptr + "/init") && r_.at(ptr + "/init").is_object()) init_file(ptr + "/init", f);
-      else if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, "a coordinate (x, y, z), a param of the program or pi");
+      else if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, coordinates + ", a param of the program or pi");
       if (r_.has(ptr + "/noise")) {
         r_.entry(ptr + "/noise", {"amplitude", "seed"}, {});
         f.noise = r_.number(ptr + "/noise/amplitude");
@@ -307,7 +309,7 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, Use use, const std::
       auto q = std::find_if(u.spec.params.begin(), u.spec.params.end(), [&](const ParamDecl& d) { return d.name == it.key(); });
       if (q == u.spec.params.end()) src_.fail(kp, fmt::format("'{}' is no param of {}", quoted_text(it.key()), u.spec.name), "a param of the spec", true);
       const std::size_t s = static_cast<std::size_t>(q - u.spec.params.begin());
-      u.param[s] = ScalarExpr::parse(r_, kp, names, "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+      u.param[s] = ScalarExpr::parse(r_, kp, names, p_.param_noun());
       given[s] = true;
     }
   }
@@ -499,7 +501,7 @@ void ProgramReader::time_step() {
   }
   double diffusivity = 0;
   if (r_.has(ptr + "/diffusivity")) {
-    t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+    t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), p_.param_noun());
     const std::vector<double> values = p_.param_values();
     diffusivity = t.diffusivity(values.data());
     if (!(diffusivity >= 0) || !std::isfinite(diffusivity))
@@ -605,8 +607,17 @@ int Program::find_field(const std::string& n) const {
 std::vector<std::string> Program::param_names() const {
   std::vector<std::string> names;
   for (const ProgramParam& q : params) names.push_back(q.name);
-  for (const char* s : {"hx", "hy", "hz", "Lx", "Ly", "Lz", "pi"}) names.push_back(s);
+  // An axis the program lacks keeps its slots under no name: its spacing and
+  // length (1) would otherwise pass silently for a copied 3-D expression's.
+  for (const char* s : {"hx", "hy", "hz"}) names.push_back(s[1] - 'x' < dims ? s : "");
+  for (const char* s : {"Lx", "Ly", "Lz"}) names.push_back(s[1] - 'x' < dims ? s : "");
+  names.push_back("pi");
   return names;
+}
+
+std::string Program::param_noun() const {
+  const char* axes[] = {"hx, Lx", "hx, hy, Lx, Ly", "hx, hy, hz, Lx, Ly, Lz"};
+  return fmt::format("a param of the program, {} or pi", axes[std::clamp(dims, 1, 3) - 1]);
 }
 
 std::vector<double> Program::param_values() const {

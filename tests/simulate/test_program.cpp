@@ -153,6 +153,16 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
       CHECK(all.errors()[0].detail().message == "this file is a kernel spec (kind 'stencil'), not a program");
     }
   }
+  SUBCASE("a name of an axis the program lacks: an error at its column, not its spacing 1 or coordinate 0") {
+    const std::string wave = shipped_program("wave2d_sbp");  // 2-D
+    SpecError e = program_error_at(with(wave, R"~("params": {"h": "hx"})~", R"~("params": {"h": "hz"})~"), "/rhs/1/params/h");
+    CHECK(e.detail().message == "unknown name 'hz'");
+    CHECK(e.detail().expected == "a param of the program, hx, hy, Lx, Ly or pi");
+    e = program_error_at(with(wave, "(x - x0) * (x - x0)", "(x - x0) * (z - x0)"), "/fields/0/init");
+    CHECK(e.detail().message == "unknown name 'z'");
+    CHECK(e.detail().expected == "a coordinate (x, y), a param of the program or pi");
+    CHECK(program_of(with(wave, R"~("params": {"h": "hx"})~", R"~("params": {"h": "Ly * hy / Ly"})~")).dims == 2);
+  }
   SUBCASE("a field without a right-hand side") {
     const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
     const SpecError e = program_error_at(j, "/fields/4");
