@@ -62,6 +62,7 @@ class ProgramReader {
   void diagnostics();
   void snapshots();
   void spacing_rule();
+  void sbp_axes_walled();  // after rhs() and boundaries()
   // A kernel spec named at ptr + "/spec", its inputs bound (ptr + "/inputs")
   // and params given (ptr + "/params").
   // What a kernel spec is used for: a right-hand side (a stencil), or a
@@ -118,9 +119,9 @@ void ProgramReader::read(const SizeOverride& size, std::optional<Dtype> dtype) {
       const std::string s = r_.choice("/integrator", {"rk3", "rk4", "euler"});
       p_.integrator = s == "rk3" ? Integrator::Rk3 : s == "rk4" ? Integrator::Rk4 : Integrator::Euler;
     });
-  if (r_.has("/boundaries")) diag_.unit([&] { boundaries(); });
+  const bool boundaries_ok = !r_.has("/boundaries") || diag_.unit([&] { boundaries(); });
   if (grid_ok) diag_.unit([&] { spacing_rule(); });  // else its errors would follow from the grid's
-  diag_.unit([&] { rhs(); });
+  if (diag_.unit([&] { rhs(); }) && boundaries_ok) diag_.unit([&] { sbp_axes_walled(); });
   if (r_.has("/time_step")) diag_.unit([&] { time_step(); });
   else diag_.unit([&] { src_.fail("", "missing key 'time_step'", "an object with 'time_step': {\"dt\": ...} or {\"cfl\": {...}}"); });
   if (r_.has("/diagnostics")) diag_.unit([&] { diagnostics(); });
@@ -370,6 +371,20 @@ void ProgramReader::rhs() {
         src_.fail(p_.fields[f].pointer, fmt::format("the field '{}' has no right-hand side", p_.fields[f].name),
                   "an output of a stencil in /rhs mapped to it in \"outputs\"");
       });
+}
+
+// An SBP right-hand side closes the line at both ends itself, with the
+// walled spacing box / (n - 1) in mind: along a periodic axis it would
+// apply its closures at the seam of a periodic field, at the spacing box / n.
+void ProgramReader::sbp_axes_walled() {
+  for (const RhsKernel& k : p_.rhs) {
+    if (!std::holds_alternative<SbpDecl>(k.use.spec.decl)) continue;
+    for (const int a : k.use.spec.sbp().axes)
+      if (p_.fields[0].boundary[a][0].kind == BoundaryKind::Periodic)
+        src_.fail(k.use.pointer + "/spec",
+                  fmt::format("{} is of kind \"sbp\": its closures end the line at the {} faces, which are periodic in this program", k.use.spec.name, kAxes[a]),
+                  fmt::format("walls along {}: a boundary of type 'none' on its faces (its fields of ghost 0), or a stencil spec for a periodic axis", kAxes[a]));
+  }
 }
 
 void ProgramReader::face_list(const std::string& ptr, std::vector<std::pair<int, int>>& faces) const {

@@ -163,6 +163,14 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     CHECK(e.detail().expected == "a coordinate (x, y), a param of the program or pi");
     CHECK(program_of(with(wave, R"~("params": {"h": "hx"})~", R"~("params": {"h": "Ly * hy / Ly"})~")).dims == 2);
   }
+  SUBCASE("an SBP right-hand side along a periodic axis: its closures would sit at the seam, its spacing box / n") {
+    const std::string wave = shipped_program("wave2d_sbp");
+    SpecError e = program_error_at(with(wave, R"~("boundaries": [{"type": "none"}],)~", ""), "/rhs/1/spec");
+    CHECK(e.detail().message == "sbp_laplacian2d_o4_neumann is of kind \"sbp\": its closures end the line at the x faces, which are periodic in this program");
+    e = program_error_at(with(wave, R"~("boundaries": [{"type": "none"}],)~", R"~("boundaries": [{"type": "none", "faces": ["x"]}],)~"), "/rhs/1/spec");
+    CHECK(e.detail().message.find("at the y faces") != std::string::npos);
+    CHECK(program_of(wave).rhs.size() == 2);
+  }
   SUBCASE("a field without a right-hand side") {
     const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
     const SpecError e = program_error_at(j, "/fields/4");
