@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "gpen/generator/diagnostics.hpp"
+#include "gpen/generator/family.hpp"
 #include "gpen/generator/json_reader.hpp"
 #include "gpen/generator/sha256.hpp"
 #include "npy.hpp"
@@ -61,6 +62,7 @@ class ProgramReader {
   void diagnostics();
   void snapshots();
   void spacing_rule();
+  void sbp_axes_walled();  // after rhs() and boundaries()
   // A kernel spec named at ptr + "/spec", its inputs bound (ptr + "/inputs")
   // and params given (ptr + "/params").
   // What a kernel spec is used for: a right-hand side (a stencil), or a
@@ -85,6 +87,16 @@ class ProgramReader {
 };
 
 void ProgramReader::read(const SizeOverride& size, std::optional<Dtype> dtype) {
+  // A kernel spec given where a program belongs: one error that says so,
+  // not one for each program key it lacks and each of its own.
+  const nlohmann::json& root = src_.root();
+  if (root.is_object() && root.contains("kind") && root["kind"].is_string()) {
+    const std::vector<std::string> kinds = family_kinds();
+    const std::string kind = root["kind"].get<std::string>();
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+      src_.fail("/kind", fmt::format("this file is a kernel spec (kind '{}'), not a program", kind),
+                "a program (kind \"program\"), which names its kernel specs in /rhs; gpen check, gen and compile take a kernel spec");
+  }
   const JsonReader::Keys keys = r_.object("", {"name", "kind", "dims", "grid", "fields", "rhs"},
                                           {"$schema", "description", "dtype", "params", "integrator", "boundaries", "time_step", "diagnostics", "snapshots"});
   // A required key that is missing is recorded by object(): read the others.
@@ -107,9 +119,9 @@ void ProgramReader::read(const SizeOverride& size, std::optional<Dtype> dtype) {
       const std::string s = r_.choice("/integrator", {"rk3", "rk4", "euler"});
       p_.integrator = s == "rk3" ? Integrator::Rk3 : s == "rk4" ? Integrator::Rk4 : Integrator::Euler;
     });
-  if (r_.has("/boundaries")) diag_.unit([&] { boundaries(); });
+  const bool boundaries_ok = !r_.has("/boundaries") || diag_.unit([&] { boundaries(); });
   if (grid_ok) diag_.unit([&] { spacing_rule(); });  // else its errors would follow from the grid's
-  diag_.unit([&] { rhs(); });
+  if (diag_.unit([&] { rhs(); }) && boundaries_ok) diag_.unit([&] { sbp_axes_walled(); });
   if (r_.has("/time_step")) diag_.unit([&] { time_step(); });
   else diag_.unit([&] { src_.fail("", "missing key 'time_step'", "an object with 'time_step': {\"dt\": ...} or {\"cfl\": {...}}"); });
   if (r_.has("/diagnostics")) diag_.unit([&] { diagnostics(); });
@@ -166,7 +178,9 @@ void ProgramReader::params() {
 void ProgramReader::fields() {
   const std::size_t n = r_.array("/fields", true, kMaxFields);
   // Initial values read x, y, z, then the params and pi.
-  std::vector<std::string> names{"x", "y", "z"};
+  // Coordinates of the program's axes only (the others' slots under no name).
+  std::vector<std::string> names{"x", p_.dims > 1 ? "y" : "", p_.dims > 2 ? "z" : ""};
+  const std::string coordinates = p_.dims == 1 ? "a coordinate (x)" : p_.dims == 2 ? "a coordinate (x, y)" : "a coordinate (x, y, z)";
   for (const ProgramParam& q : p_.params) names.push_back(q.name);
   names.push_back("pi");
   bool ok = true;
@@ -180,7 +194,7 @@ void ProgramReader::fields() {
       if (p_.find_field(f.name) >= 0) src_.fail(ptr + "/name", fmt::format("the field '{}' is declared twice", f.name), "a name of its own");
       f.ghost = static_cast<int>(r_.integer(ptr + "/ghost", 0, 64));
       if (r_.has(ptr + "/init") && r_.at(ptr + "/init").is_object()) init_file(ptr + "/init", f);
-      else if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, "a coordinate (x, y, z), a param of the program or pi");
+      else if (r_.has(ptr + "/init")) f.init = ScalarExpr::parse(r_, ptr + "/init", names, coordinates + ", a param of the program or pi");
       if (r_.has(ptr + "/noise")) {
         r_.entry(ptr + "/noise", {"amplitude", "seed"}, {});
         f.noise = r_.number(ptr + "/noise/amplitude");
@@ -296,7 +310,7 @@ KernelUse ProgramReader::kernel_use(const std::string& ptr, Use use, const std::
       auto q = std::find_if(u.spec.params.begin(), u.spec.params.end(), [&](const ParamDecl& d) { return d.name == it.key(); });
       if (q == u.spec.params.end()) src_.fail(kp, fmt::format("'{}' is no param of {}", quoted_text(it.key()), u.spec.name), "a param of the spec", true);
       const std::size_t s = static_cast<std::size_t>(q - u.spec.params.begin());
-      u.param[s] = ScalarExpr::parse(r_, kp, names, "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+      u.param[s] = ScalarExpr::parse(r_, kp, names, p_.param_noun());
       given[s] = true;
     }
   }
@@ -357,6 +371,20 @@ void ProgramReader::rhs() {
         src_.fail(p_.fields[f].pointer, fmt::format("the field '{}' has no right-hand side", p_.fields[f].name),
                   "an output of a stencil in /rhs mapped to it in \"outputs\"");
       });
+}
+
+// An SBP right-hand side closes the line at both ends itself, with the
+// walled spacing box / (n - 1) in mind: along a periodic axis it would
+// apply its closures at the seam of a periodic field, at the spacing box / n.
+void ProgramReader::sbp_axes_walled() {
+  for (const RhsKernel& k : p_.rhs) {
+    if (!std::holds_alternative<SbpDecl>(k.use.spec.decl)) continue;
+    for (const int a : k.use.spec.sbp().axes)
+      if (p_.fields[0].boundary[a][0].kind == BoundaryKind::Periodic)
+        src_.fail(k.use.pointer + "/spec",
+                  fmt::format("{} is of kind \"sbp\": its closures end the line at the {} faces, which are periodic in this program", k.use.spec.name, kAxes[a]),
+                  fmt::format("walls along {}: a boundary of type 'none' on its faces (its fields of ghost 0), or a stencil spec for a periodic axis", kAxes[a]));
+  }
 }
 
 void ProgramReader::face_list(const std::string& ptr, std::vector<std::pair<int, int>>& faces) const {
@@ -488,7 +516,7 @@ void ProgramReader::time_step() {
   }
   double diffusivity = 0;
   if (r_.has(ptr + "/diffusivity")) {
-    t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), "a param of the program, hx, hy, hz, Lx, Ly, Lz or pi");
+    t.diffusivity = ScalarExpr::parse(r_, ptr + "/diffusivity", p_.param_names(), p_.param_noun());
     const std::vector<double> values = p_.param_values();
     diffusivity = t.diffusivity(values.data());
     if (!(diffusivity >= 0) || !std::isfinite(diffusivity))
@@ -594,8 +622,17 @@ int Program::find_field(const std::string& n) const {
 std::vector<std::string> Program::param_names() const {
   std::vector<std::string> names;
   for (const ProgramParam& q : params) names.push_back(q.name);
-  for (const char* s : {"hx", "hy", "hz", "Lx", "Ly", "Lz", "pi"}) names.push_back(s);
+  // An axis the program lacks keeps its slots under no name: its spacing and
+  // length (1) would otherwise pass silently for a copied 3-D expression's.
+  for (const char* s : {"hx", "hy", "hz"}) names.push_back(s[1] - 'x' < dims ? s : "");
+  for (const char* s : {"Lx", "Ly", "Lz"}) names.push_back(s[1] - 'x' < dims ? s : "");
+  names.push_back("pi");
   return names;
+}
+
+std::string Program::param_noun() const {
+  const char* axes[] = {"hx, Lx", "hx, hy, Lx, Ly", "hx, hy, hz, Lx, Ly, Lz"};
+  return fmt::format("a param of the program, {} or pi", axes[std::clamp(dims, 1, 3) - 1]);
 }
 
 std::vector<double> Program::param_values() const {

@@ -143,8 +143,11 @@ struct Program {
   std::vector<long long> c_order_shape() const;
   int find_field(const std::string& name) const;  // -1 when none
   // The names a kernel's param expression may read, in slot order: the
-  // params, then hx, hy, hz, Lx, Ly, Lz and pi. param_values() their values.
+  // params, then hx, hy, hz, Lx, Ly, Lz and pi (those of axes past dims
+  // under the name "", which no expression reads). param_values() their values.
   std::vector<std::string> param_names() const;
+  // What param_names() offers, in words, for an error's "expected".
+  std::string param_noun() const;
   std::vector<double> param_values() const;
   // u's params, each its expression's value in this program, by name (as
   // a launch takes them).

@@ -31,6 +31,11 @@ TEST_CASE("malformed JSON names line and column") {
   CHECK(std::string(e.what()).rfind("t.json:3:10: error:", 0) == 0);
 }
 
+TEST_CASE("malformed JSON that ends early says so") {
+  CHECK(spec_error_of("").detail().message == "malformed JSON: unexpected end of the text");
+  CHECK(spec_error_of("{\"name\": ").detail().message == "malformed JSON: unexpected end of the text");
+}
+
 TEST_CASE("undeclared identifier: pointer, line, column, expected names") {
   const SpecError e = spec_error_of(minimal_spec("D2(u, x) + uu"));
   CHECK(e.pointer() == "/outputs/0/expr");
@@ -394,6 +399,9 @@ TEST_CASE("errors that follow from another are not reported") {
   CHECK(messages(with(scan, "\"kind\"", "\"knid\"")) == V{"/knid: unknown key 'knid'; did you mean 'kind'?"});
   CHECK(messages(with(with(scan, "\"scan\",", "\"scna\","), "\"dims\": 3", "\"dims\": 4")) ==
         V{"/kind: 'scna' is not allowed here; did you mean 'scan'?", "/dims: 4 is out of range"});
+  // A program where a kernel spec belongs: one error at its kind, not every program key as unknown.
+  const std::string program = gpen::test::read_file(gpen::test::source_dir() + "/specs/programs/heat_walls3d.json");
+  CHECK(messages(program) == V{"/kind: this file is a program (a simulation), not a kernel spec"});
   // A misspelt "params": its names are unknown, so expressions are not lowered.
   CHECK(messages(with(minimal_spec("D2(u, x) * k"), "\"params\"", "\"parmas\"")) == V{"/parmas: unknown key 'parmas'; did you mean 'params'?"});
 }

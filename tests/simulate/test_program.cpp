@@ -143,6 +143,34 @@ TEST_CASE("a field's initial values from a .npy file (a snapshot's field), noise
 
 TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once") {
   const std::string base = sound_wave_text();
+  SUBCASE("a kernel spec given as a program: one error at /kind, not the program keys it lacks and its own unknown ones") {
+    try {
+      program_of(read_file(source_dir() + "/specs/stencil/laplacian3d_o2.json"));
+      FAIL("a kernel spec read as a program");
+    } catch (const SpecErrors& all) {
+      REQUIRE(all.errors().size() == 1);
+      CHECK(all.errors()[0].pointer() == "/kind");
+      CHECK(all.errors()[0].detail().message == "this file is a kernel spec (kind 'stencil'), not a program");
+    }
+  }
+  SUBCASE("a name of an axis the program lacks: an error at its column, not its spacing 1 or coordinate 0") {
+    const std::string wave = shipped_program("wave2d_sbp");  // 2-D
+    SpecError e = program_error_at(with(wave, R"~("params": {"h": "hx"})~", R"~("params": {"h": "hz"})~"), "/rhs/1/params/h");
+    CHECK(e.detail().message == "unknown name 'hz'");
+    CHECK(e.detail().expected == "a param of the program, hx, hy, Lx, Ly or pi");
+    e = program_error_at(with(wave, "(x - x0) * (x - x0)", "(x - x0) * (z - x0)"), "/fields/0/init");
+    CHECK(e.detail().message == "unknown name 'z'");
+    CHECK(e.detail().expected == "a coordinate (x, y), a param of the program or pi");
+    CHECK(program_of(with(wave, R"~("params": {"h": "hx"})~", R"~("params": {"h": "Ly * hy / Ly"})~")).dims == 2);
+  }
+  SUBCASE("an SBP right-hand side along a periodic axis: its closures would sit at the seam, its spacing box / n") {
+    const std::string wave = shipped_program("wave2d_sbp");
+    SpecError e = program_error_at(with(wave, R"~("boundaries": [{"type": "none"}],)~", ""), "/rhs/1/spec");
+    CHECK(e.detail().message == "sbp_laplacian2d_o4_neumann is of kind \"sbp\": its closures end the line at the x faces, which are periodic in this program");
+    e = program_error_at(with(wave, R"~("boundaries": [{"type": "none"}],)~", R"~("boundaries": [{"type": "none", "faces": ["x"]}],)~"), "/rhs/1/spec");
+    CHECK(e.detail().message.find("at the y faces") != std::string::npos);
+    CHECK(program_of(wave).rhs.size() == 2);
+  }
   SUBCASE("a field without a right-hand side") {
     const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
     const SpecError e = program_error_at(j, "/fields/4");

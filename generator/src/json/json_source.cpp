@@ -57,7 +57,7 @@ class JsonSource::Parser {
   }
 
   std::string found() const {
-    if (at_end()) return "the end of the text";
+    if (at_end()) return "end of the text";
     const unsigned char c = static_cast<unsigned char>(t_[pos_]);
     if (c >= 0x20 && c < 0x7f) return fmt::format("'{}'", static_cast<char>(c));
     return fmt::format("byte 0x{:02x}", c);

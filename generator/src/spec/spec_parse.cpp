@@ -78,6 +78,15 @@ class SpecParser final : public SpecReading {
     const json& root = reader.at("");
     spec.kind = families().front()->kind;
     const bool has_kind = root.is_object() && root.contains("kind");
+    // A program given where a kernel spec belongs: one error that says so,
+    // not one for each of its keys that no kernel spec has.
+    if (has_kind && root["kind"] == "program") {
+      diag.unit([&] {
+        src->fail("/kind", "this file is a program (a simulation), not a kernel spec",
+                  "a kernel spec (kind stencil, scan, sbp, pairwise or reduce); gpen simulate runs a program, gpen check checks it");
+      });
+      return;
+    }
     if (has_kind ? !diag.unit([&] { spec.kind = reader.choice("/kind", family_kinds()); }) : misspelt_kind(root)) {
       // The rest depends on the kind: only the keys any kind has, and what
       // every kind has, are checked.
