@@ -44,10 +44,14 @@ struct SimulateOptions {
   bool no_output = false, json = false, no_overlap = false;
 };
 
-std::string stop_words(const sim::RunResult& r) {
+// Why the run stopped, in words; `until` the --until given (-1: none).
+std::string stop_words(const sim::RunResult& r, double until) {
   switch (r.stop) {
     case sim::RunResult::Stop::Steps: return "the steps asked for";
-    case sim::RunResult::Stop::Time: return "the time asked for";
+    case sim::RunResult::Stop::Time:
+      // A restart whose snapshot lies past --until takes no step.
+      if (r.steps == 0 && until >= 0 && r.t > until) return fmt::format("--until {:.9g} was already past: the state read is later", until);
+      return "the time asked for";
     case sim::RunResult::Stop::Requested: return "Ctrl-C";
     case sim::RunResult::Stop::NonFinite: return "a non-finite value";
   }
@@ -241,7 +245,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   });
   bar.finish();
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} step{} this run in {:.3f} s", s.step(), s.time(), stop_words(r), r.steps, r.steps == 1 ? "" : "s", run_s);
+  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} step{} this run in {:.3f} s", s.step(), s.time(), stop_words(r, o.until), r.steps, r.steps == 1 ? "" : "s", run_s);
   if (r.steps > 0)
     fmt::print(stderr, ": {:.4g} ms a step, {:.4g} million cell updates per second (diagnostics and snapshots included)",
                1e3 * run_s / static_cast<double>(r.steps), static_cast<double>(p.size[0] * p.size[1] * p.size[2]) * static_cast<double>(r.steps) / run_s / 1e6);
