@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <variant>
 
 #include "gpen/generator/diagnostics.hpp"
@@ -83,6 +84,9 @@ class ProgramReader {
   Program& p_;
   std::string folder_;
   std::optional<Dtype> dtype_;
+  // Said after an error about the grid's points where the command line
+  // gave them (--size, size=), not /grid/size: "" otherwise.
+  std::string size_given_;
   bool fields_ok_ = false;
 };
 
@@ -140,11 +144,13 @@ void ProgramReader::grid(const SizeOverride& size) {
   if (size) {
     const std::array<long long, 3> given = size(d);
     for (int a = 0; a < 3; ++a) p_.size[a] = a < d ? given[a] : 1;
+    size_given_ = fmt::format(" (the size given instead of /grid/size: {})", fmt::join(p_.size.begin(), p_.size.begin() + d, "x"));
   }
   long long points = 1;
   for (int a = 0; a < d; ++a) {
-    if (p_.size[a] < 1) src_.fail("/grid/size", fmt::format("{} points along {}", p_.size[a], kAxes[a]), "at least 1 point an axis");
-    if (p_.size[a] > kMaxPoints / points) src_.fail("/grid/size", fmt::format("more than {} points", kMaxPoints), fmt::format("at most {} points", kMaxPoints));
+    if (p_.size[a] < 1) src_.fail("/grid/size", fmt::format("{} points along {}{}", p_.size[a], kAxes[a], size_given_), "at least 1 point an axis");
+    if (p_.size[a] > kMaxPoints / points)
+      src_.fail("/grid/size", fmt::format("more than {} points{}", kMaxPoints, size_given_), fmt::format("at most {} points", kMaxPoints));
     points *= p_.size[a];
   }
   p_.box_given = r_.has("/grid/box");  // without it, spacing 1 (Program::spacing)
@@ -487,7 +493,7 @@ void ProgramReader::spacing_rule() {
         const long long need = periodic ? 1 : f.ghost + 1;  // a wall mirrors ghost points across its boundary point
         if (p_.size[a] < need)
           src_.fail(b.pointer.empty() ? "/grid/size" : b.pointer,
-                    fmt::format("{} points along {} for the ghost zones of '{}' (ghost {}, {})", p_.size[a], kAxes[a], f.name, f.ghost, to_string(b.kind)),
+                    fmt::format("{} points along {} for the ghost zones of '{}' (ghost {}, {}){}", p_.size[a], kAxes[a], f.name, f.ghost, to_string(b.kind), size_given_),
                     fmt::format("at least {} points along {}", need, kAxes[a]));
       }
   }

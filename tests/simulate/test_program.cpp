@@ -171,6 +171,19 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     CHECK(e.detail().message.find("at the y faces") != std::string::npos);
     CHECK(program_of(wave).rhs.size() == 2);
   }
+  SUBCASE("a size given on the command line that the program cannot take: its errors say so, and which size") {
+    const std::string walls = read_file(source_dir() + "/specs/programs/heat_walls3d.json");
+    try {
+      program_of(walls, std::array<long long, 3>{1, 1, 1});
+      FAIL("1 point an axis between walls");
+    } catch (const SpecErrors& all) {
+      REQUIRE(!all.errors().empty());
+      CHECK(all.errors()[0].detail().message.find("for the ghost zones of") != std::string::npos);
+      CHECK(all.errors()[0].detail().message.find("(the size given instead of /grid/size: 1x1x1)") != std::string::npos);
+    }
+    const SpecError e = program_error_at(with(walls, "\"size\": [", "\"size\": [0, "), "/grid/size");
+    CHECK(e.detail().message.find("size given") == std::string::npos);  // the file's own size: no such note
+  }
   SUBCASE("a field without a right-hand side") {
     const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
     const SpecError e = program_error_at(j, "/fields/4");
