@@ -295,13 +295,13 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   res.diagnostic_names = diagnostic_names(p_);
   const bool out = !opt.out_dir.empty();
   std::ofstream csv;
+  std::vector<std::string> kept;  // the series' rows up to this step, on a restart
   if (out && writes_files()) {
     fs::create_directories(opt.out_dir);
     const std::string path = opt.out_dir + "/diagnostics.csv";
     const std::string header = "step,t,dt" + std::string(res.diagnostic_names.empty() ? "" : ",") + fmt::format("{}", fmt::join(res.diagnostic_names, ","));
     // A run that goes on from step N keeps the series' rows up to N (a
     // later history in the same folder is dropped), under the same header.
-    std::vector<std::string> kept;
     if (step_ > 0 && fs::exists(path)) {
       std::ifstream in(path);
       std::string line;
@@ -346,12 +346,15 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
                                   bad->at[0], bad->at[1], bad->at[2]));
     return bad.has_value();
   };
-  auto diagnose = [&]() {
+  // write_row false: the values only (a row the series already has).
+  long long diagnosed_at = -1;  // the step last diagnosed, alike on every rank
+  auto diagnose = [&](bool write_row = true) {
     // Without diagnostics, non-finite values are looked for at snapshots.
     if (p_.diagnostics.every == 0) return true;
     if (went_non_finite()) return false;
     res.last_diagnostics = backend_->diagnostics();
-    if (csv.is_open()) {
+    diagnosed_at = step_;
+    if (csv.is_open() && write_row) {
       csv << fmt::format("{},{:.17g},{:.17g}", step_, t_, last_dt);
       for (double v : res.last_diagnostics) csv << fmt::format(",{:.17g}", v);
       csv << "\n";
@@ -379,8 +382,6 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   // the same way after a restart (bitwise the same steps).
   const double every_time = p_.snapshots.every_time;
   auto snap_time_after = [&](double t) { return every_time > 0 ? (std::floor(t / every_time + 1e-9) + 1) * every_time : -1.0; };
-  // Only a first diagnostic when the run starts the simulation; on a restart
-  // the series already has the row of this step.
   double next_snap_t = snap_time_after(t_);
   // Steps land on every snapshot time, written or not: an interval that
   // makes more of them than any run should write is refused before a step.
@@ -389,7 +390,11 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
     throw std::runtime_error(fmt::format("{} snapshot times from t = {:.9g} to --until {:.9g} (/snapshots/every_time {:.3g}); at most {:.0f}: a larger every_time, "
                                          "or snapshots by step count (/snapshots/every)",
                                          std::floor((opt.until - t_) / every_time), t_, opt.until, every_time, kMaxSnapshotTimes));
-  if (step_ == 0 && !diagnose()) return res;
+  // A restart's series starts with the state read, as a first run's with
+  // step 0: its row where the folder has none (another --out). Every rank
+  // diagnoses (the reductions span them); the rank that writes knows the rows.
+  const bool row_kept = !kept.empty() && std::atoll(kept.back().c_str()) == step_;
+  if ((step_ == 0 || out) && !diagnose(step_ == 0 || !row_kept)) return res;
   const double cells = static_cast<double>(p_.size[0] * p_.size[1] * p_.size[2]);
   auto t0 = clock::now();
   // After a step of `dt` that ended at `t`: the diagnostics, snapshots and
@@ -549,7 +554,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   }
   // The state at the stop: its diagnostics and a snapshot, unless the
   // last step already wrote them.
-  if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every != 0 && !diagnose()) return res;
+  if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every != 0 && diagnosed_at != step_ && !diagnose()) return res;
   if (p_.diagnostics.every == 0 && !out && went_non_finite()) return res;  // nothing else looked
   if (out && res.last_snapshot != snapshot_dir() && !snapshot()) return res;
   res.steps = step_ - first;

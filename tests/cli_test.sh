@@ -204,6 +204,11 @@ expect 0 'heat_walls3d: initial values set in [0-9.]+ s' -- $gpen simulate $spec
 expect 0 'heat_walls3d: fields read from .*/snap_000000010 in [0-9.]+ s' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 1 --no-output --restart $tmp/sim/snap_000000010
 expect 0 'stopped at step 20' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim --restart $tmp/sim/snap_000000010
 expect 0 'stopped at step 10, t = .*\(--until 1e-09 was already past: the state read is later\); 0 steps' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --until 1e-9 --no-output --restart $tmp/sim/snap_000000010
+# A restart into another folder starts its series with the state read (as a first run with step 0), once.
+expect 0 'stopped at step 12' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 2 --out $tmp/sim_new --restart $tmp/sim/snap_000000010
+expect 0 '^10 12$' -- python3 -c "import sys; print(' '.join(r.split(',')[0] for r in open(sys.argv[1]).readlines()[1:]))" $tmp/sim_new/diagnostics.csv
+expect 0 'already past' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --until 1e-9 --out $tmp/sim_zero --restart $tmp/sim/snap_000000010
+expect 0 '^10$' -- python3 -c "import sys; print(' '.join(r.split(',')[0] for r in open(sys.argv[1]).readlines()[1:]))" $tmp/sim_zero/diagnostics.csv
 expect 1 "program sound_wave3d \(float64\) at 10000x10000x1000 does not fit in the host's memory" -- $gpen simulate $specs/programs/sound_wave3d.json --device cpu --size 10000x10000x1000 --steps 1
 expect_json 0 'd["schema"] == "gpen.simulate/1" and d["steps"] == 5 and d["stop"] == "steps" and "total" in d["diagnostics"] and d["last_snapshot"] is None and d["setup_seconds"]["backend"] > 0 and d["setup_seconds"]["fields"] > 0' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 5 --no-output --json
 expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu
