@@ -124,8 +124,8 @@ void ProgramReader::read(const SizeOverride& size, std::optional<Dtype> dtype) {
       p_.integrator = s == "rk3" ? Integrator::Rk3 : s == "rk4" ? Integrator::Rk4 : Integrator::Euler;
     });
   const bool boundaries_ok = !r_.has("/boundaries") || diag_.unit([&] { boundaries(); });
-  if (grid_ok) diag_.unit([&] { spacing_rule(); });  // else its errors would follow from the grid's
-  if (diag_.unit([&] { rhs(); }) && boundaries_ok) diag_.unit([&] { sbp_axes_walled(); });
+  const bool spacing_ok = grid_ok && diag_.unit([&] { spacing_rule(); });  // else its errors would follow from the grid's
+  if (diag_.unit([&] { rhs(); }) && boundaries_ok && spacing_ok) diag_.unit([&] { sbp_axes_walled(); });
   if (r_.has("/time_step")) diag_.unit([&] { time_step(); });
   else diag_.unit([&] { src_.fail("", "missing key 'time_step'", "an object with 'time_step': {\"dt\": ...} or {\"cfl\": {...}}"); });
   if (r_.has("/diagnostics")) diag_.unit([&] { diagnostics(); });
@@ -413,9 +413,10 @@ void ProgramReader::face_list(const std::string& ptr, std::vector<std::pair<int,
 
 void ProgramReader::boundaries() {
   const std::size_t n = r_.array("/boundaries", false, 6 * kMaxFields);
+  bool ok = true;  // every entry and field read: else what depends on them is not checked
   for (std::size_t i = 0; i < n; ++i) {
     const std::string ptr = json_pointer_join("/boundaries", i);
-    diag_.unit([&] {
+    ok &= diag_.unit([&] {
       r_.entry(ptr, {"type"}, {"faces", "fields", "value"});
       Boundary b;
       b.pointer = ptr;
@@ -456,7 +457,7 @@ void ProgramReader::boundaries() {
   // closed by its right-hand side (SBP closures and SAT terms). Checked on
   // what the entries left, each face once.
   for (const ProgramField& f : p_.fields)
-    diag_.unit([&] {  // one error a field: its first such face
+    ok &= diag_.unit([&] {  // one error a field: its first such face
       for (int a = 0; a < p_.dims; ++a)
         for (int side = 0; side < 2; ++side) {
           const Boundary& b = f.boundary[a][side];
@@ -466,6 +467,7 @@ void ProgramReader::boundaries() {
                       "a boundary that fills them (periodic, symmetric, antisymmetric, value), or 'none' on fields of ghost 0");
         }
     });
+  if (!ok) throw UnitFailed{};
 }
 
 // Periodic axes are all periodic or not at all; their spacing is box / n,

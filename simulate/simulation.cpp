@@ -391,10 +391,10 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
                                          "or snapshots by step count (/snapshots/every)",
                                          std::floor((opt.until - t_) / every_time), t_, opt.until, every_time, kMaxSnapshotTimes));
   // A restart's series starts with the state read, as a first run's with
-  // step 0: its row where the folder has none (another --out). Every rank
-  // diagnoses (the reductions span them); the rank that writes knows the rows.
-  const bool row_kept = !kept.empty() && std::atoll(kept.back().c_str()) == step_;
-  if ((step_ == 0 || out) && !diagnose(step_ == 0 || !row_kept)) return res;
+  // step 0, where the folder has no series (another --out); one it has goes
+  // on as the run that wrote it would have. Every rank diagnoses (the
+  // reductions span them); the rank that writes knows the rows.
+  if ((step_ == 0 || out) && !diagnose(step_ == 0 || kept.empty())) return res;
   const double cells = static_cast<double>(p_.size[0] * p_.size[1] * p_.size[2]);
   auto t0 = clock::now();
   // After a step of `dt` that ended at `t`: the diagnostics, snapshots and

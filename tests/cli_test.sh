@@ -209,6 +209,10 @@ expect 0 'stopped at step 12' -- $gpen simulate $specs/programs/heat_walls3d.jso
 expect 0 '^10 12$' -- python3 -c "import sys; print(' '.join(r.split(',')[0] for r in open(sys.argv[1]).readlines()[1:]))" $tmp/sim_new/diagnostics.csv
 expect 0 'already past' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --until 1e-9 --out $tmp/sim_zero --restart $tmp/sim/snap_000000010
 expect 0 '^10$' -- python3 -c "import sys; print(' '.join(r.split(',')[0] for r in open(sys.argv[1]).readlines()[1:]))" $tmp/sim_zero/diagnostics.csv
+# A restart into its own folder from a snapshot between diagnostic rows (t = 0.1, step 77) adds no row there: rows 0 and the stop, as one run.
+expect 0 'stopped at step 100' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 100 --out $tmp/sim_own
+expect 0 'stopped at step 90' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 13 --out $tmp/sim_own --restart $tmp/sim_own/snap_000000077
+expect 0 '^0 90$' -- python3 -c "import sys; print(' '.join(r.split(',')[0] for r in open(sys.argv[1]).readlines()[1:]))" $tmp/sim_own/diagnostics.csv
 expect 1 "program sound_wave3d \(float64\) at 10000x10000x1000 does not fit in the host's memory" -- $gpen simulate $specs/programs/sound_wave3d.json --device cpu --size 10000x10000x1000 --steps 1
 expect_json 0 'd["schema"] == "gpen.simulate/1" and d["steps"] == 5 and d["stop"] == "steps" and "total" in d["diagnostics"] and d["last_snapshot"] is None and d["setup_seconds"]["backend"] > 0 and d["setup_seconds"]["fields"] > 0' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 5 --no-output --json
 expect 2 'give --steps N or --until T' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu

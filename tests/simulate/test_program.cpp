@@ -170,6 +170,14 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     e = program_error_at(with(wave, R"~("boundaries": [{"type": "none"}],)~", R"~("boundaries": [{"type": "none", "faces": ["x"]}],)~"), "/rhs/1/spec");
     CHECK(e.detail().message.find("at the y faces") != std::string::npos);
     CHECK(program_of(wave).rhs.size() == 2);
+    // A mistake in the boundaries is said alone, not also as an SBP axis left periodic.
+    try {
+      program_of(with(wave, R"~("boundaries": [{"type": "none"}],)~", R"~("boundaries": [{"type": "nnone"}],)~"));
+      FAIL("a boundary type misspelt");
+    } catch (const SpecErrors& all) {
+      REQUIRE(all.errors().size() == 1);
+      CHECK(all.errors()[0].pointer() == "/boundaries/0/type");
+    }
   }
   SUBCASE("a size given on the command line that the program cannot take: its errors say so, and which size") {
     const std::string walls = read_file(source_dir() + "/specs/programs/heat_walls3d.json");
@@ -181,8 +189,10 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
       CHECK(all.errors()[0].detail().message.find("for the ghost zones of") != std::string::npos);
       CHECK(all.errors()[0].detail().message.find("(the size given instead of /grid/size: 1x1x1)") != std::string::npos);
     }
-    const SpecError e = program_error_at(with(walls, "\"size\": [", "\"size\": [0, "), "/grid/size");
-    CHECK(e.detail().message.find("size given") == std::string::npos);  // the file's own size: no such note
+    // The file's own size: the same error, without the note.
+    const SpecError e = program_error_at(with(walls, "\"size\": [33, 32, 33]", "\"size\": [1, 32, 33]"), "/boundaries/0");
+    CHECK(e.detail().message.find("for the ghost zones of") != std::string::npos);
+    CHECK(e.detail().message.find("size given") == std::string::npos);
   }
   SUBCASE("a field without a right-hand side") {
     const std::string j = with(base, R"~({"name": "uz", "ghost": 3})~", R"~({"name": "uz", "ghost": 3}, {"name": "tracer", "ghost": 3})~");
