@@ -41,6 +41,21 @@ namespace {
 constexpr long long kMaxPoints = 1LL << 40;  // per axis and in all: far past any GPU's memory
 const char* const kAxes[3] = {"x", "y", "z"};
 
+// The names `prefix` + x, y, z give a program of `dims` axes, three slots
+// in order: an axis it lacks keeps its slot under no name, so that its
+// value (coordinate 0, spacing and length 1) cannot pass silently for a
+// copied 3-D expression's.
+void push_axis_names(std::vector<std::string>& names, const std::string& prefix, int dims) {
+  for (int a = 0; a < 3; ++a) names.push_back(a < dims ? prefix + kAxes[a] : "");
+}
+
+// The same names in words: "hx, hy" for prefix "h" and 2 axes.
+std::string axis_names(const std::string& prefix, int dims) {
+  std::string s;
+  for (int a = 0; a < dims && a < 3; ++a) s += (a ? ", " : "") + prefix + kAxes[a];
+  return s;
+}
+
 std::string join_path(const std::string& folder, const std::string& path) {
   if (path.empty() || path[0] == '/' || folder.empty()) return path;
   return folder + "/" + path;
@@ -184,9 +199,9 @@ void ProgramReader::params() {
 void ProgramReader::fields() {
   const std::size_t n = r_.array("/fields", true, kMaxFields);
   // Initial values read x, y, z, then the params and pi.
-  // Coordinates of the program's axes only (the others' slots under no name).
-  std::vector<std::string> names{"x", p_.dims > 1 ? "y" : "", p_.dims > 2 ? "z" : ""};
-  const std::string coordinates = p_.dims == 1 ? "a coordinate (x)" : p_.dims == 2 ? "a coordinate (x, y)" : "a coordinate (x, y, z)";
+  std::vector<std::string> names;
+  push_axis_names(names, "", p_.dims);
+  const std::string coordinates = "a coordinate (" + axis_names("", p_.dims) + ")";
   for (const ProgramParam& q : p_.params) names.push_back(q.name);
   names.push_back("pi");
   bool ok = true;
@@ -382,6 +397,8 @@ void ProgramReader::rhs() {
 // An SBP right-hand side closes the line at both ends itself, with the
 // walled spacing box / (n - 1) in mind: along a periodic axis it would
 // apply its closures at the seam of a periodic field, at the spacing box / n.
+// An axis is periodic for every field and face or for none (spacing_rule,
+// which runs first), so the first field's lower face says which.
 void ProgramReader::sbp_axes_walled() {
   for (const RhsKernel& k : p_.rhs) {
     if (!std::holds_alternative<SbpDecl>(k.use.spec.decl)) continue;
@@ -630,18 +647,13 @@ int Program::find_field(const std::string& n) const {
 std::vector<std::string> Program::param_names() const {
   std::vector<std::string> names;
   for (const ProgramParam& q : params) names.push_back(q.name);
-  // An axis the program lacks keeps its slots under no name: its spacing and
-  // length (1) would otherwise pass silently for a copied 3-D expression's.
-  for (const char* s : {"hx", "hy", "hz"}) names.push_back(s[1] - 'x' < dims ? s : "");
-  for (const char* s : {"Lx", "Ly", "Lz"}) names.push_back(s[1] - 'x' < dims ? s : "");
+  push_axis_names(names, "h", dims);
+  push_axis_names(names, "L", dims);
   names.push_back("pi");
   return names;
 }
 
-std::string Program::param_noun() const {
-  const char* axes[] = {"hx, Lx", "hx, hy, Lx, Ly", "hx, hy, hz, Lx, Ly, Lz"};
-  return fmt::format("a param of the program, {} or pi", axes[std::clamp(dims, 1, 3) - 1]);
-}
+std::string Program::param_noun() const { return fmt::format("a param of the program, {}, {} or pi", axis_names("h", dims), axis_names("L", dims)); }
 
 std::vector<double> Program::param_values() const {
   std::vector<double> v;

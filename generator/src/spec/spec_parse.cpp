@@ -8,6 +8,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpen/generator/associative_op.hpp"
 #include "gpen/generator/constraints.hpp"
@@ -83,7 +84,7 @@ class SpecParser final : public SpecReading {
     if (has_kind && root["kind"] == "program") {
       diag.unit([&] {
         src->fail("/kind", "this file is a program (a simulation), not a kernel spec",
-                  "a kernel spec (kind stencil, scan, sbp, pairwise or reduce); gpen simulate runs a program, gpen check checks it");
+                  fmt::format("a kernel spec (kind {}); gpen simulate runs a program, gpen check checks it", fmt::join(family_kinds(), ", ")));
       });
       return;
     }
