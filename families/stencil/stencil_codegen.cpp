@@ -76,8 +76,8 @@ std::string banner(const Spec& spec, const TunableChoice& choice, const StencilP
   if (plan.strategy == StencilStrategy::Stage) {
     int at_point = 0;
     for (std::size_t f = 0; f < plan.radius.size(); ++f) at_point += plan.in_registers(f);
-    s += fmt::format("//   shared:    {} bytes per block (dynamic): each input's planes k - rz .. k + rz and {} ahead{}{}\n", plan.dynamic_shared_bytes,
-                     plan.ring_ahead, plan.mid_shared_bytes ? fmt::format(", {} of intermediates", plan.mid_shared_bytes) : "",
+    s += fmt::format("//   shared:    {} bytes per block (dynamic): each input's planes {} .. k + rz and {} ahead{}{}\n", plan.dynamic_shared_bytes,
+                     plan.ring_behind ? "k - rz" : "k", plan.ring_ahead, plan.mid_shared_bytes ? fmt::format(", {} of intermediates", plan.mid_shared_bytes) : "",
                      at_point ? fmt::format(", none for the {} read at the point (in registers, from global memory)", at_point) : "");
   } else if (plan.dynamic_shared_bytes)
     s += fmt::format("//   shared:    {} bytes per block (dynamic): a ring of {} planes\n", plan.dynamic_shared_bytes, plan.ring_slots());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -155,6 +157,32 @@ void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
   refuse_tunable(spec, stencil_tunable_rows(), blame_blocks ? &StencilPlan::min_blocks : &StencilPlan::rows_y, msg, fix);
 }
 
+// A read of an input from the rings at a plane behind the centre. The
+// outputs' reads along the column come from the queues with z_queue; the
+// others, and every read an intermediate is computed from (at plane k for
+// one read along x, its row's halo included; at plane k + reach for one
+// read along z), come from the rings. Without such a read the rings need
+// not keep the planes behind (ring_behind 0); the template asserts the
+// same as it compiles.
+std::optional<std::pair<Access, bool>> read_behind_centre(const Spec& spec, const StencilPlan& p) {  // the read, and whether an intermediate's
+  const int inputs = static_cast<int>(spec.inputs().size());
+  auto behind = [&](const Access& a, int ahead, bool queued) {
+    std::array<int, 3> k{0, 0, 0};
+    for (int ax = 0; ax < 3; ++ax) k[p.kernel_axis[ax]] = a.off[ax];
+    return a.field < inputs && k[2] + ahead < 0 && !(queued && k[0] == 0 && k[1] == 0);
+  };
+  const MixedSplit split = p.mids.empty() ? MixedSplit{spec.output_exprs(), {}}
+                                          : split_mixed_derivatives(spec.output_exprs(), inputs, p.kernel_axis, p.xz_queue);
+  std::vector<Access> reads;
+  for (const auto& r : split.roots) collect_accesses(*r, reads);
+  for (const Access& a : reads)
+    if (behind(a, 0, p.z_queue)) return std::make_pair(a, false);
+  for (const auto& g : split.mids)
+    for (const Term& t : g.terms)
+      if (behind(t.access, g.outer_axis == 2 ? g.reach : 0, false)) return std::make_pair(t.access, true);
+  return std::nullopt;
+}
+
 }  // namespace
 
 StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
@@ -212,17 +240,6 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
     }
   }
   if (p.strategy == StencilStrategy::Stage) {
-    // Every input's ring: 2 rz + 1 + ring_ahead tiles of the block's points
-    // with the x and y radius around them, corners included
-    // (families/stencil/device/stencil_stage.cuh). An input read at the
-    // point alone has none with point_registers: each thread reads it from
-    // global memory.
-    std::size_t values = 0;
-    for (std::size_t f = 0; f < p.radius.size(); ++f) {
-      const auto& r = p.radius[f];
-      if (!p.in_registers(f))
-        values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * (2 * r[2] + 1 + p.ring_ahead);
-    }
     if (p.mixed_passes == 2) {
       // Intermediates read along x: each warp's rows of them, its points
       // and the reach either side along x (stencil_stage.cuh, MidRows);
@@ -243,6 +260,21 @@ StencilPlan plan_stencil(const Spec& spec, const TunableChoice& choice) {
         const int wx = std::min(p.block_x, 32), rows = 32 / wx * p.rows_y;
         p.mid_shared_bytes += static_cast<std::size_t>(p.threads() / 32) * rows * (wx + 2 * g[1]) * size_of(spec.dtype);
       }
+    }
+    // ring_behind 0 drops the planes behind the centre only where nothing
+    // reads them: else it makes the unit of its plain 1 (but for the banner).
+    if (!p.ring_behind && (!p.z_queue || read_behind_centre(spec, p))) p.ring_behind = true;
+    // Every input's ring: 2 rz + 1 + ring_ahead tiles (rz + 1 + ring_ahead
+    // without the planes behind) of the block's points with the x and y
+    // radius around them, corners included
+    // (families/stencil/device/stencil_stage.cuh). An input read at the
+    // point alone has none with point_registers: each thread reads it from
+    // global memory.
+    std::size_t values = 0;
+    for (std::size_t f = 0; f < p.radius.size(); ++f) {
+      const auto& r = p.radius[f];
+      if (!p.in_registers(f))
+        values += static_cast<std::size_t>(p.block_x + 2 * r[0]) * (p.block_y * p.rows_y + 2 * r[1]) * ((p.ring_behind ? 2 * r[2] : r[2]) + 1 + p.ring_ahead);
     }
     p.dynamic_shared_bytes = values * size_of(spec.dtype) + p.mid_shared_bytes;
     if (p.dynamic_shared_bytes > kMaxDynamicShared) {

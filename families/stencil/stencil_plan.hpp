@@ -42,6 +42,7 @@ struct StencilPlan {
   bool z_queue = false;          // stage: each input's column along z in registers
   bool xz_queue = false;         // stage, mixed_passes 2: intermediates of x and z pairs read along z (register queues)
   bool point_registers = false;  // stage: inputs read at the point alone (radius 0) in registers, no ring
+  bool ring_behind = true;       // stage: each ring keeps the planes behind the centre (k - rz .. k - 1); false needs z_queue
   int dims = 3;
   std::array<int, 3> kernel_axis{0, 1, 2};  // user axis -> kernel axis
   std::vector<std::array<int, 3>> in_ghost;   // per input slot, kernel axes

@@ -20,6 +20,7 @@ const std::vector<TunableRow<StencilPlan>>& stencil_tunable_rows() {
       {"mixed_passes", "2: mixed derivatives as two passes through intermediate planes of the block; 1: every product read from the planes", "", "stage", &StencilPlan::mixed_passes},
       {"z_queue", "1: each input's values along the thread's column in a register queue, one shared load a step for all of them", "kZQueue", "stage", &StencilPlan::z_queue},
       {"xz_queue", "1: an intermediate of a mixed derivative along x and z (D1(D1(u, z), x)) taken along x and read along z from a register queue; 0: taken along z and read along x from the warps' rows in shared memory", "", "stage", &StencilPlan::xz_queue},
+      {"ring_behind", "1: each input's ring keeps the planes behind the centre; 0 (z_queue 1, where no read off the column reaches behind): only planes k .. k + rz and those ahead, the queues filled by warm steps before the block's first plane", "kRingBehind", "stage", &StencilPlan::ring_behind},
       {"point_registers", "1: inputs read at the point alone (radius 0, as a time loop's registers) held in registers, a plane loaded ahead, with no ring in shared memory", "kPointRegisters", "stage", &StencilPlan::point_registers},
       {"shared_pitches", "1: fields of a kind and ghost width padded alike share one row and plane stride (arrays padded unalike take a unit of their own at their first launch)", "", "stage", &StencilPlan::shared_pitches},
       {"min_blocks", "blocks an SM that __launch_bounds__ asks ptxas to fit (0: no bound)", "", "march", &StencilPlan::min_blocks},
@@ -124,6 +125,12 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
   } else {
     b.push_back(offer(row_of(t, &StencilPlan::xz_queue), {0LL, 1LL}, 1, 0, 1, 0));
   }
+  // Rings without the planes behind the centre (z_queue 1 reads none of
+  // them where no read off the column reaches behind): less shared memory
+  // a block. momentum_visc3d float64 at 32x4 1.10x its rings with them,
+  // 1.07x its default; continuity3d, whose blocks its registers bound,
+  // loses the warm steps (0.94x; bench/RESULTS.md, "forty-fourth session").
+  b.push_back(offer(row_of(t, &StencilPlan::ring_behind), {0LL, 1LL}, 1, 0, 1, 1));
   // Inputs read at the point alone in registers rather than rings: the
   // induction equation's velocity 1.12x (float64) and 1.07x (float32) at
   // 256^3, the Orszag-Tang program's fused float32 stages 1.06x, but its
@@ -151,6 +158,8 @@ std::vector<TunableOffer> stencil_offers(const Spec& spec) {
 //   - xz_queue under mixed_passes 1: the plan splits nothing into
 //     intermediates, so xz_queue has nothing to take along x; 1 makes the
 //     unit of its plain 0 (but for the banner);
+//   - ring_behind 0 where a read needs the planes behind the centre (z_queue
+//     0, a read off the column there): the plan keeps them, the unit of 1;
 //   - points_per_thread of the stage strategy, at a shape: the stage
 //     kernel's code does not read it (its blocks take their planes from the
 //     grid, which StencilPlan::launch makes from it and lengthens where
@@ -164,6 +173,14 @@ std::optional<TunableChoice> stencil_plain_twin(const Spec& spec, const TunableC
   if (passes != choice.end() && xz != choice.end() && passes->second == TunableValue{1LL} && xz->second != TunableValue{0LL}) twin[xz->first] = 0LL;
   const std::string& ppt = row_of(t, &StencilPlan::points_per_thread).name;
   const auto strategy = choice.find(strategy_row(t).name);
+  const auto behind = choice.find(row_of(t, &StencilPlan::ring_behind).name);
+  if (strategy != choice.end() && to_string(strategy->second) == "stage" && behind != choice.end() && behind->second == TunableValue{0LL}) {
+    try {
+      if (plan_stencil(spec, twin).ring_behind) twin[behind->first] = 1LL;
+    } catch (const SpecError&) {
+      // Refused for another reason; the space says why.
+    }
+  }
   const TunableDecl* decl = spec.find_tunable(ppt);
   if (shape && decl && strategy != choice.end() && to_string(strategy->second) == "stage") {
     try {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpen/families/common/tunable_offer.hpp"
 #include "gpen/generator/codegen.hpp"
 #include "gpen/generator/ir_common.hpp"
 #include "gpen/generator/tunables.hpp"
@@ -383,7 +384,7 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
   // than 128 distinct values a point and stage them, one row a thread, one
   // plane ahead, 32 planes a block; the single operators march, and so
   // would continuity3d but for its spec's defaults.
-  const std::map<std::string, int> height = {{"momentum_visc3d", 5}, {"induction3d", 6}, {"mhd_iso3d", 4}};
+  const std::map<std::string, int> height = {{"momentum_visc3d", 4}, {"induction3d", 6}, {"mhd_iso3d", 4}};
   for (const char* heavy : {"momentum_visc3d", "induction3d", "mhd_iso3d"}) {
     CAPTURE(heavy);
     const Spec h = load_spec(gpen::test::source_dir() + "/specs/stencil/" + heavy + ".json");
@@ -395,7 +396,8 @@ TEST_CASE("plan: the stage strategy's planes, refused with the numbers, and chos
     // Blocks of 5 and 6 rows of threads are theirs to tune (their planes
     // fill an SM's shared memory with more warps), 4 gpen's default; the
     // specs set their float64 heights (bench/RESULTS.md, thirty-eighth
-    // session; mhd_iso3d keeps 4 for the Orszag-Tang program's fused stages).
+    // session; mhd_iso3d keeps 4 for the Orszag-Tang program's fused stages;
+    // momentum_visc3d 4 with rings without the planes behind, forty-fourth).
     CHECK(tunable_int(d, "block_y") == height.at(heavy));
     CHECK(plan_stencil(h, h.choose({"block_y=6"})).launch({256, 256, 256}).block == std::array<unsigned, 3>{32, 6, 1});
     CHECK(plan_stencil(h, h.choose({"block_y=5"})).launch({256, 256, 256}).grid[1] == 52);  // 256 / 5, rounded up
@@ -424,14 +426,16 @@ TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64 unless
   const Spec m32 = load_spec(dir + "momentum_visc3d.json", Dtype::Float32);
   // Where no x and z pair splits, float64 takes the columns: diffusion3d
   // (no mixed derivative) and an x and y pair; momentum_visc3d, whose x
-  // and z pairs split, takes the x and z queues instead.
+  // and z pairs split, takes the x and z queues instead, and its spec the
+  // columns too, for rings without the planes behind (ring_behind 0).
   const Spec diffusion = load_spec(dir + "diffusion3d.json");
   CHECK(plan_stencil(diffusion, diffusion.choose({"strategy=stage"})).z_queue);
   const Spec xy = load_spec_string(gpen::test::two_input_spec(3, 6, {{"w", "D1(D1(u, y), x) + v"}}));
   CHECK(xy.find_tunable("mixed_passes")->values.size() == 2);
   CHECK(xy.find_tunable("xz_queue")->values.size() == 1);
   CHECK(plan_stencil(xy, xy.choose({"strategy=stage"})).z_queue);
-  CHECK_FALSE(plan_stencil(m64, m64.choose()).z_queue);
+  CHECK(m64.find_tunable("z_queue")->default_value == TunableValue{1LL});  // the spec's
+  CHECK(plan_stencil(m64, m64.choose()).z_queue);
   CHECK(plan_stencil(m64, m64.choose()).xz_queue);
   CHECK_FALSE(plan_stencil(m32, m32.choose()).z_queue);
   CHECK(plan_stencil(m32, m32.choose({"z_queue=1"})).z_queue);
@@ -439,13 +443,59 @@ TEST_CASE("plan: the stage's columns in registers (z_queue): 1 in float64 unless
   const Spec mhd = load_spec(dir + "mhd_iso3d.json");
   CHECK_FALSE(plan_stencil(mhd, mhd.choose()).z_queue);
   // The same shared memory either way; the unit says which.
-  CHECK(plan_stencil(m64, m64.choose({"z_queue=0"})).dynamic_shared_bytes == plan_stencil(m64, m64.choose()).dynamic_shared_bytes);
+  CHECK(plan_stencil(m64, m64.choose({"z_queue=0"})).dynamic_shared_bytes == plan_stencil(m64, m64.choose({"z_queue=1", "ring_behind=1"})).dynamic_shared_bytes);
   CHECK(generate(m64, m64.choose({"z_queue=1"})).source.find("static constexpr bool kZQueue = true;") != std::string::npos);
-  CHECK(generate(m64, m64.choose()).source.find("static constexpr bool kZQueue = false;") != std::string::npos);
+  CHECK(generate(m64, m64.choose({"z_queue=0"})).source.find("static constexpr bool kZQueue = false;") != std::string::npos);
   // Another strategy takes 0, and refuses 1 by name.
   const Spec o2 = load_spec(dir + "laplacian3d_o2.json");
   CHECK_FALSE(plan_stencil(o2, o2.choose()).z_queue);
   CHECK_THROWS_WITH_AS(o2.choose({"z_queue=1"}), doctest::Contains("only the stage strategy has z_queue, and the strategy is march"), UsageError);
+}
+
+TEST_CASE("plan: rings without the planes behind the centre (ring_behind 0) where nothing reads them, else the unit of 1") {
+  const std::string dir = gpen::test::source_dir() + "/specs/stencil/";
+  const Spec m64 = load_spec(dir + "momentum_visc3d.json");
+  // momentum_visc3d's float64 default: columns and x and z pairs in queues,
+  // so no read reaches a plane behind; its 4 rings (38 x 10 cells a plane
+  // at 32x4) keep planes k .. k + 3 and 1 ahead, 3 fewer than with them.
+  const StencilPlan d = plan_stencil(m64, m64.choose());
+  const StencilPlan with = plan_stencil(m64, m64.choose({"ring_behind=1"}));
+  CHECK_FALSE(d.ring_behind);
+  CHECK(with.ring_behind);
+  CHECK(with.dynamic_shared_bytes - d.dynamic_shared_bytes == 4 * 38 * 10 * 3 * 8);
+  const std::string unit = generate(m64, m64.choose()).source;
+  CHECK(unit.find("static constexpr bool kRingBehind = false;") != std::string::npos);
+  CHECK(unit.find("each input's planes k .. k + rz and 1 ahead") != std::string::npos);
+  CHECK(generate(m64, m64.choose({"ring_behind=1"})).source.find("each input's planes k - rz .. k + rz and 1 ahead") != std::string::npos);
+  // A read behind keeps them, and the choice is the twin of ring_behind 1:
+  // the columns read from the rings (z_queue 0); the products off the
+  // column (mixed_passes 1); an intermediate computed from planes behind
+  // (xz_queue 0: uz along z, read along x, across its row's halo).
+  for (const char* keep : {"z_queue=0", "mixed_passes=1", "xz_queue=0"}) {
+    CAPTURE(keep);
+    const TunableChoice c = m64.choose({keep});
+    CHECK(plan_stencil(m64, c).ring_behind);
+    const auto twin = stencil_plain_twin(m64, c, nullptr);
+    REQUIRE(twin);
+    CHECK(tunable_int(*twin, "ring_behind") == 1);
+    CHECK(generate(m64, c).source.find("static constexpr bool kRingBehind = true;") != std::string::npos);
+  }
+  CHECK_FALSE(stencil_plain_twin(m64, m64.choose(), nullptr));
+  // mhd_iso3d in float32 (its spec's 0) drops them; in float64 (xz_queue
+  // 0) an intermediate reads behind, unless x and z pairs go along z.
+  const Spec mhd32 = load_spec(dir + "mhd_iso3d.json", Dtype::Float32);
+  const Spec mhd64 = load_spec(dir + "mhd_iso3d.json");
+  CHECK_FALSE(plan_stencil(mhd32, mhd32.choose()).ring_behind);
+  CHECK(plan_stencil(mhd64, mhd64.choose({"z_queue=1", "ring_behind=0"})).ring_behind);
+  CHECK_FALSE(plan_stencil(mhd64, mhd64.choose({"z_queue=1", "xz_queue=1", "ring_behind=0"})).ring_behind);
+  // No mixed derivative (continuity3d, columns by default): 0 drops them;
+  // gpen's default is 1, and another strategy refuses 0 by name.
+  const Spec c = load_spec(dir + "continuity3d.json");
+  CHECK(plan_stencil(c, c.choose()).ring_behind);
+  CHECK_FALSE(plan_stencil(c, c.choose({"ring_behind=0"})).ring_behind);
+  const Spec o2 = load_spec(dir + "laplacian3d_o2.json");
+  CHECK(plan_stencil(o2, o2.choose()).ring_behind);
+  CHECK_THROWS_WITH_AS(o2.choose({"ring_behind=0"}), doctest::Contains("only the stage strategy has ring_behind, and the strategy is march"), UsageError);
 }
 
 TEST_CASE("plan: intermediates of x and z pairs read along z (xz_queue): 1 by default, offered where such a pair splits") {

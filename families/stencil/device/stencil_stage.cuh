@@ -19,7 +19,13 @@
 // column (planes k - rz .. k + rz) in a register queue: compute()'s reads
 // along z cost no shared load, and one a step brings plane k + rz in: the
 // float64 kernels of many fields are bound by shared-memory bandwidth
-// (bench/RESULTS.md, "twentieth session").
+// (bench/RESULTS.md, "twentieth session"). Where no other read reaches the
+// planes behind the centre (none off the column there, and none an
+// intermediate is computed from), !kRingBehind keeps only planes
+// k .. k + rz and those ahead: rz slots fewer a ring, so a block takes less
+// shared memory. The queues then fill a plane a step: the block starts
+// 2 kMaxRadiusZ warm steps before its first plane, steps that copy and
+// push but compute nothing, as the later steps move them.
 //
 // Inputs of the same radius keep their rings interleaved (slot s of every
 // input side by side), so that one address a plane serves every input's
@@ -108,7 +114,7 @@ struct StageTile {
   static constexpr int W = TX + 2 * RX, H = TY + 2 * RY;
   static constexpr bool kDirect = stage_in_registers<B>(F);
   static constexpr int kPlane = kDirect ? 0 : W * H;
-  static constexpr int kSlots = 2 * RZ + 1 + B::kRingAhead;
+  static constexpr int kSlots = (B::kRingBehind ? 2 * RZ : RZ) + 1 + B::kRingAhead;
   static constexpr bool kInterleaved = stage_rings_interleaved<B>();
   static constexpr int kSlotStride = kInterleaved ? stage_rings_before<B>(B::kNumIn) * kPlane : kPlane;
   // Values before input F's slot 0: interleaved, the planes of the staged
@@ -171,6 +177,14 @@ __host__ __device__ constexpr int stage_z_reach() {
   for (int g = 0; g < B::kNumMid; ++g)
     if (B::kMidAxis[g][0] == 2 && B::kMidAxis[g][1] > r) r = B::kMidAxis[g][1];
   return r;
+}
+
+// Steps a block takes before its first plane: without the planes behind
+// the centre (kRingBehind false), the queues fill one plane a step, from
+// plane k0 - 2 kMaxRadiusZ on, as they move later.
+template <class B>
+__host__ __device__ constexpr int stage_warm_steps() {
+  return B::kRingBehind ? 0 : 2 * B::kMaxRadiusZ;
 }
 
 // A thread's cells of input F's plane tile, the same in every plane: cell
@@ -263,6 +277,7 @@ struct StagePoint {
     constexpr int dz = DZ + DZ0;
     static_assert(!T::kDirect, "an input with a ring");
     static_assert(-T::RZ <= dz && dz <= T::RZ, "a plane of the ring");
+    static_assert(B::kRingBehind || dz >= 0, "a plane the ring keeps (without kRingBehind, none behind the centre)");
     int slot = zslot[F] + dz;  // of plane k + dz, |dz| <= RZ < kSlots
     if constexpr (dz > 0) slot = slot >= T::kSlots ? slot - T::kSlots : slot;
     if constexpr (dz < 0) slot = slot < 0 ? slot + T::kSlots : slot;
@@ -291,17 +306,21 @@ template <class B>
 using StageColumns = typename B::real[B::kZQueue && B::kNumIn > 0 ? B::kNumIn : 1][B::kZQueue ? B::kRowsY : 1][B::kZQueue ? 2 * B::kMaxRadiusZ + 1 : 1];
 
 // Moves the queue q[C - R .. C + R] of a column's values at planes
-// k - R .. k + R to step s: all of them at the block's first step, else each
-// down a plane and the one at k + R new. value(Index<DZ>{}) is the value at
-// plane k + DZ.
-template <int R, int C, class real, int N, class Value>
+// k - R .. k + R to step s: all of them at the block's first step (kFill),
+// else each down a plane and the one at k + R new. value(Index<DZ>{}) is
+// the value at plane k + DZ. Without kFill the queue fills a plane a step
+// (warm steps) and no plane behind k is read.
+template <int R, int C, bool kFill, class real, int N, class Value>
 __device__ __forceinline__ void stage_queue_step(real (&q)[N], int s, Value value) {
   static_assert(0 <= C - R && C + R < N, "the queue's planes");
-  if (s == 0) {
-    for_each_index<2 * R>([&](auto j) {
-      constexpr int J = decltype(j)::value;
-      q[C - R + J] = value(Index<J - R>{});
-    });
+  bool fill = false;
+  if constexpr (kFill) fill = s == 0;
+  if (fill) {
+    if constexpr (kFill)
+      for_each_index<2 * R>([&](auto j) {
+        constexpr int J = decltype(j)::value;
+        q[C - R + J] = value(Index<J - R>{});
+      });
   } else {
     for_each_index<2 * R>([&](auto j) {
       constexpr int J = decltype(j)::value;
@@ -350,6 +369,7 @@ template <class B>
 __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   using real = typename B::real;
   constexpr int Y = B::kRowsY, D = B::kRingAhead;
+  static_assert(B::kRingBehind || (B::kZQueue && stage_z_reach<B>() <= B::kMaxRadiusZ), "warm steps fill every queue");
   constexpr int kInputs = B::kNumIn > 0 ? B::kNumIn : 1;  // zslot's length
   extern __shared__ __align__(16) unsigned char gpen_stage_bytes[];
   real* ring = reinterpret_cast<real*>(gpen_stage_bytes);
@@ -369,6 +389,13 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   const int ty0 = warp * 32 / B::kBlockX, tx0 = warp * 32 % B::kBlockX;
   StageZQueues<B> zq;
   StageColumns<B> col;
+  // Warm steps shift every queue before all of it is written: its values
+  // must be set, or reading them is undefined, which the compiler may
+  // exploit (an mhd_iso3d float64 unit computed wrong values without this).
+  if constexpr (!B::kRingBehind) {
+    for (auto& q : zq) for (auto& r : q) for (auto& v : r) v = real(0);
+    for (auto& q : col) for (auto& r : q) for (auto& v : r) v = real(0);
+  }
   // The inputs without a ring at the thread's points of plane k (loaded at
   // the end of the step before; 0 past the interior or the walk).
   StageAtPoint<B> at_point;
@@ -378,7 +405,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       if constexpr (StageTile<B, F>::kDirect) {
         for_each_index<Y>([&](auto py) {
           constexpr int PY = decltype(py)::value;
-          v[F][PY] = i < a.n.nx && j0 + PY < a.n.ny && p < k1 ? __ldg(a.in[F] + InGeometry<B, F>::at(a, i, j0 + PY, p)) : real(0);
+          v[F][PY] = i < a.n.nx && j0 + PY < a.n.ny && k0 <= p && p < k1 ? __ldg(a.in[F] + InGeometry<B, F>::at(a, i, j0 + PY, p)) : real(0);
         });
       }
     });
@@ -386,7 +413,9 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   constexpr bool kAnyInRegisters = stage_rings_before<B>(B::kNumIn) < B::kNumIn;
   if constexpr (kAnyInRegisters) load_at_point(at_point, k0);
 
-  // Input F's slot of plane k0 + s - RZ .. (step s reads s - RZ .. s + RZ).
+  // The first step's plane: k0, or warm steps before it.
+  const int kb = k0 - stage_warm_steps<B>();
+  // Input F's slot of plane kb + s - RZ .. (step s reads s - RZ .. s + RZ).
   auto slot = [&](auto f, int s) {
     constexpr int F = decltype(f)::value;
     using T = StageTile<B, F>;
@@ -401,11 +430,12 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
     else if constexpr (stage_cells_shared<B>()) stage_copy<B, F>(slot(f, s), a, cells, I0, J0, p, tid);
     else stage_copy<B, F>(slot(f, s), a, StageCells<B, F>(a, I0, J0, tid), I0, J0, p, tid);
   };
-  // Copies of plane k0 + s + RZ of every input that a step still reads.
+  // Copies of plane kb + s + RZ of every input that a step still reads
+  // (none below k0 - RZ: warm steps read no plane below it that counts).
   auto copy_planes = [&](int s) {
     for_each_index<B::kNumIn>([&](auto f) {
       constexpr int rz = StageTile<B, decltype(f)::value>::RZ;
-      if (k0 + s < k1) copy(f, s + 2 * rz, k0 + s + rz);
+      if (kb + s < k1 && (B::kRingBehind || kb + s + rz >= k0 - rz)) copy(f, s + 2 * rz, kb + s + rz);
     });
   };
 
@@ -415,7 +445,8 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   for_each_index<B::kNumIn>([&](auto f) {
     constexpr int F = decltype(f)::value;
     constexpr int rz = StageTile<B, F>::RZ;
-    for (int p = -rz; p < rz + (D > 0 ? 1 : 0); ++p) copy(f, p + rz, k0 + p);
+    for (int p = B::kRingBehind ? -rz : 0; p < rz + (D > 0 ? 1 : 0); ++p)
+      if (B::kRingBehind || kb + p >= k0 - rz) copy(f, p + rz, kb + p);
   });
   arch::copy_async_commit();
 #pragma unroll
@@ -425,7 +456,8 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   }
 
   auto step = [&](int k) {
-    const int s = k - k0;  // steps since the block's first plane
+    const int s = k - kb;  // steps since the block's first step
+    const bool warm = !B::kRingBehind && k < k0;  // a step that fills the queues only
     if constexpr (D > 0) {
       arch::copy_async_wait<D - 1>();
       __syncthreads();
@@ -447,6 +479,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
       for_each_index<B::kNumMid>([&](auto g) {
         constexpr int G = decltype(g)::value;
         if constexpr (B::kMidAxis[G][0] == 0) {
+          if (warm) return;
           // The warp's rows at plane k. Cells whose reads would leave the
           // copied tile (past the array's ghosts) are not computed: no
           // stored point reads them.
@@ -465,7 +498,7 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
           for_each_index<Y>([&](auto py) {
             constexpr int PY = decltype(py)::value;
             const int cy = static_cast<int>(threadIdx.y) * Y + PY;
-            stage_queue_step<B::kMidAxis[G][1], stage_z_reach<B>()>(zq[G][PY], s, [&](auto dz) {
+            stage_queue_step<B::kMidAxis[G][1], stage_z_reach<B>(), B::kRingBehind>(zq[G][PY], s, [&](auto dz) {
               return B::template mid<G>(StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy});
             });
           });
@@ -486,12 +519,13 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
           for_each_index<B::kNumIn>([&](auto f) {
             constexpr int F = decltype(f)::value;
             if constexpr (!StageTile<B, F>::kDirect)
-            stage_queue_step<B::kRadius[F][2], B::kMaxRadiusZ>(col[F][PY], s, [&](auto dz) {
+            stage_queue_step<B::kRadius[F][2], B::kMaxRadiusZ, B::kRingBehind>(col[F][PY], s, [&](auto dz) {
               return StagePoint<B, decltype(dz)::value>{ring, zslot, static_cast<int>(threadIdx.x), cy}.template at<F, 0, 0, 0>();
             });
           });
         });
       }
+      if (warm) return;
       real v[Y][B::kNumOut];
       for_each_index<Y>([&](auto py) {
         constexpr int PY = decltype(py)::value;
@@ -516,13 +550,13 @@ __device__ __forceinline__ void stencil_stage(const StencilArgs<B>& a) {
   };
   if constexpr (kAnyInRegisters) {
 #pragma unroll 1
-    for (int k = k0; k < k1; ++k) {
+    for (int k = kb; k < k1; ++k) {
       step(k);
       load_at_point(at_point, k + 1);  // in flight through the next step's barrier and copies
     }
   } else {
 #pragma unroll 1
-    for (int k = k0; k < k1; ++k) step(k);
+    for (int k = kb; k < k1; ++k) step(k);
   }
   arch::copy_async_wait<0>();  // no copy outlives the block
 }

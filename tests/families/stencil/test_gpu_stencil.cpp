@@ -147,8 +147,10 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
   // Per configuration: ring_ahead, rows_y, points_per_thread, block_x,
   // block_y (2-D specs: rows_y and block_y 1), mixed_passes besides 2
   // (each fits mhd_iso3d's seven inputs and ten intermediates), z_queue
-  // (the columns in registers or read from the ring) and xz_queue (where
-  // offered: x and z pairs' intermediates read along x or along z). 66x45x33 and 67x45x33 leave
+  // (the columns in registers or read from the ring), xz_queue (where
+  // offered: x and z pairs' intermediates read along x or along z) and
+  // ring_behind (0: rings without the planes behind where nothing reads
+  // them, warm steps; elsewhere the unit of 1). 66x45x33 and 67x45x33 leave
   // columns, rows and planes over in the last tiles (33 planes: 1 left by 8
   // and 32); 3x5x2 is smaller than a tile; 40x9x70 walks past a block's
   // first ring of planes many times.
@@ -160,9 +162,9 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
       // the planes in two of them.
       const bool splits = s.find_tunable("mixed_passes")->values.size() > 1;
       const bool xz_offered = s.find_tunable("xz_queue")->values.size() > 1;
-      for (const char* cfg : {"0 1 1 32 4 1 1 0", "1 2 8 32 2 2 0 1", "2 1 32 32 2 1 1 1", "3 4 8 32 1 2 0 0", "0 1 8 64 1 2 1 1"}) {
-        int ahead, y, ppt, bx, by, passes, zq, xz;
-        std::sscanf(cfg, "%d %d %d %d %d %d %d %d", &ahead, &y, &ppt, &bx, &by, &passes, &zq, &xz);
+      for (const char* cfg : {"0 1 1 32 4 1 1 0 0", "1 2 8 32 2 2 0 1 0", "2 1 32 32 2 1 1 1 1", "3 4 8 32 1 2 0 0 1", "0 1 8 64 1 2 1 1 0"}) {
+        int ahead, y, ppt, bx, by, passes, zq, xz, rb;
+        std::sscanf(cfg, "%d %d %d %d %d %d %d %d %d", &ahead, &y, &ppt, &bx, &by, &passes, &zq, &xz, &rb);
         if (s.dims < 3) y = by = 1;
         if (!xz_offered) xz = 0;
         for (int p : {2, passes}) {
@@ -170,7 +172,7 @@ TEST_CASE("the stage strategy's planes: every shipped spec, both dtypes, ragged 
           const std::vector<std::string> set = {"strategy=stage", "ring_ahead=" + std::to_string(ahead), "rows_y=" + std::to_string(y),
                                                 "points_per_thread=" + std::to_string(ppt), "block_x=" + std::to_string(bx),
                                                 "block_y=" + std::to_string(by), "mixed_passes=" + std::to_string(splits ? p : 1),
-                                                "z_queue=" + std::to_string(zq), "xz_queue=" + std::to_string(xz)};
+                                                "z_queue=" + std::to_string(zq), "xz_queue=" + std::to_string(xz), "ring_behind=" + std::to_string(rb)};
           for (std::array<long long, 3> n : {std::array<long long, 3>{66, 45, 33}, {67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
             if (s.dims == 2) n = {n[0], n[1], 1};
             check_run(s, set, n);
@@ -232,7 +234,7 @@ TEST_CASE("mixed derivatives in two passes: 2-D, read along x and z, rank 2, 4th
         for (const char* passes : {"mixed_passes=1", "mixed_passes=2"}) {
           const std::vector<std::string> set = {"strategy=stage", "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
                                                 "rows_y=" + std::to_string(y), "ring_ahead=" + std::to_string(ahead), "points_per_thread=8", passes,
-                                                "z_queue=" + std::to_string(zq), "xz_queue=" + std::to_string(xz)};
+                                                "z_queue=" + std::to_string(zq), "xz_queue=" + std::to_string(xz), "ring_behind=" + std::to_string(1 - zq)};
           for (std::array<long long, 3> n : {std::array<long long, 3>{67, 45, 33}, {3, 5, 2}, {40, 9, 70}}) {
             if (dims == 2) n = {n[0], n[1], 1};
             check_run(s, set, n);

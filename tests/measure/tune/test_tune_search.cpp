@@ -104,7 +104,7 @@ TEST_CASE("fixed tunables and device limits shrink the space") {
 TEST_CASE("a choice that makes another's unit is searched once: xz_queue under mixed_passes 1") {
   const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
   const std::vector<std::string> fixed = {"strategy=stage", "block_x=32", "block_y=4", "points_per_thread=32", "rows_y=1", "ring_ahead=1",
-                                          "stream_stores=1", "shared_pitches=1", "vector_x=1", "unroll_z=0", "min_blocks=0"};
+                                          "stream_stores=1", "shared_pitches=1", "vector_x=1", "unroll_z=0", "min_blocks=0", "ring_behind=1"};
   const SearchSpace space(m, fixed);
   // mixed_passes x z_queue x xz_queue: 8 choices, 2 of them the units of xz_queue 0.
   CHECK(space.total() == 8);
@@ -143,7 +143,8 @@ TEST_CASE("at the search's size, stage choices whose points_per_thread make the 
 
   const Spec m = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
   std::vector<std::string> fixed = {"strategy=stage", "block_x=32", "block_y=5", "rows_y=1", "ring_ahead=1", "stream_stores=1", "shared_pitches=1",
-                                    "vector_x=1", "unroll_z=0", "min_blocks=0", "mixed_passes=2", "z_queue=0", "xz_queue=1", "point_registers=0"};
+                                    "vector_x=1", "unroll_z=0", "min_blocks=0", "mixed_passes=2", "z_queue=0", "xz_queue=1", "point_registers=0",
+                                    "ring_behind=1"};
   auto grid_z = [&](const TunableChoice& c, const std::array<long long, 3>& shape) { return plan_stencil(m, c).launch(shape).grid[2]; };
   CHECK(SearchSpace(m, fixed).points().size() == 9);  // points_per_thread 1 .. 256
   for (const std::array<long long, 3> shape : {std::array<long long, 3>{512, 512, 512}, {256, 256, 256}, {37, 21, 19}}) {
