@@ -258,7 +258,11 @@ void Simulation::restart(const std::string& dir) {
   step_ = j["step"].get<long long>();
 }
 
-double Simulation::next_dt(double until) {
+// 1 + the fraction of a step that a step landing on its stop may add
+// (families/common/device/time_loop.cuh's kLandSlack, the same).
+constexpr double kLandSlack = 1.000001;
+
+Simulation::NextStep Simulation::next_dt(double until) {
   const TimeStep& ts = p_.time_step;
   double dt = ts.dt;
   if (!ts.fixed) {
@@ -270,8 +274,11 @@ double Simulation::next_dt(double until) {
     if (c.dt_max > 0 && dt > c.dt_max) dt = c.dt_max;  // a NaN stays: run() says why
     last_speed_ = speed;
   }
-  if (until >= 0 && t_ + dt > until) dt = until - t_;
-  return dt;
+  // A step that would end within kLandSlack of its dt short of `until`
+  // lands on it: no sliver of a step left before it.
+  const bool lands = until >= 0 && t_ + dt * kLandSlack >= until;
+  if (lands) dt = until - t_;
+  return {dt, lands};
 }
 
 RunResult Simulation::run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress) {
@@ -540,7 +547,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
         break;
       }
       const double until = stop_time();  // land on snapshot times
-      const double dt = next_dt(until);
+      const auto [dt, lands] = next_dt(until);
       if (!(dt > 0) || std::isinf(dt) || !(t_ + dt > t_)) {
         if (!no_step(dt)) return res;
       }
@@ -549,7 +556,7 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
         break;
       }
       // Land exactly on a target time rather than a rounding short of it.
-      if (!account(dt, (until >= 0 && t_ + dt >= until) ? until : t_ + dt)) return res;
+      if (!account(dt, lands ? until : t_ + dt)) return res;
     }
   }
   // The state at the stop: its diagnostics and a snapshot, unless the

@@ -77,8 +77,12 @@ class Simulation {
   RunResult run(const RunOptions& opt, const std::function<void(const StepReport&)>& progress = {});
 
   // The next step's dt: fixed, or from the CFL conditions on the device's
-  // state; capped so that `until` is met exactly.
-  double next_dt(double until);
+  // state; capped so that `until` is met exactly, and whether it lands there.
+  struct NextStep {
+    double dt;
+    bool lands;
+  };
+  NextStep next_dt(double until);
   // A snapshot of the state now into `dir` (created).
   void write_snapshot(const std::string& dir) const;
 

@@ -379,6 +379,24 @@ TEST_CASE("a snapshot's picture: the slice asked for, lowest value dark, highest
   }
 }
 
+TEST_CASE("a step that would end a hair short of --until lands on it: no sliver of a step after it") {
+  // Ten steps of 0.1 add up to 0.9999999999999999: the tenth lands on 1
+  // (0.1 and a hair), instead of an eleventh step of 1.1e-16. A CFL step
+  // that ends a third of the way short of its stop stays as it is.
+  const sim::Program p = program_of(line_wave(1e-3, "rk3", R"~({"dt": 0.1})~"), std::array<long long, 3>{8, 1, 1});
+  sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
+  s.initialize();
+  sim::RunOptions o;
+  o.until = 1.0;
+  s.run(o);
+  CHECK(s.step() == 10);
+  CHECK(s.time() == 1.0);
+  o.until = 1.25;  // 1.1, 1.2 and then a half step
+  s.run(o);
+  CHECK(s.step() == 13);
+  CHECK(s.time() == 1.25);
+}
+
 TEST_CASE("a run refuses what would never end or go unnoticed: a step that does not advance t, a foreign or damaged snapshot, a non-finite field without output") {
   // dt far below t's precision once t = 1.
   const sim::Program tiny = program_of(line_wave(1e-3, "rk3", R"~({"dt": 1e-20})~"), std::array<long long, 3>{8, 1, 1});

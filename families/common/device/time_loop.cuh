@@ -140,8 +140,9 @@ __device__ void update_rk4(real* f, const real* f0, real* acc, const real* k, co
 // The time step on the device (a 2N loop with a CFL step): as
 // Simulation::next_dt and its loop compute it on the host, operation for
 // operation, from the largest speed (the CFL reduction's first result),
-// clamped to dt_max and to land on `stop`; then beta dt into each stage
-// kernel's dt_beta global (ParamDecl::device), 0 where the step is no step
+// clamped to dt_max and to land on `stop` (where it would pass it or end
+// a hair short of it); then beta dt into each stage kernel's dt_beta global
+// (ParamDecl::device), 0 where the step is no step
 // (t would not advance: at `stop` already, or a NaN), so that such a step
 // changes no state. clock: {t, dt, speed, valid}, t where the step ends.
 struct TimeStepArgs {
@@ -154,6 +155,10 @@ struct TimeStepArgs {
 };
 static_assert(sizeof(TimeStepArgs) == 48, "TimeStepArgs as simulate/gpu_backend.cpp writes it");
 
+// 1 + the fraction of a step that a step landing on its stop may add
+// (simulate/simulation.cpp's kLandSlack, the same).
+constexpr double kLandSlack = 1.000001;
+
 template <class real, class S>
 __device__ void time_step(const S* speed, TimeStepArgs a, double* clock, real* const* dt_beta, const double* beta) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
@@ -165,11 +170,14 @@ __device__ void time_step(const S* speed, TimeStepArgs a, double* clock, real* c
     dt = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__dmul_rn(adv, adv), __dmul_rn(a.diffusion, a.diffusion))));
     if (a.dt_max > 0 && dt > a.dt_max) dt = a.dt_max;
   }
-  if (a.stop >= 0 && __dadd_rn(t, dt) > a.stop) dt = __dsub_rn(a.stop, t);
+  // A step that would end within kLandSlack of its dt short of `stop` lands
+  // on it (at most that much longer): no sliver of a step left before it.
+  const bool lands = a.stop >= 0 && __dadd_rn(t, __dmul_rn(dt, kLandSlack)) >= a.stop;
+  if (lands) dt = __dsub_rn(a.stop, t);
   // The host checked a fixed dt; an infinite one (nothing bounds it) is no step either.
   const bool valid = a.fixed > 0 || (dt > 0 && !isinf(dt) && __dadd_rn(t, dt) > t);
   for (int i = 0; i < a.count; ++i) *dt_beta[i] = valid ? static_cast<real>(__dmul_rn(dt, beta[i])) : real(0);
-  clock[0] = !valid ? t : (a.stop >= 0 && __dadd_rn(t, dt) >= a.stop) ? a.stop : __dadd_rn(t, dt);
+  clock[0] = !valid ? t : lands ? a.stop : __dadd_rn(t, dt);
   clock[1] = dt;
   clock[2] = s;
   clock[3] = valid ? 1 : 0;
