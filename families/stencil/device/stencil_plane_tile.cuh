@@ -70,7 +70,9 @@ struct PlaneTiles {
   static __device__ __forceinline__ real get(const real* smem) {
     static_assert(kTiled<F>, "plane read of an input that has no tile");
     constexpr int rx = B::kRadius[F][0], ry = B::kRadius[F][1];
-    return smem[offset<F>() + (threadIdx.y + ry + DY) * kWidth<F> + threadIdx.x + rx + DX];
+    // int: DY and DX may be negative, and unsigned threadIdx would turn them
+    // into large values (the same address, after wrapping, and a warning).
+    return smem[offset<F>() + (static_cast<int>(threadIdx.y) + ry + DY) * kWidth<F> + static_cast<int>(threadIdx.x) + rx + DX];
   }
 };
 
