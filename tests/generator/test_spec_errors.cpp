@@ -19,7 +19,8 @@ constexpr int kOutputsLine = 9;
 TEST_CASE("the minimal spec is valid") {
   const Spec s = load_spec_string(minimal_spec());
   CHECK(s.name == "t");
-  CHECK(s.warnings.empty());
+  // Its param is there for the expressions other tests give it.
+  CHECK(s.warnings == std::vector<std::string>{"/params/0 (line 7, column 14): param 'k' is never used by the outputs"});
 }
 
 TEST_CASE("malformed JSON names line and column") {
@@ -311,11 +312,28 @@ TEST_CASE("tunables: a default a dtype, each one checked whichever dtype is load
   CHECK(to_string(load_spec(dir + "mhd_iso3d.json", Dtype::Float32).choose().at("z_queue")) == "1");
 }
 
-TEST_CASE("unused inputs are warned about, not silently accepted") {
-  std::string s = minimal_spec("k * 2");
-  const Spec spec = load_spec_string(s);
-  REQUIRE(spec.warnings.size() == 1);
-  CHECK(spec.warnings[0] == "/fields/0: input field 'u' is never read by the outputs");
+TEST_CASE("unused inputs, params, operators and lets are warned about, not silently accepted") {
+  {
+    const Spec spec = load_spec_string(minimal_spec("k * 2"));
+    CHECK(spec.warnings == std::vector<std::string>{"/fields/0 (line 6, column 14): input field 'u' is never read by the outputs",
+                                                    "/operators/0 (line 8, column 17): operator 'D2' is never applied by the outputs"});
+  }
+  {
+    const Spec spec = load_spec_string(minimal_spec("D2(u, x)"));
+    CHECK(spec.warnings == std::vector<std::string>{"/params/0 (line 7, column 14): param 'k' is never used by the outputs"});
+  }
+  // A let used by a let the output uses is used; one nothing reaches, and
+  // the param only it names, are not.
+  const std::string lets = "  \"lets\": [{\"name\": \"a\", \"expr\": \"D2(u, y)\"}, {\"name\": \"b\", \"expr\": \"a * 2\"}, {\"name\": \"c\", \"expr\": \"k\"}],\n";
+  const Spec spec = load_spec_string(minimal_spec("b + D2(u, x)", lets));
+  CHECK(spec.warnings == std::vector<std::string>{"/params/0 (line 7, column 14): param 'k' is never used by the outputs",
+                                                  "/lets/2 (line 9, column 79): let 'c' is never used by the outputs"});
+  // The shipped specs use all they declare.
+  for (const char* kind : {"stencil", "pairwise", "reduce"})
+    for (const auto& path : gpen::test::shipped_specs(kind)) {
+      CAPTURE(path);
+      CHECK(load_spec(path, Dtype::Float64).warnings.empty());
+    }
 }
 
 TEST_CASE("every independent error of a spec is reported, in document order, with a suggestion") {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cfloat>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -475,8 +476,33 @@ class SpecParser final : public SpecReading {
         return shape().pair_expressions ? static_cast<std::size_t>(a.field) < access_fields.size() && access_fields[a.field] == f - spec.fields.data()
                                         : a.field == f->slot;
       });
-      if (!used) spec.warnings.push_back(fmt::format("{}: input field '{}' is never read by the outputs", f->pointer, f->name));
+      if (!used) warn(f->pointer, fmt::format("input field '{}' is never read by the outputs", f->name));
     }
+    // Params, operators and lets that no output reaches, through the lets
+    // it uses: likely a term left out or a reference to another name.
+    std::set<std::string> named;
+    std::function<void(const Ast&)> names_in = [&](const Ast& a) {
+      if (a.kind == Ast::Kind::Name || a.kind == Ast::Kind::Call) named.insert(a.text);
+      for (const auto& x : a.args) names_in(*x);
+    };
+    for (const auto& o : spec.outputs)
+      if (o.ast) names_in(*o.ast);
+    // A let reads only the lets before it: from the last down, each one
+    // reached adds what it names.
+    for (std::size_t i = spec.lets.size(); i-- > 0;)
+      if (named.count(spec.lets[i].name) && spec.lets[i].ast) names_in(*spec.lets[i].ast);
+    for (const auto& d : spec.params)
+      if (!d.device && !named.count(d.name)) warn(d.pointer, fmt::format("param '{}' is never used by the outputs", d.name));
+    for (const auto& op : spec.operators)
+      if (!named.count(op.name)) warn(op.pointer, fmt::format("operator '{}' is never applied by the outputs", op.name));
+    for (const auto& d : spec.lets)
+      if (!named.count(d.name)) warn(d.pointer.substr(0, d.pointer.rfind('/')), fmt::format("let '{}' is never used by the outputs", d.name));
+  }
+
+  // A warning at `pointer`, with its line and column.
+  void warn(const std::string& pointer, const std::string& what) {
+    const Location at = src->locate(pointer);
+    spec.warnings.push_back(fmt::format("{} (line {}, column {}): {}", pointer, at.line, at.column, what));
   }
 
   std::set<std::string> names_;
