@@ -44,13 +44,20 @@ struct SimulateOptions {
   bool no_output = false, json = false, no_overlap = false;
 };
 
+// A restart whose snapshot lies past --until takes no step: why, in words
+// (empty for any other run); `until` the --until given (-1: none).
+std::string until_already_past(const sim::RunResult& r, double until) {
+  if (r.stop == sim::RunResult::Stop::Time && r.steps == 0 && until >= 0 && r.t > until)
+    return fmt::format("--until {:.9g} was already past: the state read is later", until);
+  return "";
+}
+
 // Why the run stopped, in words; `until` the --until given (-1: none).
 std::string stop_words(const sim::RunResult& r, double until) {
   switch (r.stop) {
     case sim::RunResult::Stop::Steps: return "the steps asked for";
     case sim::RunResult::Stop::Time:
-      // A restart whose snapshot lies past --until takes no step.
-      if (r.steps == 0 && until >= 0 && r.t > until) return fmt::format("--until {:.9g} was already past: the state read is later", until);
+      if (const std::string past = until_already_past(r, until); !past.empty()) return past;
       return "the time asked for";
     case sim::RunResult::Stop::Requested: return "Ctrl-C";
     case sim::RunResult::Stop::NonFinite: return "a non-finite value";
@@ -259,6 +266,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   }
   if (o.json && speaks) {
     Json doc = json_document("simulate");
+    const std::string message = !r.message.empty() ? r.message : until_already_past(r, o.until);
     Json diagnostics = Json::object();
     for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i) diagnostics[r.diagnostic_names[i]] = r.last_diagnostics[i];
     doc.update(Json{{"program", p.name},
@@ -280,7 +288,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
                              : r.stop == sim::RunResult::Stop::Time    ? "time"
                              : r.stop == sim::RunResult::Stop::Requested ? "interrupted"
                                                                          : "non_finite"},
-                    {"message", r.message.empty() ? Json(nullptr) : Json(r.message)},
+                    {"message", !message.empty() ? Json(message) : Json(nullptr)},
                     {"diagnostics", diagnostics},
                     {"last_snapshot", r.last_snapshot.empty() ? Json(nullptr) : Json(r.last_snapshot)}});
     JsonChannel::emit(doc);

@@ -204,6 +204,8 @@ expect 0 'heat_walls3d: initial values set in [0-9.]+ s' -- $gpen simulate $spec
 expect 0 'heat_walls3d: fields read from .*/snap_000000010 in [0-9.]+ s' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 1 --no-output --restart $tmp/sim/snap_000000010
 expect 0 'stopped at step 20' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 10 --out $tmp/sim --restart $tmp/sim/snap_000000010
 expect 0 'stopped at step 10, t = .*\(--until 1e-09 was already past: the state read is later\); 0 steps' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --until 1e-9 --no-output --restart $tmp/sim/snap_000000010
+expect_json 0 'd["stop"] == "time" and d["steps"] == 0 and d["message"] == "--until 1e-09 was already past: the state read is later"' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --until 1e-9 --no-output --restart $tmp/sim/snap_000000010 --json
+expect_json 0 'd["stop"] == "time" and d["message"] is None' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --until 1e-4 --no-output --json
 # A restart into another folder starts its series with the state read (as a first run with step 0), once.
 expect 0 'stopped at step 12' -- $gpen simulate $specs/programs/heat_walls3d.json --device cpu --size 9x8x9 --steps 2 --out $tmp/sim_new --restart $tmp/sim/snap_000000010
 expect 0 '^10 12$' -- python3 -c "import sys; print(' '.join(r.split(',')[0] for r in open(sys.argv[1]).readlines()[1:]))" $tmp/sim_new/diagnostics.csv
