@@ -78,7 +78,7 @@ class ProgramReader {
   void diagnostics();
   void snapshots();
   void spacing_rule();
-  void sbp_axes_walled();  // after rhs() and boundaries()
+  void sbp_axes_walled();  // after rhs() and boundaries(): walls, and the points the closures need
   // A kernel spec named at ptr + "/spec", its inputs bound (ptr + "/inputs")
   // and params given (ptr + "/params").
   // What a kernel spec is used for: a right-hand side (a stencil), or a
@@ -243,7 +243,7 @@ void ProgramReader::init_file(const std::string& ptr, ProgramField& f) {
     src_.fail(ptr + "/npy", quoted_text(e.what(), 300), expected);
   }
   if (header.shape != p_.c_order_shape())
-    src_.fail(ptr + "/npy", fmt::format("'{}' has shape ({})", quoted_text(written, 200), fmt::join(header.shape, ", ")), expected);
+    src_.fail(ptr + "/npy", fmt::format("'{}' has shape ({}){}", quoted_text(written, 200), fmt::join(header.shape, ", "), size_given_), expected);
 }
 
 int ProgramReader::field_at(const std::string& ptr) const {
@@ -407,6 +407,15 @@ void ProgramReader::sbp_axes_walled() {
         src_.fail(k.use.pointer + "/spec",
                   fmt::format("{} is of kind \"sbp\": its closures end the line at the {} faces, which are periodic in this program", k.use.spec.name, kAxes[a]),
                   fmt::format("walls along {}: a boundary of type 'none' on its faces (its fields of ghost 0), or a stencil spec for a periodic axis", kAxes[a]));
+    // Its closures at the two ends must not overlap: said here, with the
+    // size's origin, rather than when the back end binds the kernel.
+    const SbpDecl& d = k.use.spec.sbp();
+    for (const int a : d.axes)
+      if (p_.size[a] < d.min_length())
+        src_.fail(k.use.pointer + "/spec",
+                  fmt::format("{} points along {}, but {} needs at least {} ({} closure rows at each end, each reaching {} points, must not overlap){}", p_.size[a],
+                              kAxes[a], k.use.spec.name, d.min_length(), d.rows(), d.left_width(), size_given_),
+                  fmt::format("at least {} points along {}", d.min_length(), kAxes[a]));
   }
 }
 

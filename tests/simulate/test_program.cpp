@@ -129,13 +129,16 @@ TEST_CASE("a field's initial values from a .npy file (a snapshot's field), noise
 
   // Refused, at the pointer: no such file, another shape (--size changes the program's), not an object of "npy".
   CHECK(program_error_at(with(j, "rho.npy", "rh0.npy"), "/fields/0/init/npy").detail().message.find("no file") != std::string::npos);
-  CHECK(program_error_at(with(j, "rho.npy", "flat.npy"), "/fields/0/init/npy").detail().message.find("has shape (105)") != std::string::npos);
+  const SpecError flat = program_error_at(with(j, "rho.npy", "flat.npy"), "/fields/0/init/npy");
+  CHECK(flat.detail().message.find("has shape (105)") != std::string::npos);
+  CHECK(flat.detail().message.find("size given") == std::string::npos);  // the file's own size
   try {
     program_of(j, std::array<long long, 3>{8, 5, 3});
     FAIL("another size accepted");
   } catch (const SpecErrors& e) {
     CHECK(e.errors().at(0).pointer() == "/fields/0/init/npy");
     CHECK(e.errors().at(0).detail().expected.find("shape (3, 5, 8)") != std::string::npos);
+    CHECK(e.errors().at(0).detail().message.find("has shape (3, 5, 7) (the size given instead of /grid/size: 8x5x3)") != std::string::npos);
   }
   CHECK(program_error_at(with(j, R"~({"npy": ")~", R"~({"file": ")~"), "/fields/0/init").detail().message.find("npy") != std::string::npos);
   fs::remove_all(dir);
@@ -177,6 +180,22 @@ TEST_CASE("a program's mistakes are errors at their JSON pointer, each one once"
     } catch (const SpecErrors& all) {
       REQUIRE(all.errors().size() == 1);
       CHECK(all.errors()[0].pointer() == "/boundaries/0/type");
+    }
+  }
+  SUBCASE("an SBP right-hand side on fewer points than its closures need: said at its spec, with the size's origin, before any run") {
+    const std::string wave = shipped_program("wave2d_sbp");
+    SpecError e = program_error_at(with(wave, "\"size\": [65, 49]", "\"size\": [65, 9]"), "/rhs/1/spec");
+    CHECK(e.detail().message ==
+          "9 points along y, but sbp_laplacian2d_o4_neumann needs at least 10 (4 closure rows at each end, each reaching 6 points, must not overlap)");
+    CHECK(e.detail().expected == "at least 10 points along y");
+    CHECK(program_of(with(wave, "\"size\": [65, 49]", "\"size\": [10, 10]")).size[1] == 10);
+    try {
+      program_of(wave, std::array<long long, 3>{4, 40, 1});
+      FAIL("4 points along an SBP axis");
+    } catch (const SpecErrors& all) {
+      REQUIRE(all.errors().size() == 1);
+      CHECK(all.errors()[0].detail().message.find("4 points along x, but") == 0);
+      CHECK(all.errors()[0].detail().message.find("(the size given instead of /grid/size: 4x40)") != std::string::npos);
     }
   }
   SUBCASE("a size given on the command line that the program cannot take: its errors say so, and which size") {
