@@ -256,6 +256,8 @@ void Simulation::restart(const std::string& dir) {
   backend_->fill_boundaries();
   t_ = t;
   step_ = j["step"].get<long long>();
+  restarted_from_ = dir;
+  restarted_step_ = step_;
 }
 
 // 1 + the fraction of a step that a step landing on its stop may add
@@ -563,6 +565,11 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   // last step already wrote them.
   if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every != 0 && diagnosed_at != step_ && !diagnose()) return res;
   if (p_.diagnostics.every == 0 && !out && went_non_finite()) return res;  // nothing else looked
+  // A restart that took no step into the folder it read: that snapshot
+  // holds the state already (every rank finds the same).
+  std::error_code ec;
+  const bool read_here = step_ == restarted_step_ && out && fs::equivalent(restarted_from_, snapshot_dir(), ec);
+  if (read_here) res.last_snapshot = snapshot_dir();
   if (out && res.last_snapshot != snapshot_dir() && !snapshot()) return res;
   res.steps = step_ - first;
   res.t = t_;

@@ -42,7 +42,7 @@ struct RunResult {
   double t = 0;
   enum class Stop { Steps, Time, Requested, NonFinite } stop = Stop::Steps;
   std::string message;           // NonFinite: which field, where
-  std::string last_snapshot;     // its folder, "" when none was written
+  std::string last_snapshot;     // its folder, "" when none was written (or the one a restart read, where it took no step into that folder)
   std::vector<std::string> diagnostic_names;
   std::vector<double> last_diagnostics;
 };
@@ -96,6 +96,10 @@ class Simulation {
   double t_ = 0;
   long long step_ = 0;
   double last_speed_ = 0;  // the CFL reduction's last result (for messages)
+  // The snapshot folder restart() read, and its step: a run into that
+  // folder that takes no step does not write the same state over it.
+  std::string restarted_from_;
+  long long restarted_step_ = -1;
   std::shared_ptr<RankLinks> links_;  // a rank's of a run over several processes, or null
 
   bool writes_files() const { return !links_ || links_->rank() == 0; }

@@ -226,6 +226,17 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
   CHECK(second.step() == 30);
   CHECK(second.time() == one.time());
   CHECK(second.backend().fields() == one.backend().fields());
+  {
+    // A restart that takes no step into the folder it read leaves that snapshot as it was (not written again).
+    std::ofstream(dir + "/snap_000000030/mark.txt") << "still here";
+    sim::Simulation again(p, std::make_unique<sim::CpuBackend>(p));
+    again.restart(dir + "/snap_000000030");
+    sim::RunOptions none = o;
+    none.steps = 0;
+    CHECK(again.run(none).last_snapshot == dir + "/snap_000000030");
+    CHECK(fs::exists(dir + "/snap_000000030/mark.txt"));
+    fs::remove(dir + "/snap_000000030/mark.txt");
+  }
   // The time series goes on where it stopped: its header once, steps 0, 10, 20, 30 (and 15, the first run's last).
   const std::string csv = read_file(dir + "/diagnostics.csv");
   CHECK(csv.rfind("step,t,dt,mass,ekin,umax\n", 0) == 0);
