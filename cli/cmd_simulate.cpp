@@ -44,21 +44,11 @@ struct SimulateOptions {
   bool no_output = false, json = false, no_overlap = false;
 };
 
-// A restart whose snapshot lies past --until takes no step: why, in words
-// (empty for any other run); `until` the --until given (-1: none).
-std::string until_already_past(const sim::RunResult& r, double until) {
-  if (r.stop == sim::RunResult::Stop::Time && r.steps == 0 && until >= 0 && r.t > until)
-    return fmt::format("--until {:.9g} was already past: the state read is later", until);
-  return "";
-}
-
-// Why the run stopped, in words; `until` the --until given (-1: none).
-std::string stop_words(const sim::RunResult& r, double until) {
+// Why the run stopped, in words.
+std::string stop_words(const sim::RunResult& r) {
   switch (r.stop) {
     case sim::RunResult::Stop::Steps: return "the steps asked for";
-    case sim::RunResult::Stop::Time:
-      if (const std::string past = until_already_past(r, until); !past.empty()) return past;
-      return "the time asked for";
+    case sim::RunResult::Stop::Time: return r.message.empty() ? "the time asked for" : r.message;  // --until already past
     case sim::RunResult::Stop::Requested: return "Ctrl-C";
     case sim::RunResult::Stop::NonFinite: return "a non-finite value";
   }
@@ -252,7 +242,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   });
   bar.finish();
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} step{} this run in {:.3f} s", s.step(), s.time(), stop_words(r, o.until), r.steps, r.steps == 1 ? "" : "s", run_s);
+  fmt::print(stderr, "stopped at step {}, t = {:.9g} ({}); {} step{} this run in {:.3f} s", s.step(), s.time(), stop_words(r), r.steps, r.steps == 1 ? "" : "s", run_s);
   if (r.steps > 0)
     fmt::print(stderr, ": {:.4g} ms a step, {:.4g} million cell updates per second (diagnostics and snapshots included)",
                1e3 * run_s / static_cast<double>(r.steps), static_cast<double>(p.size[0] * p.size[1] * p.size[2]) * static_cast<double>(r.steps) / run_s / 1e6);
@@ -266,7 +256,6 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
   }
   if (o.json && speaks) {
     Json doc = json_document("simulate");
-    const std::string message = !r.message.empty() ? r.message : until_already_past(r, o.until);
     Json diagnostics = Json::object();
     for (std::size_t i = 0; i < r.last_diagnostics.size() && i < r.diagnostic_names.size(); ++i) diagnostics[r.diagnostic_names[i]] = r.last_diagnostics[i];
     doc.update(Json{{"program", p.name},
@@ -288,7 +277,7 @@ int simulate_here(const SimulateOptions& o, MpiRanks* mpi) {
                              : r.stop == sim::RunResult::Stop::Time    ? "time"
                              : r.stop == sim::RunResult::Stop::Requested ? "interrupted"
                                                                          : "non_finite"},
-                    {"message", !message.empty() ? Json(message) : Json(nullptr)},
+                    {"message", r.message.empty() ? Json(nullptr) : Json(r.message)},
                     {"diagnostics", diagnostics},
                     {"last_snapshot", r.last_snapshot.empty() ? Json(nullptr) : Json(r.last_snapshot)}});
     JsonChannel::emit(doc);

@@ -129,6 +129,8 @@ void Simulation::initialize() {
   backend_->fill_boundaries();
   t_ = 0;
   step_ = 0;
+  restarted_from_.clear();
+  restarted_step_ = -1;
 }
 
 void Simulation::resume(double t, long long step) {
@@ -136,6 +138,8 @@ void Simulation::resume(double t, long long step) {
   backend_->fill_boundaries();
   t_ = t;
   step_ = step;
+  restarted_from_.clear();  // the state may be another than the snapshot's
+  restarted_step_ = -1;
 }
 
 void Simulation::write_snapshot(const std::string& dir) const {
@@ -211,6 +215,8 @@ void Simulation::write_snapshot(const std::string& dir) const {
 
 void Simulation::restart(const std::string& dir) {
   auto fail = [&](const std::string& why) { throw std::runtime_error(fmt::format("cannot restart {} from {}: {}", p_.name, dir, why)); };
+  restarted_from_.clear();  // a restart that fails part way leaves no snapshot's state
+  restarted_step_ = -1;
   const std::string file = dir + "/snapshot.json";
   if (!fs::is_regular_file(file)) {
     // A run ended between removing a folder and renaming its successor (a
@@ -566,13 +572,18 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   if (p_.diagnostics.every > 0 && step_ % p_.diagnostics.every != 0 && diagnosed_at != step_ && !diagnose()) return res;
   if (p_.diagnostics.every == 0 && !out && went_non_finite()) return res;  // nothing else looked
   // A restart that took no step into the folder it read: that snapshot
-  // holds the state already (every rank finds the same).
+  // holds the state already. Rank 0's answer stands for every rank, which
+  // then all write or all leave it.
   std::error_code ec;
-  const bool read_here = step_ == restarted_step_ && out && fs::equivalent(restarted_from_, snapshot_dir(), ec);
+  bool read_here = step_ == restarted_step_ && out && fs::equivalent(restarted_from_, snapshot_dir(), ec);
+  if (links_ && step_ == restarted_step_ && out) read_here = links_->gather({read_here ? 1.0 : 0.0}).at(0) != 0;
   if (read_here) res.last_snapshot = snapshot_dir();
   if (out && res.last_snapshot != snapshot_dir() && !snapshot()) return res;
   res.steps = step_ - first;
   res.t = t_;
+  // A restart whose state lies past --until takes no step: why, in words.
+  if (res.stop == RunResult::Stop::Time && res.steps == 0 && opt.until >= 0 && t_ > opt.until)
+    res.message = fmt::format("--until {:.9g} was already past: the state read is later", opt.until);
   return res;
 }
 

@@ -41,7 +41,7 @@ struct RunResult {
   long long steps = 0;  // taken by this run
   double t = 0;
   enum class Stop { Steps, Time, Requested, NonFinite } stop = Stop::Steps;
-  std::string message;           // NonFinite: which field, where
+  std::string message;           // NonFinite: which field, where; Time without a step: --until was already past
   std::string last_snapshot;     // its folder, "" when none was written (or the one a restart read, where it took no step into that folder)
   std::vector<std::string> diagnostic_names;
   std::vector<double> last_diagnostics;

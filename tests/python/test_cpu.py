@@ -280,6 +280,18 @@ def test_simulate_until_is_checked_as_gpen_simulate_checks_it(until):
         simulate_briefly(until=until)
 
 
+def test_simulate_says_why_a_restart_past_until_takes_no_step(tmp_path):
+    # As gpen simulate --json says it; a restart into the folder it read leaves it as it was.
+    out = tmp_path / "run"
+    first = simulate_briefly(steps=3, until=None, out=str(out))
+    snap = pathlib.Path(first["last_snapshot"])
+    (snap / "mark.txt").write_text("still here")
+    r = simulate_briefly(steps=None, until=1e-9, out=str(out), restart=str(snap))
+    assert (r["stop"], r["steps"]) == ("time", 0)
+    assert r["message"] == "--until 1e-09 was already past: the state read is later"
+    assert (snap / "mark.txt").exists()
+
+
 def test_simulate_takes_numpy_numbers_and_checks_its_other_keywords(tmp_path):
     assert simulate_briefly(steps=np.int64(2), until=None)["steps"] == 2
     assert simulate_briefly(steps=None, until=np.float32(0))["steps"] == 0

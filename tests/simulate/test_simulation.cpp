@@ -235,7 +235,18 @@ TEST_CASE("a restart is bitwise: 2N steps in one run equal N steps, a snapshot, 
     none.steps = 0;
     CHECK(again.run(none).last_snapshot == dir + "/snap_000000030");
     CHECK(fs::exists(dir + "/snap_000000030/mark.txt"));
-    fs::remove(dir + "/snap_000000030/mark.txt");
+    // A state put in place after the restart (resume, initialize) is another: it is written.
+    again.resume(again.time(), again.step());
+    CHECK(again.run(none).last_snapshot == dir + "/snap_000000030");
+    CHECK(!fs::exists(dir + "/snap_000000030/mark.txt"));
+    // The message of a restart past --until.
+    sim::Simulation late(p, std::make_unique<sim::CpuBackend>(p));
+    late.restart(dir + "/snap_000000030");
+    sim::RunOptions past = o;
+    past.until = 1e-9;
+    const sim::RunResult r = late.run(past);
+    CHECK(r.stop == sim::RunResult::Stop::Time);
+    CHECK(r.message == "--until 1e-09 was already past: the state read is later");
   }
   // The time series goes on where it stopped: its header once, steps 0, 10, 20, 30 (and 15, the first run's last).
   const std::string csv = read_file(dir + "/diagnostics.csv");
