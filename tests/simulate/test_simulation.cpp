@@ -403,8 +403,8 @@ TEST_CASE("a snapshot's picture: the slice asked for, lowest value dark, highest
 
 TEST_CASE("a step that would end a hair short of --until lands on it: no sliver of a step after it") {
   // Ten steps of 0.1 add up to 0.9999999999999999: the tenth lands on 1
-  // (0.1 and a hair), instead of an eleventh step of 1.1e-16. A CFL step
-  // that ends a third of the way short of its stop stays as it is.
+  // (0.1 and a hair), instead of an eleventh step of 1.1e-16. A step that
+  // would pass its stop by more is shortened to it, as before.
   const sim::Program p = program_of(line_wave(1e-3, "rk3", R"~({"dt": 0.1})~"), std::array<long long, 3>{8, 1, 1});
   sim::Simulation s(p, std::make_unique<sim::CpuBackend>(p));
   s.initialize();

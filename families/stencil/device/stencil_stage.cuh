@@ -313,10 +313,8 @@ using StageColumns = typename B::real[B::kZQueue && B::kNumIn > 0 ? B::kNumIn : 
 template <int R, int C, bool kFill, class real, int N, class Value>
 __device__ __forceinline__ void stage_queue_step(real (&q)[N], int s, Value value) {
   static_assert(0 <= C - R && C + R < N, "the queue's planes");
-  bool fill = false;
-  if constexpr (kFill) fill = s == 0;
-  if (fill) {
-    if constexpr (kFill)
+  if (kFill && s == 0) {
+    if constexpr (kFill)  // value() of a plane behind k compiles only with kFill
       for_each_index<2 * R>([&](auto j) {
         constexpr int J = decltype(j)::value;
         q[C - R + J] = value(Index<J - R>{});
