@@ -129,7 +129,6 @@ void Simulation::initialize() {
   backend_->fill_boundaries();
   t_ = 0;
   step_ = 0;
-  restarted_from_.clear();
   restarted_step_ = -1;
 }
 
@@ -138,8 +137,7 @@ void Simulation::resume(double t, long long step) {
   backend_->fill_boundaries();
   t_ = t;
   step_ = step;
-  restarted_from_.clear();  // the state may be another than the snapshot's
-  restarted_step_ = -1;
+  restarted_step_ = -1;  // the state may be another than the snapshot's
 }
 
 void Simulation::write_snapshot(const std::string& dir) const {
@@ -215,8 +213,7 @@ void Simulation::write_snapshot(const std::string& dir) const {
 
 void Simulation::restart(const std::string& dir) {
   auto fail = [&](const std::string& why) { throw std::runtime_error(fmt::format("cannot restart {} from {}: {}", p_.name, dir, why)); };
-  restarted_from_.clear();  // a restart that fails part way leaves no snapshot's state
-  restarted_step_ = -1;
+  restarted_step_ = -1;  // a restart that fails part way leaves no snapshot's state
   const std::string file = dir + "/snapshot.json";
   if (!fs::is_regular_file(file)) {
     // A run ended between removing a folder and renaming its successor (a
@@ -574,10 +571,12 @@ RunResult Simulation::run_steps(const RunOptions& opt, const std::function<void(
   // A restart that took no step into the folder it read: that snapshot
   // holds the state already. Rank 0's answer stands for every rank, which
   // then all write or all leave it.
-  std::error_code ec;
-  bool read_here = step_ == restarted_step_ && out && fs::equivalent(restarted_from_, snapshot_dir(), ec);
-  if (links_ && step_ == restarted_step_ && out) read_here = links_->gather({read_here ? 1.0 : 0.0}).at(0) != 0;
-  if (read_here) res.last_snapshot = snapshot_dir();
+  if (out && step_ == restarted_step_) {
+    std::error_code ec;
+    bool read_here = fs::equivalent(restarted_from_, snapshot_dir(), ec);
+    if (links_) read_here = links_->gather({read_here ? 1.0 : 0.0}).at(0) != 0;
+    if (read_here) res.last_snapshot = snapshot_dir();
+  }
   if (out && res.last_snapshot != snapshot_dir() && !snapshot()) return res;
   res.steps = step_ - first;
   res.t = t_;

@@ -96,8 +96,9 @@ class Simulation {
   double t_ = 0;
   long long step_ = 0;
   double last_speed_ = 0;  // the CFL reduction's last result (for messages)
-  // The snapshot folder restart() read, and its step: a run into that
-  // folder that takes no step does not write the same state over it.
+  // The snapshot folder restart() read, and its step (-1: the state is no
+  // snapshot's): a run into that folder that takes no step does not write
+  // the same state over it.
   std::string restarted_from_;
   long long restarted_step_ = -1;
   std::shared_ptr<RankLinks> links_;  // a rank's of a run over several processes, or null
