@@ -87,25 +87,37 @@ std::vector<int> pitch_sources(const std::vector<std::array<int, 3>>& ghosts, bo
 
 std::array<int, 3> stencil_kernel_axis(int dims) { return dims == 2 ? std::array<int, 3>{0, 2, 1} : std::array<int, 3>{0, 1, 2}; }
 
+namespace {
+
+// compute(), remembered per spec (its hash) and `key` in this process: plans
+// ask for what the spec's expressions give once a variant, and a search
+// plans hundreds of thousands of variants. A spec without a hash (built in
+// code) is computed each time.
+template <class T, class F>
+T per_spec(const Spec& spec, const std::string& key, F compute) {
+  if (spec.hash.empty()) return compute();
+  static std::mutex mu;
+  static std::map<std::string, T> known;
+  const std::string k = spec.hash + "|" + key;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (const auto it = known.find(k); it != known.end()) return it->second;
+  }
+  T value = compute();  // outside the lock: the compile threads plan side by side
+  std::lock_guard<std::mutex> lock(mu);
+  if (known.size() >= 256) known.clear();  // a long-lived process planning many specs
+  return known.emplace(k, std::move(value)).first->second;
+}
+
+}  // namespace
+
 std::vector<std::array<int, 2>> mixed_intermediates(const Spec& spec, const std::array<int, 3>& kernel_axis, bool xz_along_z) {
-  auto split = [&] {
+  return per_spec<std::vector<std::array<int, 2>>>(spec, fmt::format("mids|{}|{}", fmt::join(kernel_axis, ","), xz_along_z), [&] {
     std::vector<std::array<int, 2>> mids;
     for (const auto& g : split_mixed_derivatives(spec.output_exprs(), static_cast<int>(spec.inputs().size()), kernel_axis, xz_along_z).mids)
       mids.push_back({g.outer_axis, g.reach});
     return mids;
-  };
-  if (spec.hash.empty()) return split();
-  static std::mutex mu;
-  static std::map<std::string, std::vector<std::array<int, 2>>> known;
-  const std::string key = fmt::format("{}|{}|{}", spec.hash, fmt::join(kernel_axis, ","), xz_along_z);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (const auto it = known.find(key); it != known.end()) return it->second;
-  }
-  auto mids = split();  // outside the lock: the compile threads plan side by side
-  std::lock_guard<std::mutex> lock(mu);
-  if (known.size() >= 256) known.clear();  // a long-lived process planning many specs
-  return known.emplace(key, std::move(mids)).first->second;
+  });
 }
 
 namespace {
@@ -165,22 +177,26 @@ void refuse_if_carried_values_spill(const Spec& spec, const StencilPlan& p) {
 // not keep the planes behind (ring_behind 0); the template asserts the
 // same as it compiles.
 std::optional<std::pair<Access, bool>> read_behind_centre(const Spec& spec, const StencilPlan& p) {  // the read, and whether an intermediate's
-  const int inputs = static_cast<int>(spec.inputs().size());
-  auto behind = [&](const Access& a, int ahead, bool queued) {
-    std::array<int, 3> k{0, 0, 0};
-    for (int ax = 0; ax < 3; ++ax) k[p.kernel_axis[ax]] = a.off[ax];
-    return a.field < inputs && k[2] + ahead < 0 && !(queued && k[0] == 0 && k[1] == 0);
-  };
-  const MixedSplit split = p.mids.empty() ? MixedSplit{spec.output_exprs(), {}}
-                                          : split_mixed_derivatives(spec.output_exprs(), inputs, p.kernel_axis, p.xz_queue);
-  std::vector<Access> reads;
-  for (const auto& r : split.roots) collect_accesses(*r, reads);
-  for (const Access& a : reads)
-    if (behind(a, 0, p.z_queue)) return std::make_pair(a, false);
-  for (const auto& g : split.mids)
-    for (const Term& t : g.terms)
-      if (behind(t.access, g.outer_axis == 2 ? g.reach : 0, false)) return std::make_pair(t.access, true);
-  return std::nullopt;
+  using Read = std::optional<std::pair<Access, bool>>;
+  const std::string key = fmt::format("behind|{}|{}|{}|{}", fmt::join(p.kernel_axis, ","), p.mids.empty(), p.xz_queue, p.z_queue);
+  return per_spec<Read>(spec, key, [&]() -> Read {
+    const int inputs = static_cast<int>(spec.inputs().size());
+    auto behind = [&](const Access& a, int ahead, bool queued) {
+      std::array<int, 3> k{0, 0, 0};
+      for (int ax = 0; ax < 3; ++ax) k[p.kernel_axis[ax]] = a.off[ax];
+      return a.field < inputs && k[2] + ahead < 0 && !(queued && k[0] == 0 && k[1] == 0);
+    };
+    const MixedSplit split = p.mids.empty() ? MixedSplit{spec.output_exprs(), {}}
+                                            : split_mixed_derivatives(spec.output_exprs(), inputs, p.kernel_axis, p.xz_queue);
+    std::vector<Access> reads;
+    for (const auto& r : split.roots) collect_accesses(*r, reads);
+    for (const Access& a : reads)
+      if (behind(a, 0, p.z_queue)) return std::make_pair(a, false);
+    for (const auto& g : split.mids)
+      for (const Term& t : g.terms)
+        if (behind(t.access, g.outer_axis == 2 ? g.reach : 0, false)) return std::make_pair(t.access, true);
+    return std::nullopt;
+  });
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 #include "gpen/measure/tune/tune_search.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -12,6 +16,7 @@
 #include "gpen/generator/tunables.hpp"
 
 #include "gpen/generator/constraints.hpp"
+#include "gpen/generator/diagnostics.hpp"
 
 namespace gpen {
 namespace {
@@ -105,6 +110,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
         if (const auto& why = off_plain[p[strata_axis_]][a][p[a]]) return why;
     TunableChoice c;
     for (std::size_t a = 0; a < axes_.size(); ++a) c[axes_[a].name] = values_[a][p[a]];
+    const CountingOnly messages_only;  // a refusal's line and column would cost a scan of the spec's text
     try {
       const UnitResources r = family_of(spec).resources(spec, c);
       const int threads = r.threads;
@@ -121,31 +127,82 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       return e.detail().message;
     }
     return std::nullopt;
-  });
+  }, std::max(1u, std::thread::hardware_concurrency()));  // the plans of a heavy spec's many stage points take seconds on one core
 }
 
-SearchSpace::SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid)
+SearchSpace::SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid, unsigned threads)
     : sizes_(std::move(axis_sizes)) {
-  enumerate(why_invalid);
+  enumerate(why_invalid, threads);
 }
 
-void SearchSpace::enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid) {
+namespace {
+
+// The points of one run of the odometer (last axis fastest) and the reasons
+// of those refused, in the order first met.
+struct Stretch {
+  std::vector<GridPoint> valid;
+  std::vector<std::string> order;
+  std::map<std::string, std::size_t> reasons;
+};
+
+}  // namespace
+
+void SearchSpace::enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid, unsigned threads) {
+  if (std::any_of(sizes_.begin(), sizes_.end(), [](int n) { return n <= 0; })) return;
+  std::size_t total = 1;
+  for (int n : sizes_) total *= static_cast<std::size_t>(n);
+  // Stretches of the odometer taken by threads in turn, then joined in
+  // their order: the points come out sorted, and the reasons in the order
+  // one thread would have met them.
+  const std::size_t stretches = threads > 1 ? std::min<std::size_t>(total, 64 * std::size_t{threads}) : 1;
+  std::vector<Stretch> parts(stretches);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failed;
+  std::mutex failed_mu;
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < stretches;) {
+      try {
+        const std::size_t begin = total * k / stretches, end = total * (k + 1) / stretches;
+        GridPoint p(sizes_.size());
+        for (std::size_t a = sizes_.size(), rest = begin; a-- > 0; rest /= static_cast<std::size_t>(sizes_[a]))
+          p[a] = static_cast<int>(rest % static_cast<std::size_t>(sizes_[a]));
+        Stretch& part = parts[k];
+        auto last = part.reasons.end();  // neighbours are mostly refused alike: one comparison, not a search
+        for (std::size_t n = begin; n < end; ++n) {
+          if (auto why = why_invalid(p)) {
+            if (last == part.reasons.end() || last->first != *why) {
+              last = part.reasons.find(*why);
+              if (last == part.reasons.end()) {
+                part.order.push_back(*why);
+                last = part.reasons.emplace(std::move(*why), 0).first;
+              }
+            }
+            ++last->second;
+          } else {
+            part.valid.push_back(p);
+          }
+          for (int a = static_cast<int>(p.size()) - 1; a >= 0 && ++p[a] == sizes_[a]; --a) p[a] = 0;
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> l(failed_mu);
+        if (!failed) failed = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, stretches); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
+  total_ = total;
   std::map<std::string, std::size_t> reasons;
   std::vector<std::string> order;
-  GridPoint p(sizes_.size(), 0);
-  if (std::any_of(sizes_.begin(), sizes_.end(), [](int n) { return n <= 0; })) return;
-  while (true) {
-    ++total_;
-    if (auto why = why_invalid(p)) {
-      if (!reasons.count(*why)) order.push_back(*why);
-      ++reasons[*why];
-    } else {
-      points_.push_back(p);
+  for (Stretch& part : parts) {
+    points_.insert(points_.end(), part.valid.begin(), part.valid.end());
+    for (const std::string& r : part.order) {
+      if (!reasons.count(r)) order.push_back(r);
+      reasons[r] += part.reasons[r];
     }
-    // Odometer, last axis fastest, so points_ comes out sorted.
-    int a = static_cast<int>(p.size()) - 1;
-    while (a >= 0 && ++p[a] == sizes_[a]) p[a--] = 0;
-    if (a < 0) break;
   }
   for (const auto& r : order) rejected_.push_back({r, reasons[r]});
   std::stable_sort(rejected_.begin(), rejected_.end(), [](const auto& x, const auto& y) { return x.second > y.second; });

@@ -35,8 +35,9 @@ class SearchSpace {
   // kernel alike there (Family::plain_twin) leave the space to it.
   SearchSpace(const Spec& spec, const std::vector<std::string>& fixed = {}, DeviceLimits limits = {},
               std::optional<std::array<long long, 3>> shape = std::nullopt);
-  // A synthetic space: axes of the given sizes, `valid` deciding each point.
-  SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid);
+  // A synthetic space: axes of the given sizes, `why_invalid` deciding each
+  // point (from `threads` threads at once).
+  SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid, unsigned threads = 1);
 
   const std::vector<GridPoint>& points() const { return points_; }  // the valid ones, in enumeration order
   std::size_t total() const { return total_; }                        // valid + rejected
@@ -56,7 +57,8 @@ class SearchSpace {
   const std::optional<std::array<long long, 3>>& shape() const { return shape_; }
 
  private:
-  void enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid);
+  // Every point through why_invalid, called from `threads` threads at once.
+  void enumerate(const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid, unsigned threads = 1);
   std::vector<int> sizes_;
   std::size_t strata_axis_ = 0;
   std::vector<TunableDecl> axes_;  // empty for synthetic spaces

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "gpen/families/stencil/stencil_plan.hpp"
@@ -238,6 +239,27 @@ TEST_CASE("constraint errors name the JSON path, line and column") {
   CHECK(never.pointer == "/constraints/0");
   CHECK(never.message.rfind("the spec's default variant breaks this constraint (block_x = ", 0) == 0);
   CHECK(err("\"block_x / 0 == 1\"").message.rfind("the spec's default variant breaks this constraint (block_x = ", 0) == 0);
+}
+
+TEST_CASE("a space enumerated by several threads is the one a thread makes: points in order, reasons in the order first met, counted") {
+  // Reasons that change along every axis, the first met late in the odometer.
+  auto why = [](const GridPoint& p) -> std::optional<std::string> {
+    if ((p[0] * 7 + p[1] * 3 + p[2]) % 5 == 0) return std::nullopt;
+    return fmt::format("reason {}", (p[2] * 11 + p[1] + p[0] * 5) % 9);
+  };
+  const std::vector<int> sizes{3, 17, 29};
+  const SearchSpace one(sizes, why), many(sizes, why, 7);
+  CHECK(one.total() == 3 * 17 * 29);
+  CHECK(many.total() == one.total());
+  CHECK(many.points() == one.points());
+  CHECK(many.rejected() == one.rejected());
+  CHECK(std::is_sorted(many.points().begin(), many.points().end()));
+  std::size_t refused = 0;
+  for (const auto& [reason, n] : many.rejected()) refused += n;
+  CHECK(refused + many.points().size() == many.total());
+  // An empty axis makes an empty space; no axis, one point.
+  CHECK(SearchSpace({3, 0, 2}, why, 4).total() == 0);
+  CHECK(SearchSpace({}, [](const GridPoint&) { return std::optional<std::string>(); }, 4).points().size() == 1);
 }
 
 TEST_CASE("exhaustive and random strategies evaluate each valid point once, within the budget") {
