@@ -89,6 +89,19 @@ if [ "${1:-tests}" = tunetime ]; then
   t0=$(date +%s.%N); wait $pid; rc=$?
   echo "rc=$rc, ended $(since $t0) s after the Ctrl-C"
   grep -E "stopping|search:|best of|saved" "$out/tune_ctrlc.txt"
+  step "a heavy spec at 512^3 within --time 60: its search space and the CPU check of its default (tens of seconds on every core) inside the budget"
+  stamped $gpen tune specs/stencil/momentum_visc3d.json --dtype float64 --size 512 --time 60 --no-save | grep -vE "^ *[0-9.]+ +([2-9]|10) "
+  step "--time 20 that the CPU check of a heavier default at 512^3 cannot keep: refused at the budget"
+  stamped $gpen tune specs/stencil/mhd_iso3d.json --dtype float64 --size 512 --time 20 --no-save
+  step "Ctrl-C 15 s after mhd_iso3d float64 at 512^3 began its default (compile, then the CPU check)"
+  $gpen tune specs/stencil/mhd_iso3d.json --dtype float64 --size 512 --time 0 --no-save >"$out/tune_ctrlc_check.txt" 2>&1 &
+  pid=$!
+  for _ in $(seq 120); do grep -q "checking it against the CPU" "$out/tune_ctrlc_check.txt" && break; sleep 0.5; done
+  sleep 15
+  kill -INT $pid
+  t0=$(date +%s.%N); wait $pid; rc=$?
+  echo "rc=$rc, ended $(since $t0) s after the Ctrl-C"
+  tr '\r' '\n' <"$out/tune_ctrlc_check.txt" | grep -vE "^ *$" | tail -6
   step "the README's plain command: gpen tune SPEC --size N (default budget)"
   stamped $gpen tune specs/stencil/laplacian3d_o2.json --size 256 --no-save | grep -vE "^ *[0-9.]+ +([2-9]|10) "
   echo "kernel cache: $(du -sh "$GPEN_CACHE_DIR" | cut -f1), $(ls "$GPEN_CACHE_DIR" | wc -l) files"

@@ -222,8 +222,9 @@ void add_tune(CLI::App& app, Runner& run) {
       if (o->json) JsonChannel::emit(result_json(s, r, o->size, ctx.info(), o->strategy, o->time_s));
       int code = kExitOk;
       if (ok.empty()) {
-        fmt::print(stderr, "gpen: {}\n", r.evaluated.empty() ? "no variant was measured: give the search more --time"
-                                                              : "no variant passed its check: nothing to remember");
+        fmt::print(stderr, "gpen: {}\n", !r.evaluated.empty()                 ? "no variant passed its check: nothing to remember"
+                                         : r.stop == SearchStop::Interrupted ? "interrupted before a variant was measured"
+                                                                             : "no variant was measured: give the search more --time");
         code = kExitInvalid;
       }
       if (r.stop == SearchStop::Interrupted) code = kExitInterrupted;

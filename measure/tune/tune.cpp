@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "gpen/families/common/grid_run.hpp"
+#include "gpen/families/common/host_array.hpp"
 #include "gpen/generator/tunables.hpp"
 
 namespace gpen {
@@ -105,6 +106,8 @@ TunedVariant guarded(const Spec& spec, const TunableChoice& c, Run run) {
   v.variant = describe(spec.tunables, c);
   try {
     run(v);
+  } catch (const Cancelled&) {
+    throw;  // the whole command stops (tune: the default's CPU check)
   } catch (const CompileError& e) {
     v.reason = "does not compile: " + std::string(e.what()).substr(0, 300);
   } catch (const std::exception& e) {
@@ -371,7 +374,22 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   phase(o, "measuring the default variant and checking it against the CPU reference");
   // The default variant is the reference: checked against the CPU in
   // double precision, then its output is what every other variant must match.
-  res.reference = measure(problem, spec.choose(o.fixed), nullptr, Problem::Check::Cpu, o);
+  // A heavy spec's CPU reference at 512^3 takes tens of seconds on many
+  // cores: Ctrl-C and --time end it too.
+  const auto deadline = deadline_of(o);
+  auto interrupted = [&] { return o.interrupt && o.interrupt->load(); };
+  try {
+    const CancelScope scope([&] { return interrupted() || std::chrono::steady_clock::now() >= deadline; });
+    res.reference = measure(problem, spec.choose(o.fixed), nullptr, Problem::Check::Cpu, o);
+  } catch (const Cancelled&) {
+    if (!interrupted())
+      throw std::runtime_error(fmt::format("spec '{}': checking the default variant against the CPU reference at {} took more than --time {:g} s "
+                                           "(setup included): give more --time, or tune at a smaller --size",
+                                           spec.name, problem.size(), o.time_limit_s));
+    res.stop = SearchStop::Interrupted;
+    res.setup_s = res.total_s = seconds_since(o.started);
+    return res;
+  }
   if (res.reference.ms) problem.keep_as_reference();
   search_and_save(ctx, spec, space, [&](const TunableChoice& c, const Variant* planned) { return measure(problem, c, planned, Problem::Check::Reference, o); }, problem.size(),
                   o, res);

@@ -161,6 +161,30 @@ TEST_CASE("an interrupted search stops at the next measurement and keeps the bes
   CHECK(r.saved);
 }
 
+TEST_CASE("the default's CPU check ends at the time limit and at Ctrl-C: a budget it cannot keep is an error, an interrupt a stop") {
+  // A heavy spec's reference at 512^3 takes tens of seconds on every core;
+  // here the budget is spent (or Ctrl-C pressed) before the check begins.
+  Context ctx(0);
+  const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  gpen::test::TempDir dir;
+  TuneOptions o = quick_options(dir);
+  o.time_limit_s = 5;
+  o.started = std::chrono::steady_clock::now() - std::chrono::seconds(60);
+  CHECK_THROWS_WITH_AS(tune(ctx, s, "40x24x20", o), doctest::Contains("against the CPU reference at 40x24x20 took more than --time 5 s"),
+                       std::runtime_error);
+  o.time_limit_s = 0;
+  o.started = std::chrono::steady_clock::now();
+  std::atomic<bool> interrupt{true};
+  o.interrupt = &interrupt;
+  const auto t0 = std::chrono::steady_clock::now();
+  const TuneResult r = tune(ctx, s, "40x24x20", o);
+  CHECK(r.stop == SearchStop::Interrupted);
+  CHECK(r.evaluated.empty());
+  CHECK(!r.reference.ms);
+  CHECK(!r.saved);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
+}
+
 TEST_CASE("variants that spill registers are refused once compiled, with ptxas' numbers, and timed on request") {
   Context ctx(0);
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/laplacian3d_o8.json");
