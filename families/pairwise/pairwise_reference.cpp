@@ -54,29 +54,44 @@ PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector
   };
   parallel_for(static_cast<long long>(ref.targets.size()), [&](long long k) {
     const long long i = ref.targets[k];
-    std::vector<double> values(d.values.size(), 0), term(outs), term_mag(outs), acc(outs), mag(outs, 0);
+    // The pairs of a stretch of sources evaluated together (IrTape::run_points),
+    // then taken in the sources' order.
+    constexpr std::size_t kStretch = 64;
+    std::vector<double> values(d.values.size() * kStretch, 0), term(outs * kStretch), term_mag(outs * kStretch), acc(outs), mag(outs, 0);
+    std::vector<long long> stretch;
+    stretch.reserve(kStretch);
     for (std::size_t v = 0; v < d.values.size(); ++v)
-      if (!d.values[v].source) values[v] = value_at(d.values[v], i);
+      if (!d.values[v].source) std::fill_n(values.begin() + static_cast<std::ptrdiff_t>(v * kStretch), kStretch, value_at(d.values[v], i));
     for (std::size_t o = 0; o < outs; ++o) acc[o] = reduce_identity(spec.outputs[o].reduce);
     long long terms = 0;
-    auto sources = [&](long long begin, long long end) {
-      for (long long j = begin; j < end; ++j) {
-        if (d.skip_self && j == i) continue;
+    auto evaluate = [&] {
+      for (std::size_t p = 0; p < stretch.size(); ++p)
         for (std::size_t v = 0; v < d.values.size(); ++v)
-          if (d.values[v].source) values[v] = value_at(d.values[v], j);
-        tape.run(values.data(), params.data(), term.data(), term_mag.data());
+          if (d.values[v].source) values[v * kStretch + p] = value_at(d.values[v], stretch[p]);
+      tape.run_points(values.data(), kStretch, stretch.size(), params.data(), term.data(), term_mag.data());
+      for (std::size_t p = 0; p < stretch.size(); ++p) {
         for (std::size_t o = 0; o < outs; ++o) {
+          const double t = term[o * kStretch + p], t_mag = term_mag[o * kStretch + p];
           if (spec.outputs[o].reduce == Reduce::Sum) {
-            acc[o] += term[o];
-            mag[o] += term_mag[o];
+            acc[o] += t;
+            mag[o] += t_mag;
           } else {
             const double before = acc[o];
-            acc[o] = spec.outputs[o].reduce == Reduce::Min ? std::fmin(acc[o], term[o]) : std::fmax(acc[o], term[o]);
-            if (acc[o] != before) mag[o] = term_mag[o];  // the chosen term's
+            acc[o] = spec.outputs[o].reduce == Reduce::Min ? std::fmin(acc[o], t) : std::fmax(acc[o], t);
+            if (acc[o] != before) mag[o] = t_mag;  // the chosen term's
           }
         }
         ++terms;
       }
+      stretch.clear();
+    };
+    auto sources = [&](long long begin, long long end) {
+      for (long long j = begin; j < end; ++j) {
+        if (d.skip_self && j == i) continue;
+        stretch.push_back(j);
+        if (stretch.size() == kStretch) evaluate();
+      }
+      if (!stretch.empty()) evaluate();
     };
     if (groups) {
       const auto& tg = groups->target_groups;

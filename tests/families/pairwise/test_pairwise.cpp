@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -274,6 +275,38 @@ TEST_CASE("IrTape evaluates like evaluate(), and its magnitudes see through canc
   d.run(xy, nullptr, &diff, &m);
   CHECK(diff == doctest::Approx(1e-9).epsilon(1e-6));
   CHECK(m == doctest::Approx(2.0 - 1e-9));
+}
+
+TEST_CASE("IrTape::run_points gives each point what run() gives it, bit for bit, magnitudes included") {
+  // A pairwise spec (calls, divisions, lets) and a fused stencil (linear
+  // combinations of many reads), each over 37 points of a stretch of 40.
+  const Spec mp = load_spec(pair_path("multipole_potential"));
+  const Spec mom = load_spec(gpen::test::source_dir() + "/specs/stencil/momentum_visc3d.json");
+  std::vector<Access> reads;
+  for (const auto& o : mom.outputs) collect_accesses(*o.ir, reads);
+  const IrTape pair_tape(mp.output_exprs());
+  const IrTape stencil_tape(mom.output_exprs(), [&](const Access& a) { return static_cast<int>(std::find(reads.begin(), reads.end(), a) - reads.begin()); });
+  std::vector<double> params;
+  for (const auto& q : mom.params) params.push_back(q.value);
+  for (const auto& [tape, slots, outs] : {std::tuple{&pair_tape, mp.pairwise().values.size(), mp.outputs.size()},
+                                          std::tuple{&stencil_tape, reads.size(), mom.outputs.size()}}) {
+    CAPTURE(slots);
+    const std::size_t stride = 40, count = 37;
+    std::vector<double> values(slots * stride, std::nan("")), got(outs * stride), mags(outs * stride);
+    for (std::size_t k = 0; k < slots; ++k)
+      for (std::size_t p = 0; p < count; ++p) values[k * stride + p] = std::sin(1.7 * k + 0.3 * p) + (k < 3 ? 2.0 : 0.0);
+    tape->run_points(values.data(), stride, count, params.data(), got.data(), mags.data());
+    for (std::size_t p = 0; p < count; ++p) {
+      std::vector<double> one(slots), want(outs), want_mag(outs);
+      for (std::size_t k = 0; k < slots; ++k) one[k] = values[k * stride + p];
+      tape->run(one.data(), params.data(), want.data(), want_mag.data());
+      for (std::size_t o = 0; o < outs; ++o) {
+        CHECK(std::isfinite(want[o]));
+        CHECK(got[o * stride + p] == want[o]);
+        CHECK(mags[o * stride + p] == want_mag[o]);
+      }
+    }
+  }
 }
 
 TEST_CASE("the CPU reference on hand-checked pairs: self rules, min and max, groups, grid coordinates") {

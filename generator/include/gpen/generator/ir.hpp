@@ -153,6 +153,12 @@ class IrTape {
   // the access's field (pair values), for stencils one slot per offset.
   explicit IrTape(const std::vector<IrPtr>& roots, std::function<int(const Access&)> slot_of = {});
   void run(const double* values, const double* params, double* results, double* magnitudes = nullptr) const;
+  // run() for `count` points at once (at most `stride`), operation by
+  // operation over the points (the loops a compiler vectorizes): input slot
+  // k of point p at values[k * stride + p], root r at results[r * stride +
+  // p] (and magnitudes likewise). The same operations a point as run().
+  void run_points(const double* values, std::size_t stride, std::size_t count, const double* params, double* results,
+                  double* magnitudes = nullptr) const;
   std::size_t size() const { return ops_.size(); }
   // How many of its operations are calls of one of `fns`.
   std::size_t calls(const std::vector<MathFn>& fns) const;
@@ -168,7 +174,8 @@ class IrTape {
     int terms_begin = 0, terms_end = 0;  // Linear: into terms_
   };
   int add(const Ir& e, std::map<const Ir*, int>& seen);
-  double magnitude(const Op& o, const double* r, const double* m, const double* values, std::size_t i) const;
+  // Operation i's magnitude at point p of run_points' registers r and m.
+  double magnitude(const Op& o, std::size_t i, const double* r, const double* m, const double* values, std::size_t stride, std::size_t p) const;
   std::vector<Op> ops_;
   std::vector<std::pair<double, int>> terms_;  // Linear: coefficient, input slot
   std::vector<int> roots_;
