@@ -49,6 +49,7 @@ TEST_CASE("every shipped stencil spec and strategy, fp64 and fp32, odd sizes") {
 
 TEST_CASE("block shapes and points per thread that cut the domain unevenly") {
   const Spec s = load_spec(gpen::test::source_dir() + "/specs/stencil/continuity3d.json");
+  int refused = 0;
   for (const char* st : {"march", "tile", "rolling"})
     for (const char* b : {"16 1", "64 2", "32 16"})
       for (const char* ppt : {"1", "4", "64"}) {
@@ -56,10 +57,25 @@ TEST_CASE("block shapes and points per thread that cut the domain unevenly") {
         std::sscanf(b, "%d %d", &bx, &by);
         // one point a thread: 512-thread blocks of the 2x2 march default
         // need more registers than an SM has (see the next test)
-        check_run(s, {std::string("strategy=") + st, "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
-                      std::string("points_per_thread=") + ppt, "vector_x=1", "rows_y=1", "ring_ahead=0"},
-                  {67, 45, 33});
+        const std::vector<std::string> set = {std::string("strategy=") + st, "block_x=" + std::to_string(bx), "block_y=" + std::to_string(by),
+                                              std::string("points_per_thread=") + ppt, "vector_x=1", "rows_y=1", "ring_ahead=0"};
+        if (bx * by <= 256) {
+          check_run(s, set, {67, 45, 33});
+          continue;
+        }
+        // A block of 512 threads leaves 128 registers a thread, and the
+        // units are compiled without a cap (stencil_unit.cu.in says why):
+        // continuity3d's float64 rolling unit takes 129 with NVRTC 13.0.
+        // Such a variant is refused at load, in words, never run wrong.
+        try {
+          check_run(s, set, {67, 45, 33});
+        } catch (const BlockFitError& e) {
+          INFO(e.what());
+          CHECK(std::string(e.what()).find("a block of 512 threads at") != std::string::npos);
+          ++refused;
+        }
       }
+  CHECK(refused <= 3);  // the rolling unit's three heights at most
 }
 
 namespace {
