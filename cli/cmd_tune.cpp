@@ -223,7 +223,8 @@ void add_tune(CLI::App& app, Runner& run) {
       int code = kExitOk;
       if (ok.empty()) {
         fmt::print(stderr, "gpen: {}\n", !r.evaluated.empty()                 ? "no variant passed its check: nothing to remember"
-                                         : r.stop == SearchStop::Interrupted ? "interrupted before a variant was measured"
+                                         : r.stop == SearchStop::Interrupted ? "interrupted before a variant was measured (during the default's check on the CPU, "
+                                                                               "which a smaller --size makes shorter): nothing to remember"
                                                                              : "no variant was measured: give the search more --time");
         code = kExitInvalid;
       }

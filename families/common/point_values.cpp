@@ -28,27 +28,27 @@ PointValues::PointValues(const Spec& spec, std::vector<const HostArray*> inputs,
 void PointValues::row(long long j, long long k, long long nx, std::vector<double>& values, std::vector<double>* magnitudes) const {
   // A stretch of points at a time, each read a contiguous run of its input's
   // row: the tape's loops run over the stretch.
-  constexpr long long kStretch = 64;
+  const std::size_t stride = tape_.stretch();
   thread_local std::vector<double> reads, out, mags;  // reused: a reference calls this for every row
-  reads.resize(reads_.size() * kStretch);
-  out.resize(outputs_ * kStretch);
+  reads.resize(reads_.size() * stride);
+  out.resize(outputs_ * stride);
   if (magnitudes) mags.resize(out.size());
   values.resize(static_cast<std::size_t>(nx) * outputs_);
   if (magnitudes) magnitudes->resize(values.size());
-  for (long long i0 = 0; i0 < nx; i0 += kStretch) {
-    const std::size_t n = static_cast<std::size_t>(std::min(kStretch, nx - i0));
+  for (long long i0 = 0; i0 < nx; i0 += static_cast<long long>(stride)) {
+    const std::size_t n = static_cast<std::size_t>(std::min(static_cast<long long>(stride), nx - i0));
     for (std::size_t x = 0; x < reads_.size(); ++x) {
       const Access& a = reads_[x];
       const HostArray& in = *inputs_[a.field];
       const double* from = in.data.data() + in.index(i0 + a.off[0], j + a.off[1], k + a.off[2]);
-      std::copy(from, from + n, reads.begin() + static_cast<std::ptrdiff_t>(x * kStretch));
+      std::copy(from, from + n, reads.begin() + static_cast<std::ptrdiff_t>(x * stride));
     }
-    tape_.run_points(reads.data(), kStretch, n, params_.data(), out.data(), magnitudes ? mags.data() : nullptr);
+    tape_.run_points(reads.data(), stride, n, params_.data(), out.data(), magnitudes ? mags.data() : nullptr);
     for (std::size_t p = 0; p < n; ++p)
       for (std::size_t o = 0; o < outputs_; ++o) {
         const std::size_t at = (static_cast<std::size_t>(i0) + p) * outputs_ + o;
-        values[at] = out[o * kStretch + p];
-        if (magnitudes) (*magnitudes)[at] = mags[o * kStretch + p];
+        values[at] = out[o * stride + p];
+        if (magnitudes) (*magnitudes)[at] = mags[o * stride + p];
       }
   }
 }

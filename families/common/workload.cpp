@@ -165,8 +165,13 @@ Comparison Workload::verify_on_cpu() {
   if (const std::string problem = memory_problem(need, memory_have(ctx_)); !problem.empty()) throw std::runtime_error(problem);
   const RuntimeFamily& family = runtime_family_of(spec_);
   if (cpu_reference_.empty()) {
-    for (const auto* f : outs) cpu_reference_.emplace_back(spec_.dims, field_shape(*f, size_), f->ghost);
-    family.reference(spec_, in_host_, opt_.params, cpu_reference_, cpu_scale_);
+    // Kept only once whole: a reference cancelled part way (Ctrl-C, gpen
+    // tune's deadline) is computed again by the next check.
+    std::vector<HostArray> reference, scale;
+    for (const auto* f : outs) reference.emplace_back(spec_.dims, field_shape(*f, size_), f->ghost);
+    family.reference(spec_, in_host_, opt_.params, reference, scale);
+    cpu_reference_ = std::move(reference);
+    cpu_scale_ = std::move(scale);
   }
   GPEN_CU(cuCtxSynchronize(), "waiting for the launch to verify");
   std::vector<Comparison> cs;

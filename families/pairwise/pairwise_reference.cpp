@@ -56,22 +56,22 @@ PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector
     const long long i = ref.targets[k];
     // The pairs of a stretch of sources evaluated together (IrTape::run_points),
     // then taken in the sources' order.
-    constexpr std::size_t kStretch = 64;
-    std::vector<double> values(d.values.size() * kStretch, 0), term(outs * kStretch), term_mag(outs * kStretch), acc(outs), mag(outs, 0);
+    const std::size_t stretch_points = tape.stretch();
+    std::vector<double> values(d.values.size() * stretch_points, 0), term(outs * stretch_points), term_mag(outs * stretch_points), acc(outs), mag(outs, 0);
     std::vector<long long> stretch;
-    stretch.reserve(kStretch);
+    stretch.reserve(stretch_points);
     for (std::size_t v = 0; v < d.values.size(); ++v)
-      if (!d.values[v].source) std::fill_n(values.begin() + static_cast<std::ptrdiff_t>(v * kStretch), kStretch, value_at(d.values[v], i));
+      if (!d.values[v].source) std::fill_n(values.begin() + static_cast<std::ptrdiff_t>(v * stretch_points), stretch_points, value_at(d.values[v], i));
     for (std::size_t o = 0; o < outs; ++o) acc[o] = reduce_identity(spec.outputs[o].reduce);
     long long terms = 0;
     auto evaluate = [&] {
       for (std::size_t p = 0; p < stretch.size(); ++p)
         for (std::size_t v = 0; v < d.values.size(); ++v)
-          if (d.values[v].source) values[v * kStretch + p] = value_at(d.values[v], stretch[p]);
-      tape.run_points(values.data(), kStretch, stretch.size(), params.data(), term.data(), term_mag.data());
+          if (d.values[v].source) values[v * stretch_points + p] = value_at(d.values[v], stretch[p]);
+      tape.run_points(values.data(), stretch_points, stretch.size(), params.data(), term.data(), term_mag.data());
       for (std::size_t p = 0; p < stretch.size(); ++p) {
         for (std::size_t o = 0; o < outs; ++o) {
-          const double t = term[o * kStretch + p], t_mag = term_mag[o * kStretch + p];
+          const double t = term[o * stretch_points + p], t_mag = term_mag[o * stretch_points + p];
           if (spec.outputs[o].reduce == Reduce::Sum) {
             acc[o] += t;
             mag[o] += t_mag;
@@ -89,7 +89,7 @@ PairReference reference_pairwise(const Spec& spec, const std::vector<std::vector
       for (long long j = begin; j < end; ++j) {
         if (d.skip_self && j == i) continue;
         stretch.push_back(j);
-        if (stretch.size() == kStretch) evaluate();
+        if (stretch.size() == stretch_points) evaluate();
       }
       if (!stretch.empty()) evaluate();
     };

@@ -378,14 +378,16 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   // cores: Ctrl-C and --time end it too.
   const auto deadline = deadline_of(o);
   auto interrupted = [&] { return o.interrupt && o.interrupt->load(); };
+  const bool spent_before = std::chrono::steady_clock::now() >= deadline;  // by the copy, the inputs and the space
   try {
     const CancelScope scope([&] { return interrupted() || std::chrono::steady_clock::now() >= deadline; });
     res.reference = measure(problem, spec.choose(o.fixed), nullptr, Problem::Check::Cpu, o);
   } catch (const Cancelled&) {
     if (!interrupted())
-      throw std::runtime_error(fmt::format("spec '{}': checking the default variant against the CPU reference at {} took more than --time {:g} s "
-                                           "(setup included): give more --time, or tune at a smaller --size",
-                                           spec.name, problem.size(), o.time_limit_s));
+      throw std::runtime_error(fmt::format("spec '{}': {} --time {:g} s (setup included): give more --time, or tune at a smaller --size", spec.name,
+                                           spent_before ? fmt::format("measuring the copy and preparing the inputs at {} took all of", problem.size())
+                                                        : fmt::format("checking the default variant against the CPU reference at {} took more than", problem.size()),
+                                           o.time_limit_s));
     res.stop = SearchStop::Interrupted;
     res.setup_s = res.total_s = seconds_since(o.started);
     return res;

@@ -4,10 +4,10 @@
 #include <atomic>
 #include <exception>
 #include <map>
-#include <mutex>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -50,7 +50,8 @@ std::vector<Twin> plain_twins_of(const Spec& spec, const TunableChoice& c, const
 
 }  // namespace
 
-SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits, std::optional<std::array<long long, 3>> shape)
+SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed, DeviceLimits limits, std::optional<std::array<long long, 3>> shape,
+                         unsigned threads)
     : axes_(spec.tunables), shape_(shape) {
   for (std::size_t a = 0; a < axes_.size(); ++a)
     if (axes_[a].name == "strategy") strata_axis_ = a;
@@ -127,7 +128,7 @@ SearchSpace::SearchSpace(const Spec& spec, const std::vector<std::string>& fixed
       return e.detail().message;
     }
     return std::nullopt;
-  }, std::max(1u, std::thread::hardware_concurrency()));  // the plans of a heavy spec's many stage points take seconds on one core
+  }, threads ? threads : std::max(1u, std::thread::hardware_concurrency()));  // a heavy spec's many stage points take seconds on one core
 }
 
 SearchSpace::SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid, unsigned threads)
@@ -154,11 +155,14 @@ void SearchSpace::enumerate(const std::function<std::optional<std::string>(const
   // Stretches of the odometer taken by threads in turn, then joined in
   // their order: the points come out sorted, and the reasons in the order
   // one thread would have met them.
+  threads = std::clamp(threads, 1u, 64u);
   const std::size_t stretches = threads > 1 ? std::min<std::size_t>(total, 64 * std::size_t{threads}) : 1;
   std::vector<Stretch> parts(stretches);
+  // A stretch that throws stops the handing out; the stretches before it
+  // were all handed out and end, so the lowest one that threw holds the
+  // error one thread would have met first.
+  std::vector<std::exception_ptr> errors(stretches);
   std::atomic<std::size_t> next{0};
-  std::exception_ptr failed;
-  std::mutex failed_mu;
   auto work = [&] {
     for (std::size_t k; (k = next++) < stretches;) {
       try {
@@ -184,21 +188,28 @@ void SearchSpace::enumerate(const std::function<std::optional<std::string>(const
           for (int a = static_cast<int>(p.size()) - 1; a >= 0 && ++p[a] == sizes_[a]; --a) p[a] = 0;
         }
       } catch (...) {
-        std::lock_guard<std::mutex> l(failed_mu);
-        if (!failed) failed = std::current_exception();
+        errors[k] = std::current_exception();
+        next = stretches;
       }
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, stretches); ++t) pool.emplace_back(work);
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, stretches); ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: those started do the work
+    }
+  }
   work();
   for (auto& t : pool) t.join();
-  if (failed) std::rethrow_exception(failed);
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
   total_ = total;
   std::map<std::string, std::size_t> reasons;
   std::vector<std::string> order;
   for (Stretch& part : parts) {
-    points_.insert(points_.end(), part.valid.begin(), part.valid.end());
+    points_.insert(points_.end(), std::make_move_iterator(part.valid.begin()), std::make_move_iterator(part.valid.end()));
     for (const std::string& r : part.order) {
       if (!reasons.count(r)) order.push_back(r);
       reasons[r] += part.reasons[r];

@@ -33,8 +33,9 @@ class SearchSpace {
   // Tunables named in `fixed` ("name=value") take that value only. With
   // `shape`, the arrays the search times on: choices that launch another's
   // kernel alike there (Family::plain_twin) leave the space to it.
+  // Its points are planned on `threads` threads (0: every core).
   SearchSpace(const Spec& spec, const std::vector<std::string>& fixed = {}, DeviceLimits limits = {},
-              std::optional<std::array<long long, 3>> shape = std::nullopt);
+              std::optional<std::array<long long, 3>> shape = std::nullopt, unsigned threads = 0);
   // A synthetic space: axes of the given sizes, `why_invalid` deciding each
   // point (from `threads` threads at once).
   SearchSpace(std::vector<int> axis_sizes, const std::function<std::optional<std::string>(const GridPoint&)>& why_invalid, unsigned threads = 1);

@@ -40,11 +40,15 @@ void IrTape::run(const double* values, const double* params, double* results, do
   run_points(values, 1, 1, params, results, magnitudes);
 }
 
+std::size_t IrTape::stretch() const { return std::clamp<std::size_t>(32768 / std::max<std::size_t>(1, ops_.size()), 1, 64); }
+
 void IrTape::run_points(const double* values, std::size_t stride, std::size_t count, const double* params, double* results,
                         double* magnitudes) const {
-  // Small tapes of one point (pairwise references) need no allocation;
-  // larger ones reuse their thread's registers (a reference calls this for
-  // every stretch of every row).
+  GPEN_INTERNAL_CHECK(count <= stride, "run_points of more points than its stride");
+  // Small tapes of one point need no allocation; larger ones reuse their
+  // thread's registers (a reference calls this for every stretch of every
+  // row), at most about 256 KB with stretch() points (a tape's own size
+  // where one point needs more).
   double stack_regs[256], stack_mags[256];
   thread_local std::vector<double> heap_regs, heap_mags;
   double *r = stack_regs, *m = stack_mags;

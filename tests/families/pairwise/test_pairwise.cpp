@@ -296,6 +296,15 @@ TEST_CASE("IrTape::run_points gives each point what run() gives it, bit for bit,
     for (std::size_t k = 0; k < slots; ++k)
       for (std::size_t p = 0; p < count; ++p) values[k * stride + p] = std::sin(1.7 * k + 0.3 * p) + (k < 3 ? 2.0 : 0.0);
     tape->run_points(values.data(), stride, count, params.data(), got.data(), mags.data());
+    // Beside evaluate() (the IR walked per point, no tape): the stencil's outputs.
+    if (tape == &stencil_tape)
+      for (std::size_t p = 0; p < count; p += 9)
+        for (std::size_t o = 0; o < outs; ++o) {
+          const double want = evaluate(*mom.output_exprs()[o], [&](const Access& a) {
+            return values[static_cast<std::size_t>(std::find(reads.begin(), reads.end(), a) - reads.begin()) * stride + p];
+          }, params);
+          CHECK(got[o * stride + p] == doctest::Approx(want).epsilon(1e-13));
+        }
     for (std::size_t p = 0; p < count; ++p) {
       std::vector<double> one(slots), want(outs), want_mag(outs);
       for (std::size_t k = 0; k < slots; ++k) one[k] = values[k * stride + p];

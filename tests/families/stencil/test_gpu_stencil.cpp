@@ -70,6 +70,7 @@ TEST_CASE("block shapes and points per thread that cut the domain unevenly") {
         try {
           check_run(s, set, {67, 45, 33});
         } catch (const BlockFitError& e) {
+          if (std::string(st) != "rolling") throw;
           INFO(e.what());
           CHECK(std::string(e.what()).find("a block of 512 threads at") != std::string::npos);
           ++refused;

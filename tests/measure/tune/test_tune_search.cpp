@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -257,6 +258,21 @@ TEST_CASE("a space enumerated by several threads is the one a thread makes: poin
   std::size_t refused = 0;
   for (const auto& [reason, n] : many.rejected()) refused += n;
   CHECK(refused + many.points().size() == many.total());
+  // A point that throws: the first in the odometer's order is what the
+  // caller sees, however the threads met them.
+  auto throws = [](const GridPoint& p) -> std::optional<std::string> {
+    const int n = p[0] * 1000 + p[1];
+    if (n == 70 || n == 80 || n == 39000) throw std::runtime_error(fmt::format("at {}", n));
+    return std::nullopt;
+  };
+  for (int run = 0; run < 5; ++run) CHECK_THROWS_WITH(SearchSpace({40, 1000}, throws, 8), "at 70");
+  // A spec's space planned on one thread and on eight.
+  const Spec mom = load_spec(gpen::test::source_dir() + "/specs/stencil/mhd_iso3d.json");
+  const SearchSpace spec_one(mom, {}, {}, std::array<long long, 3>{67, 45, 33}, 1), spec_many(mom, {}, {}, std::array<long long, 3>{67, 45, 33}, 8);
+  CHECK(spec_one.points().size() > 1000);
+  CHECK(spec_many.total() == spec_one.total());
+  CHECK(spec_many.points() == spec_one.points());
+  CHECK(spec_many.rejected() == spec_one.rejected());
   // An empty axis makes an empty space; no axis, one point.
   CHECK(SearchSpace({3, 0, 2}, why, 4).total() == 0);
   CHECK(SearchSpace({}, [](const GridPoint&) { return std::optional<std::string>(); }, 4).points().size() == 1);

@@ -160,6 +160,9 @@ class IrTape {
   void run_points(const double* values, std::size_t stride, std::size_t count, const double* params, double* results,
                   double* magnitudes = nullptr) const;
   std::size_t size() const { return ops_.size(); }
+  // Points a run_points call should take: as many as keep its registers
+  // (size() x points doubles) near 256 KB, 1 to 64.
+  std::size_t stretch() const;
   // How many of its operations are calls of one of `fns`.
   std::size_t calls(const std::vector<MathFn>& fns) const;
   std::size_t divisions() const;
