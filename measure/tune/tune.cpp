@@ -153,6 +153,13 @@ std::chrono::steady_clock::time_point deadline_of(const TuneOptions& o) {
   return o.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(o.time_limit_s));
 }
 
+bool interrupted(const TuneOptions& o) { return o.interrupt && o.interrupt->load(); }
+
+// Whether the search (or the default's check) should stop: Ctrl-C, or the deadline passed.
+bool stop_now(const TuneOptions& o, std::chrono::steady_clock::time_point deadline) {
+  return interrupted(o) || std::chrono::steady_clock::now() >= deadline;
+}
+
 // False when the pool dropped the compile because it would have ended past
 // the deadline; a compile that failed counts as started (its error is
 // met again when the variant is measured).
@@ -279,15 +286,13 @@ void search_and_save(const Context& ctx, const Spec& spec, const SearchSpace& sp
                                          res.reference.variant, res.reference.reason));
   res.setup_s = seconds_since(o.started);
   const auto deadline = deadline_of(o);
-  auto interrupted = [&] { return o.interrupt && o.interrupt->load(); };
-  GpuObjective objective(ctx, spec, space, std::move(measure), o,
-                         [&] { return interrupted() || std::chrono::steady_clock::now() >= deadline; });
+  GpuObjective objective(ctx, spec, space, std::move(measure), o, [&] { return stop_now(o, deadline); });
   SearchOptions so;
   so.strategy = o.strategy;
   so.budget = o.budget;
   so.deadline = deadline;
   so.should_stop = [&]() -> std::optional<SearchStop> {
-    if (interrupted()) return SearchStop::Interrupted;
+    if (interrupted(o)) return SearchStop::Interrupted;
     if (objective.out_of_time()) return SearchStop::Time;
     return std::nullopt;
   };
@@ -377,13 +382,12 @@ TuneResult tune(const Context& ctx, Problem& problem, const TuneOptions& o) {
   // A heavy spec's CPU reference at 512^3 takes tens of seconds on many
   // cores: Ctrl-C and --time end it too.
   const auto deadline = deadline_of(o);
-  auto interrupted = [&] { return o.interrupt && o.interrupt->load(); };
   const bool spent_before = std::chrono::steady_clock::now() >= deadline;  // by the copy, the inputs and the space
   try {
-    const CancelScope scope([&] { return interrupted() || std::chrono::steady_clock::now() >= deadline; });
+    const CancelScope scope([&] { return stop_now(o, deadline); });
     res.reference = measure(problem, spec.choose(o.fixed), nullptr, Problem::Check::Cpu, o);
   } catch (const Cancelled&) {
-    if (!interrupted())
+    if (!interrupted(o))
       throw std::runtime_error(fmt::format("spec '{}': {} --time {:g} s (setup included): give more --time, or tune at a smaller --size", spec.name,
                                            spent_before ? fmt::format("measuring the copy and preparing the inputs at {} took all of", problem.size())
                                                         : fmt::format("checking the default variant against the CPU reference at {} took more than", problem.size()),
