@@ -110,8 +110,9 @@ thread_local std::function<bool()> t_cancel_requested;  // this thread's CancelS
 CancelScope::CancelScope(std::function<bool()> requested) : previous_(std::exchange(t_cancel_requested, std::move(requested))) {}
 CancelScope::~CancelScope() { t_cancel_requested = std::move(previous_); }
 
-void parallel_for(long long n, const std::function<void(long long)>& f) {
-  const unsigned workers = static_cast<unsigned>(std::max(1LL, std::min<long long>({std::thread::hardware_concurrency(), 64, n})));
+void parallel_for(long long n, const std::function<void(long long)>& f, unsigned most) {
+  const unsigned workers =
+      static_cast<unsigned>(std::max(1LL, std::min<long long>({most ? most : std::thread::hardware_concurrency(), 64, n})));
   const std::function<bool()>& requested = t_cancel_requested;  // the workers' threads have none of their own
   std::atomic<bool> stopped{false};
   auto work = [&](unsigned w) {

@@ -42,7 +42,8 @@ void set_interior(HostArray& a, const std::vector<double>& values);
 // Within a CancelScope of this thread, each worker asks before each index
 // and parallel_for throws Cancelled once they stopped, leaving the work
 // part done.
-void parallel_for(long long n, const std::function<void(long long)>& f);
+// `workers` caps the threads (0: every core, at most 64).
+void parallel_for(long long n, const std::function<void(long long)>& f, unsigned workers = 0);
 
 // Long CPU work that Ctrl-C may end part way (a step of the CPU reference
 // at a size where it takes seconds): while a scope lives, parallel_for

@@ -7,7 +7,6 @@
 #include <random>
 #include <set>
 #include <stdexcept>
-#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 #include "gpen/generator/family.hpp"
 #include "gpen/generator/tunables.hpp"
 
+#include "gpen/families/common/host_array.hpp"
 #include "gpen/generator/constraints.hpp"
 #include "gpen/generator/diagnostics.hpp"
 
@@ -155,54 +155,44 @@ void SearchSpace::enumerate(const std::function<std::optional<std::string>(const
   // Stretches of the odometer taken by threads in turn, then joined in
   // their order: the points come out sorted, and the reasons in the order
   // one thread would have met them.
-  threads = std::clamp(threads, 1u, 64u);
   const std::size_t stretches = threads > 1 ? std::min<std::size_t>(total, 64 * std::size_t{threads}) : 1;
   std::vector<Stretch> parts(stretches);
-  // A stretch that throws stops the handing out; the stretches before it
-  // were all handed out and end, so the lowest one that threw holds the
-  // error one thread would have met first.
+  // A stretch that throws keeps its error, and those after it are left
+  // undone: the lowest that threw holds the error one thread would have met
+  // first.
   std::vector<std::exception_ptr> errors(stretches);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t k; (k = next++) < stretches;) {
-      try {
-        const std::size_t begin = total * k / stretches, end = total * (k + 1) / stretches;
-        GridPoint p(sizes_.size());
-        for (std::size_t a = sizes_.size(), rest = begin; a-- > 0; rest /= static_cast<std::size_t>(sizes_[a]))
-          p[a] = static_cast<int>(rest % static_cast<std::size_t>(sizes_[a]));
-        Stretch& part = parts[k];
-        auto last = part.reasons.end();  // neighbours are mostly refused alike: one comparison, not a search
-        for (std::size_t n = begin; n < end; ++n) {
-          if (auto why = why_invalid(p)) {
-            if (last == part.reasons.end() || last->first != *why) {
-              last = part.reasons.find(*why);
-              if (last == part.reasons.end()) {
-                part.order.push_back(*why);
-                last = part.reasons.emplace(std::move(*why), 0).first;
-              }
+  std::atomic<std::size_t> first_error{stretches};
+  parallel_for(static_cast<long long>(stretches), [&](long long s) {
+    const std::size_t k = static_cast<std::size_t>(s);
+    if (k > first_error) return;
+    try {
+      const std::size_t begin = total * k / stretches, end = total * (k + 1) / stretches;
+      GridPoint p(sizes_.size());
+      for (std::size_t a = sizes_.size(), rest = begin; a-- > 0; rest /= static_cast<std::size_t>(sizes_[a]))
+        p[a] = static_cast<int>(rest % static_cast<std::size_t>(sizes_[a]));
+      Stretch& part = parts[k];
+      auto last = part.reasons.end();  // neighbours are mostly refused alike: one comparison, not a search
+      for (std::size_t n = begin; n < end; ++n) {
+        if (auto why = why_invalid(p)) {
+          if (last == part.reasons.end() || last->first != *why) {
+            last = part.reasons.find(*why);
+            if (last == part.reasons.end()) {
+              part.order.push_back(*why);
+              last = part.reasons.emplace(std::move(*why), 0).first;
             }
-            ++last->second;
-          } else {
-            part.valid.push_back(p);
           }
-          for (int a = static_cast<int>(p.size()) - 1; a >= 0 && ++p[a] == sizes_[a]; --a) p[a] = 0;
+          ++last->second;
+        } else {
+          part.valid.push_back(p);
         }
-      } catch (...) {
-        errors[k] = std::current_exception();
-        next = stretches;
+        for (int a = static_cast<int>(p.size()) - 1; a >= 0 && ++p[a] == sizes_[a]; --a) p[a] = 0;
+      }
+    } catch (...) {
+      errors[k] = std::current_exception();
+      for (std::size_t seen = first_error; k < seen && !first_error.compare_exchange_weak(seen, k);) {
       }
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, stretches); ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // no more threads to be had: those started do the work
-    }
-  }
-  work();
-  for (auto& t : pool) t.join();
+  }, threads);
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   total_ = total;
